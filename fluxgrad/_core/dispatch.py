@@ -1,0 +1,59 @@
+"""The eager hot path: run a primitive's `impl` and record at most one graph node."""
+import weakref
+
+import numpy as np
+
+from .grad_mode import state as _grad_state
+from .tensor import Tensor
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+def apply(prim, *inputs, **params):
+    """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    out = prim.impl(*arrays, **params)
+    record = _grad_state.enabled and prim.differentiable and any(
+        isinstance(x, Tensor) and x._requires_grad for x in inputs)
+    if prim.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        version = inputs[0]._version if prim.view and isinstance(inputs[0], Tensor) else None
+        if not record:
+            return Tensor._make(out, version=version)
+        node = _record(prim, inputs, params)
+        result = Tensor._make(out, True, node, 0, version)
+        if prim.saves_out:
+            node.out_ref = weakref.ref(result)
+            node.out_data = out
+            node.out_version = (result._version, result._version[0])
+        return result
+    outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
+    if not record:
+        return tuple(Tensor._make(o) for o in outs)
+    node = _record(prim, inputs, params)
+    results = tuple(Tensor._make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
+    node.out_ref = tuple(weakref.ref(r) for r in results)
+    node.out_data = outs
+    return results
+
+
+def _record(prim, inputs, params):
+    node = prim.node_class()
+    node.prim = prim
+    node.params = params
+    node.inputs = inputs
+    node.edges = tuple(_edge(x) for x in inputs)
+    node.versions = tuple(x._version[0] if isinstance(x, Tensor) else None for x in inputs)
+    node.out_ref = node.out_data = node.out_version = None
+    node.hooks = node.retained = None
+    return node
+
+
+def _edge(x):
+    if not isinstance(x, Tensor) or not x._requires_grad:
+        return None
+    if x._grad_fn is not None:
+        return (x._grad_fn, x._out_index)
+    return (x, 0)

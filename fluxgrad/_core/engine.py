@@ -1,0 +1,306 @@
+"""Reverse mode: Kahn's algorithm over dependency counts, no recursion, each node once.
+
+Gradients that meet from several paths are summed before a node runs; a
+cotangent whose shape or dtype differs from its input's (a broadcast operand,
+a promoted dtype) is reduced with `sum_to` / cast here, in one place, so the
+rules need not. Rules run under `no_grad` unless `create_graph` is set, in which
+case the gradients are themselves recorded and can be differentiated again.
+"""
+from .grad_mode import set_grad_enabled
+from .node import Node
+from .tensor import Tensor
+
+# Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
+# `zeros_like(x)`, `add(x, y)`; the engine knows no op of its own.
+OPS = {}
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """`tensor.backward()` for several roots at once: accumulate into leaves' `.grad`."""
+    tensors = _as_tuple(tensors)
+    seeds = _seeds(tensors, grad_tensors, "backward")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        captured = run(tensors, seeds, _as_tuple(inputs), retain_graph, create_graph,
+                       allow_unused=True)
+        for x, g in zip(inputs, captured):
+            if g is not None:
+                _accumulate(x, g, create_graph)
+        return
+    run(tensors, seeds, None, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=False):
+    """Gradients of `outputs` (weighted by `grad_outputs`) w.r.t. `inputs`, as a tuple.
+
+    Leaves' `.grad` is left untouched. With `create_graph=True` the results are
+    differentiable, to any order.
+    """
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    for i, x in enumerate(inputs):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"grad(): inputs[{i}] is a {type(x).__name__}, not a Tensor")
+        if not x._requires_grad:
+            raise RuntimeError(f"grad(): inputs[{i}] (shape {list(x.shape)}) does not require "
+                               "grad, so it cannot be part of the graph; set requires_grad=True "
+                               "on it before computing the outputs")
+    seeds = _seeds(outputs, grad_outputs, "grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run(outputs, seeds, inputs, retain_graph, create_graph, allow_unused)
+    return result
+
+
+def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
+    """The backward pass. With `capture`, return their gradients instead of accumulating."""
+    deps = _count_dependencies(roots)
+    buffers = {}
+    captured = None
+    capture_ids = None
+    if capture is not None:
+        captured = [None] * len(capture)
+        capture_ids = {}
+        for i, x in enumerate(capture):
+            key = id(x._grad_fn) if x._grad_fn is not None else id(x)
+            capture_ids.setdefault((key, x._out_index), []).append(i)
+        needed = _needed(roots, capture, deps)
+    ready = []
+    with set_grad_enabled(create_graph):
+        for root, seed in zip(roots, seeds):
+            node = root._grad_fn
+            if node is None:
+                _finish_leaf(root, seed, create_graph, capture_ids, captured)
+                continue
+            _add_to_buffer(buffers, node, root._out_index, seed)
+        for root in roots:
+            node = root._grad_fn
+            if node is not None and deps[id(node)] == 0:
+                deps[id(node)] = -1
+                ready.append(node)
+        while ready:
+            node = ready.pop()
+            out_bar = buffers.pop(id(node), None)
+            if out_bar is not None:
+                out_bar = _run_hooks(node, out_bar, capture_ids, captured)
+            if out_bar is None or (capture is not None and id(node) not in needed):
+                x_bars = (None,) * len(node.edges)
+            else:
+                x_bars = _pullback(node, out_bar)
+                if not retain_graph:
+                    node.release()
+            for edge, x_bar in zip(node.edges, x_bars):
+                if edge is None:
+                    continue
+                target, index = edge
+                key = id(target)
+                if x_bar is not None:
+                    _add_to_buffer(buffers, target, index, x_bar)
+                deps[key] -= 1
+                if deps[key] == 0:
+                    if isinstance(target, Node):
+                        ready.append(target)
+                    elif key in buffers:
+                        _finish_leaf(target, buffers.pop(key)[0], create_graph, capture_ids,
+                                     captured)
+    if capture is None:
+        return None
+    if not allow_unused:
+        for i, g in enumerate(captured):
+            if g is None:
+                raise RuntimeError(
+                    f"One of the differentiated tensors (inputs[{i}], shape "
+                    f"{list(capture[i].shape)}) appears to not have been used in the graph. "
+                    "Pass allow_unused=True if this is what you want (its gradient is then None).")
+    return tuple(captured)
+
+
+def _pullback(node, out_bar):
+    node.check_alive()
+    node.check_versions()
+    prim = node.prim
+    if prim.n_outputs == 1:
+        out = node.outputs() if prim.saves_out else None
+        out_bar = out_bar[0]
+    else:
+        out = node.outputs()
+        out_bar = tuple(g if g is not None else (OPS["zeros_like"](o) if o.is_floating_point
+                                                 else None)
+                        for g, o in zip(out_bar, out))
+    inputs = node.inputs
+    needs = [e is not None for e in node.edges]
+    x_bars = prim.pullback(out_bar, out, inputs, needs, node.params)
+    fixed = []
+    for x, need, x_bar in zip(inputs, needs, x_bars):
+        if not need or x_bar is None:
+            fixed.append(None)
+            continue
+        if x_bar._data.shape != x._data.shape:
+            x_bar = OPS["sum_to"](x_bar, x._data.shape)
+        if x_bar._data.dtype != x._data.dtype:
+            x_bar = OPS["cast"](x_bar, x.dtype)
+        fixed.append(x_bar)
+    return fixed
+
+
+def _run_hooks(node, out_bar, capture_ids, captured):
+    if node.hooks:
+        for index, table in node.hooks.items():
+            g = out_bar[index]
+            if g is None:
+                continue
+            for hook in list(table.values()):
+                new = hook(g)
+                if new is not None:
+                    g = new
+            out_bar[index] = g
+    if node.retained:
+        for index, ref in node.retained.items():
+            t = ref()
+            if t is not None and out_bar[index] is not None:
+                g = out_bar[index]
+                t.grad = g if t.grad is None else t.grad + g
+                if not g._requires_grad:
+                    t.grad = t.grad.detach()
+    if capture_ids:
+        for index, g in enumerate(out_bar):
+            slots = capture_ids.get((id(node), index))
+            if slots:
+                for i in slots:
+                    captured[i] = g
+    return out_bar
+
+
+def _finish_leaf(leaf, g, create_graph, capture_ids, captured):
+    if leaf._hooks:
+        for hook in list(leaf._hooks.values()):
+            new = hook(g)
+            if new is not None:
+                g = new
+    if capture_ids is not None:
+        for i in capture_ids.get((id(leaf), 0), ()):
+            captured[i] = g
+        return
+    _accumulate(leaf, g, create_graph)
+
+
+def _accumulate(leaf, g, create_graph):
+    if not leaf._requires_grad:
+        return
+    if g._data.shape != leaf._data.shape:
+        g = OPS["sum_to"](g, leaf._data.shape)
+    if g._data.dtype != leaf._data.dtype:
+        g = OPS["cast"](g, leaf.dtype)
+    if create_graph:
+        leaf.grad = g if leaf.grad is None else leaf.grad + g
+    elif leaf.grad is None:
+        leaf.grad = Tensor._make(g._data.copy())
+    elif leaf.grad._requires_grad:
+        leaf.grad = Tensor._make(leaf.grad._data + g._data)
+    else:
+        leaf.grad._data += g._data
+
+
+def _add_to_buffer(buffers, target, index, g):
+    key = id(target)
+    slot = buffers.get(key)
+    if slot is None:
+        n = target.prim.n_outputs if isinstance(target, Node) else 1
+        slot = buffers[key] = [None] * n
+    prev = slot[index]
+    slot[index] = g if prev is None else OPS["add"](prev, g)
+
+
+def _count_dependencies(roots):
+    """For every node and leaf reachable from the roots: how many edges point at it."""
+    deps = {}
+    stack = []
+    for root in roots:
+        node = root._grad_fn
+        if node is not None and id(node) not in deps:
+            deps[id(node)] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for edge in node.edges:
+            if edge is None:
+                continue
+            target = edge[0]
+            key = id(target)
+            count = deps.get(key)
+            if count is None:
+                deps[key] = 1
+                if isinstance(target, Node):
+                    stack.append(target)
+            else:
+                deps[key] = count + 1
+    return deps
+
+
+def _needed(roots, capture, deps):
+    """Ids of the nodes from which some captured tensor can be reached (the rest is pruned)."""
+    targets = {id(x._grad_fn) if x._grad_fn is not None else id(x) for x in capture}
+    remaining = dict(deps)
+    order = []
+    stack = [r._grad_fn for r in roots if r._grad_fn is not None and remaining.get(id(r._grad_fn)) == 0]
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        order.append(node)
+        for edge in node.edges:
+            if edge is None or not isinstance(edge[0], Node):
+                continue
+            key = id(edge[0])
+            remaining[key] -= 1
+            if remaining[key] == 0:
+                stack.append(edge[0])
+    needed = set()
+    for node in reversed(order):
+        for edge in node.edges:
+            if edge is not None and (id(edge[0]) in targets or id(edge[0]) in needed):
+                needed.add(id(node))
+                break
+    return needed
+
+
+def _seeds(tensors, grad_tensors, caller):
+    if grad_tensors is None:
+        grad_tensors = (None,) * len(tensors)
+    else:
+        grad_tensors = _as_tuple(grad_tensors)
+    if len(grad_tensors) != len(tensors):
+        raise ValueError(f"{caller}(): got {len(tensors)} tensors but {len(grad_tensors)} "
+                         "gradients; pass one gradient per tensor")
+    seeds = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{caller}(): outputs[{i}] is a {type(t).__name__}, not a Tensor")
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"{caller}(): the tensor (shape {list(t.shape)}) does not require grad and has no "
+                "grad_fn: it was not computed from any tensor with requires_grad=True. Set "
+                "requires_grad=True (stop_gradient=False) on the inputs you want gradients for, "
+                "and don't compute it under no_grad().")
+        if g is None:
+            seeds.append(OPS["ones_like"](t))
+            continue
+        if not isinstance(g, Tensor):
+            g = Tensor(g, dtype=t.dtype)
+        if g.shape != t.shape:
+            raise RuntimeError(f"{caller}(): the gradient for outputs[{i}] has shape "
+                               f"{list(g.shape)} but the output has shape {list(t.shape)}; "
+                               "they must match")
+        seeds.append(g)
+    return seeds
+
+
+def _as_tuple(x):
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)

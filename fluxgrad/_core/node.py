@@ -1,0 +1,113 @@
+"""A graph node: one recorded application of a primitive (a tensor's `grad_fn`).
+
+A node keeps what its VJP rule needs (the inputs, the static params and, for
+ops whose rule reads it, the output) and one edge per input: `(node, index)`
+for a computed input, `(leaf, 0)` for a leaf that requires grad, None otherwise.
+The output is held through a weak reference plus its array, so no reference
+cycle keeps a graph alive; a dead output is rebuilt on demand, attached to this
+node, which keeps higher-order derivatives exact.
+"""
+import weakref
+
+
+class Node:
+    __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
+                 "out_version", "hooks", "retained", "__weakref__")
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return tuple((None, 0) if e is None else
+                     ((e[0], e[1]) if isinstance(e[0], Node) else (AccumulateGrad(e[0]), 0))
+                     for e in self.edges)
+
+    @property
+    def saved_tensors(self):
+        from .tensor import Tensor
+        self.check_alive()
+        return tuple(x for x in self.inputs if isinstance(x, Tensor))
+
+    def outputs(self):
+        """The output tensor(s), rebuilt from the saved arrays if they died."""
+        from .tensor import Tensor
+        refs, datas = self.out_ref, self.out_data
+        if self.prim.n_outputs == 1:
+            out = refs()
+            return out if out is not None else Tensor._make(datas, True, self, 0)
+        return tuple(r() or Tensor._make(d, True, self, i)
+                     for i, (r, d) in enumerate(zip(refs, datas)))
+
+    def check_alive(self):
+        if self.inputs is None:
+            raise RuntimeError(
+                f"Trying to backward through {self.name()} a second time, but the buffers it "
+                "saved were freed by the first backward. Pass retain_graph=True to the first "
+                "backward() or grad() call if you need to backward through the graph again.")
+
+    def check_versions(self):
+        from .tensor import Tensor
+        for x, seen in zip(self.inputs, self.versions):
+            if isinstance(x, Tensor) and x._version[0] != seen:
+                raise RuntimeError(self._modified_message(x, seen, "an input"))
+        if self.out_version is not None:
+            counter, seen = self.out_version
+            if counter[0] != seen:
+                raise RuntimeError(self._modified_message(None, seen, "its output", counter[0]))
+
+    def _modified_message(self, x, seen, what, now=None):
+        now = x._version[0] if now is None else now
+        shape = f" of shape {list(x.shape)}" if x is not None else ""
+        return (f"A tensor needed by {self.name()} to compute gradients ({what}{shape}) was "
+                f"modified by an in-place operation after it was used (version {seen}, now "
+                f"{now}). Use an out-of-place op (x = x + y instead of x += y), or .clone() "
+                "the tensor before modifying it.")
+
+    def release(self):
+        self.inputs = None
+        self.out_ref = None
+        self.out_data = None
+
+    def register_hook(self, index, fn):
+        if self.hooks is None:
+            self.hooks = {}
+        return HookHandle(self.hooks.setdefault(index, {}), fn)
+
+    def retain(self, index, tensor):
+        if self.retained is None:
+            self.retained = {}
+        self.retained[index] = weakref.ref(tensor)
+
+    def __repr__(self):
+        return f"<{self.name()}>"
+
+
+class AccumulateGrad:
+    """The edge into a leaf, as `next_functions` shows it."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self):
+        return "AccumulateGrad"
+
+    next_functions = ()
+
+    def __repr__(self):
+        return "<AccumulateGrad>"
+
+
+class HookHandle:
+    """Returned by `register_hook`; `.remove()` takes the hook off."""
+    __slots__ = ("table", "key")
+    _next_key = 0
+
+    def __init__(self, table, fn):
+        HookHandle._next_key += 1
+        self.table, self.key = table, HookHandle._next_key
+        table[self.key] = fn
+
+    def remove(self):
+        self.table.pop(self.key, None)

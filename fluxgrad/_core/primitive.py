@@ -1,0 +1,56 @@
+"""The primitive record: an op's forward on arrays and its derivative rules, side by side.
+
+Every mode reads the same record: the eager tape calls `impl` and, in backward,
+`vjp`; forward mode calls `jvp`. Rules are written in fluxgrad ops, never in the
+array module, so they can themselves be recorded (higher order).
+
+Rule signatures, with `x, y, ...` the op's inputs (Tensors or Python scalars),
+`out` its output (a tuple for multi-output ops) and `params` its static keywords:
+  vjp: one rule per input, `rule(out_bar, out, x, y, ..., **params) -> x_bar`,
+       or a single function returning every input's cotangent (variadic ops);
+  jvp: `rule(tangents, out, x, y, ..., **params) -> out_dot`, where `tangents`
+       holds one tangent per input, None for inputs that carry none.
+"""
+import re
+
+REGISTRY = {}
+
+
+class Primitive:
+    __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
+                 "n_outputs", "view", "node_class")
+
+    def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
+                 view=False):
+        if name in REGISTRY:
+            raise ValueError(f"an op named {name!r} is already registered")
+        self.name = name
+        self.impl = impl
+        self.vjp_rules = tuple(vjp) if isinstance(vjp, (tuple, list)) else None
+        self.vjp_all = vjp if callable(vjp) else None
+        self.jvp = jvp
+        self.saves_out = saves_out
+        self.n_outputs = n_outputs
+        self.view = view
+        from .node import Node
+        self.node_class = type(_camel(name) + "Backward", (Node,), {"__slots__": ()})
+        REGISTRY[name] = self
+
+    @property
+    def differentiable(self):
+        return self.vjp_rules is not None or self.vjp_all is not None
+
+    def pullback(self, out_bar, out, inputs, needs, params):
+        """Cotangents of the inputs flagged in `needs` (None for the others)."""
+        if self.vjp_all is not None:
+            return self.vjp_all(out_bar, out, *inputs, **params)
+        rules = self.vjp_rules
+        return [rules[i](out_bar, out, *inputs, **params) if need else None
+                for i, need in enumerate(needs)]
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+def _camel(name):
+    return "".join(part.capitalize() for part in re.split(r"[_\W]+", name) if part)

@@ -1,0 +1,362 @@
+"""The Tensor: an ndarray plus its place in the autograd graph.
+
+Ops and their operator methods are attached by `fluxgrad.ops` (see
+`tensor_method`); this module knows no op.
+"""
+import numbers
+
+import numpy as np
+
+from . import dtypes
+from .grad_mode import state as _grad_state
+from .node import HookHandle
+
+
+class Tensor:
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version", "grad",
+                 "_hooks", "name", "__weakref__")
+    __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
+    __array_priority__ = 1000
+
+    def __init__(self, data, dtype=None, requires_grad=False):
+        self._data = as_array(data, dtype)
+        self._grad_fn = None
+        self._out_index = 0
+        self._version = [0]
+        self.grad = None
+        self._hooks = None
+        self.name = None
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad = True
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, out_index=0, version=None):
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad_fn = grad_fn
+        t._out_index = out_index
+        t._version = [0] if version is None else version
+        t.grad = None
+        t._hooks = None
+        t.name = None
+        return t
+
+    # --- inspection -------------------------------------------------------
+    @property
+    def data(self):
+        return Tensor._make(self._data, version=self._version)
+
+    @data.setter
+    def data(self, value):
+        self._data = as_array(value, self.dtype)
+
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    @property
+    def size(self):
+        return self._data.size
+
+    def numel(self):
+        return self._data.size
+
+    def dim(self):
+        return self._data.ndim
+
+    def __len__(self):
+        if not self._data.ndim:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def numpy(self):
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on a tensor that requires grad: "
+                               "use tensor.detach().numpy()")
+        return self._data
+
+    def item(self):
+        if self._data.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, this one has shape "
+                             f"{list(self.shape)} ({self._data.size} elements)")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"The truth value of a tensor with {self._data.size} elements "
+                               "is ambiguous: use .any() or .all()")
+        return bool(self._data)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self._data)
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if not self._data.ndim:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __repr__(self):
+        return format_tensor(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return format(self._data.item(), spec)
+        return format_tensor(self)
+
+    # --- autograd state ---------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        flag = bool(flag)
+        if flag and self._data.dtype.kind != "f":
+            raise RuntimeError(f"Only floating point tensors can require gradients; this one is "
+                               f"{self.dtype}. Convert it first, e.g. x.astype(fluxgrad.float32).")
+        if not flag and self._grad_fn is not None:
+            raise RuntimeError("requires_grad can only be turned off on a leaf tensor; use "
+                               "detach() to get a tensor that stops the gradient")
+        self._requires_grad = flag
+
+    @property
+    def stop_gradient(self):
+        return not self._requires_grad
+
+    @stop_gradient.setter
+    def stop_gradient(self, flag):
+        self.requires_grad = not flag
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def retains_grad(self):
+        node = self._grad_fn
+        return bool(node is not None and node.retained and self._out_index in node.retained)
+
+    def detach(self):
+        """A tensor sharing this one's data, cut from the graph."""
+        return Tensor._make(self._data, version=self._version)
+
+    def detach_(self):
+        self._grad_fn = None
+        self._requires_grad = False
+        return self
+
+    def retain_grad(self):
+        """Keep `.grad` on this non-leaf tensor after backward."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("retain_grad() on a tensor that does not require grad")
+            return
+        self._grad_fn.retain(self._out_index, self)
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self._requires_grad:
+            raise RuntimeError("register_hook on a tensor that does not require grad: "
+                               "set requires_grad=True first")
+        if self._grad_fn is not None:
+            return self._grad_fn.register_hook(self._out_index, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        return HookHandle(self._hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf), weighted by `gradient` (ones by default), into leaves' `.grad`."""
+        from .engine import backward
+        backward((self,), None if gradient is None else (gradient,), retain_graph,
+                 create_graph, inputs)
+
+    def zero_grad(self, set_to_zero=True):
+        """Zero this tensor's `.grad` in place (or drop it with set_to_zero=False)."""
+        if self.grad is not None:
+            if set_to_zero:
+                self.grad._data[...] = 0
+            else:
+                self.grad = None
+
+    clear_grad = zero_grad
+    clear_gradient = zero_grad
+
+    def gradient(self):
+        """PaddlePaddle's spelling: `.grad` as a NumPy array (None if there is none)."""
+        return None if self.grad is None else self.grad._data
+
+    def _bump_version(self):
+        self._version[0] += 1
+
+    def _rebase_inplace(self, result):
+        """Make this tensor take `result`'s value and history (an in-place op)."""
+        if self._grad_fn is None and self._requires_grad and _grad_state.enabled:
+            raise RuntimeError(
+                f"a leaf tensor of shape {list(self.shape)} that requires grad is being modified "
+                "in place; do it under fluxgrad.no_grad(), or on a copy (x = x + y)")
+        data = result._data
+        if data.dtype != self._data.dtype and not np.can_cast(data.dtype, self._data.dtype,
+                                                              "same_kind"):
+            raise RuntimeError(f"result type {dtypes.from_numpy_dtype(data.dtype)} can't be cast "
+                               f"to the in-place output's type {self.dtype}")
+        if data.shape != self._data.shape:
+            raise RuntimeError(f"an in-place op would change the shape {list(self.shape)} to "
+                               f"{list(data.shape)}; use an out-of-place op")
+        np.copyto(self._data, data, casting="unsafe")
+        self._version[0] += 1
+        if result._grad_fn is not None:
+            self._grad_fn = result._grad_fn
+            self._out_index = result._out_index
+            self._requires_grad = True
+            node = result._grad_fn
+            if node.out_ref is not None and node.prim.n_outputs == 1:
+                node.out_ref = lambda: None
+        return self
+
+    def _shallow_copy(self):
+        """Same data, history and version counter: the 'before' of an in-place op."""
+        return Tensor._make(self._data, self._requires_grad, self._grad_fn, self._out_index,
+                            self._version)
+
+
+def tensor_method(*names):
+    """Attach a public op function to Tensor under each of `names`."""
+    def attach(fn):
+        for name in names:
+            setattr(Tensor, name, fn)
+        return fn
+    return attach
+
+
+def as_array(data, dtype=None):
+    """The ndarray a Tensor stores for `data`, with PyTorch's default dtypes."""
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    else:
+        if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
+            data = _nested_to_arrays(data)
+        arr = np.asarray(data)
+        if dtype is None:
+            if arr.dtype == np.float64:
+                arr = arr.astype(dtypes.default_float.np)
+            elif arr.dtype.kind == "i" and arr.dtype != np.int64:
+                arr = arr.astype(np.int64)
+            elif arr.dtype.kind not in "fib":
+                raise TypeError(f"can't make a tensor from {type(data).__name__} data "
+                                f"(NumPy read it as {arr.dtype})")
+    if dtype is not None:
+        target = dtypes.as_dtype(dtype).np
+        if arr.dtype != target:
+            arr = arr.astype(target)
+    elif arr.dtype not in _STORED:
+        arr = arr.astype(dtypes.from_numpy_dtype(arr.dtype).np)
+    return arr
+
+
+_STORED = {dtypes.float32.np, dtypes.float64.np, dtypes.int32.np, dtypes.int64.np,
+           dtypes.bool_.np}
+
+
+def _flat(data):
+    for d in data:
+        if isinstance(d, (list, tuple)):
+            yield from _flat(d)
+        else:
+            yield d
+
+
+def _nested_to_arrays(data):
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_nested_to_arrays(d) for d in data]
+    return data
+
+
+def is_scalar(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
+
+
+def format_tensor(t):
+    data = t._data
+    body = _format_array(data)
+    extras = []
+    if data.dtype not in (dtypes.float32.np, dtypes.int64.np, dtypes.bool_.np) or (
+            data.size == 0 and data.dtype != dtypes.float32.np):
+        extras.append(f"dtype={t.dtype}")
+    if t._grad_fn is not None:
+        extras.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._requires_grad:
+        extras.append("requires_grad=True")
+    indent = " " * len("tensor(")
+    body = body.replace("\n", "\n" + indent)
+    return "tensor(" + ", ".join([body] + extras) + ")"
+
+
+def _format_array(data):
+    if data.size == 0:
+        return "[]" if data.ndim == 1 else f"[], size={list(data.shape)}"
+    options = dict(separator=", ", threshold=1000, edgeitems=3)
+    if data.dtype.kind == "f":
+        finite = data[np.isfinite(data)]
+        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+            options["formatter"] = {"float_kind": lambda v: _integral_float(v)}
+        else:
+            big = np.abs(finite).max() if finite.size else 0
+            small = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0
+            sci = finite.size and (big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)))
+            if sci:
+                options["formatter"] = {"float_kind": lambda v: f"{v:.4e}"}
+            else:
+                options["formatter"] = {"float_kind": lambda v: f"{v:.4f}"}
+    text = np.array2string(data, **options)
+    return text if data.ndim else text.strip()
+
+
+def _integral_float(v):
+    if not np.isfinite(v):
+        return str(v)
+    return f"{v:.0f}."

@@ -1,0 +1,153 @@
+"""Making tensors: from data, filled, ranges, and random (from fluxgrad's own seeded generator)."""
+import numpy as np
+
+from ._core import dtypes
+from ._core.tensor import Tensor, as_array
+
+__all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
+           "arange", "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
+           "full_like", "empty_like", "rand_like", "randn_like", "randint_like", "manual_seed",
+           "seed", "get_rng"]
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed):
+    """Seed fluxgrad's generator, so that rand/randn/randint/shuffles repeat."""
+    global _rng
+    _rng = np.random.default_rng(int(seed))
+
+
+seed = manual_seed
+
+
+def get_rng():
+    """fluxgrad's generator (a NumPy Generator), for code that draws random numbers."""
+    return _rng
+
+
+def tensor(data, dtype=None, requires_grad=False):
+    """A new leaf tensor holding a copy of `data` (nested lists, scalars, arrays or tensors)."""
+    arr = as_array(data, dtype)
+    if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor)
+                                                           else data):
+        arr = arr.copy()
+    return Tensor(arr, requires_grad=requires_grad)
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """PaddlePaddle's spelling of `tensor`: gradients are off unless `stop_gradient=False`."""
+    return tensor(data, dtype=dtype, requires_grad=not stop_gradient)
+
+
+def from_numpy(array):
+    """A tensor sharing memory with `array`."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
+    return Tensor(array)
+
+
+def as_tensor(data, dtype=None):
+    return data if isinstance(data, Tensor) and dtype is None else Tensor(data, dtype)
+
+
+def _shape(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    if len(shape) == 1 and isinstance(shape[0], Tensor):
+        shape = shape[0].tolist()
+    return tuple(int(s) for s in shape)
+
+
+def _float(dtype):
+    return dtypes.as_dtype(dtype).np if dtype is not None else dtypes.default_float.np
+
+
+def _new(arr, requires_grad):
+    return Tensor(arr, requires_grad=requires_grad)
+
+
+def zeros(*shape, dtype=None, requires_grad=False):
+    return _new(np.zeros(_shape(shape), _float(dtype)), requires_grad)
+
+
+def ones(*shape, dtype=None, requires_grad=False):
+    return _new(np.ones(_shape(shape), _float(dtype)), requires_grad)
+
+
+def empty(*shape, dtype=None, requires_grad=False):
+    return _new(np.empty(_shape(shape), _float(dtype)), requires_grad)
+
+
+def full(shape, fill_value, dtype=None, requires_grad=False):
+    if dtype is None:
+        dtype = dtypes.result_type(fill_value)
+    return _new(np.full(_shape((shape,)), fill_value, dtypes.as_dtype(dtype).np), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = dtypes.result_type(start, end, step)
+    return _new(np.arange(start, end, step).astype(dtypes.as_dtype(dtype).np), requires_grad)
+
+
+def linspace(start, stop, num, dtype=None, requires_grad=False):
+    return _new(np.linspace(start, stop, int(num)).astype(_float(dtype)), requires_grad)
+
+
+def eye(n, m=None, dtype=None, requires_grad=False):
+    return _new(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)), requires_grad)
+
+
+def rand(*shape, dtype=None, requires_grad=False):
+    """Uniform samples on [0, 1)."""
+    return _new(_rng.random(_shape(shape)).astype(_float(dtype)), requires_grad)
+
+
+def randn(*shape, dtype=None, requires_grad=False):
+    """Standard normal samples."""
+    return _new(_rng.standard_normal(_shape(shape)).astype(_float(dtype)), requires_grad)
+
+
+def randint(low=0, high=None, shape=(), dtype=None, requires_grad=False):
+    """Integers uniform on [low, high); `randint(high)` and `randint(low, high, shape)`."""
+    if high is None:
+        low, high = 0, low
+    if isinstance(shape, int):
+        shape = (shape,)
+    dtype = dtypes.as_dtype(dtype or "int64")
+    return _new(_rng.integers(low, high, size=_shape((shape,))).astype(dtype.np), requires_grad)
+
+
+def _like(x, dtype):
+    return x.dtype if dtype is None else dtype
+
+
+def zeros_like(x, dtype=None, requires_grad=False):
+    return _new(np.zeros(x.shape, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+
+
+def ones_like(x, dtype=None, requires_grad=False):
+    return _new(np.ones(x.shape, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+
+
+def full_like(x, fill_value, dtype=None, requires_grad=False):
+    return _new(np.full(x.shape, fill_value, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+
+
+def empty_like(x, dtype=None, requires_grad=False):
+    return _new(np.empty(x.shape, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+
+
+def rand_like(x, dtype=None, requires_grad=False):
+    return rand(x.shape, dtype=_like(x, dtype), requires_grad=requires_grad)
+
+
+def randn_like(x, dtype=None, requires_grad=False):
+    return randn(x.shape, dtype=_like(x, dtype), requires_grad=requires_grad)
+
+
+def randint_like(x, low=0, high=None, dtype=None):
+    return randint(low, high, x.shape, dtype=_like(x, dtype))

@@ -1,0 +1,13 @@
+"""Every op fluxgrad has: one module per family, each op one record with its rules beside it."""
+from .._core import engine
+from .._core.primitive import REGISTRY
+from . import elementwise, reduce, shape
+from .elementwise import *  # noqa: F401,F403
+from .reduce import *  # noqa: F401,F403
+from .shape import *  # noqa: F401,F403
+from .. import creation
+
+__all__ = elementwise.__all__ + reduce.__all__ + shape.__all__
+
+engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,
+                  ones_like=creation.ones_like, zeros_like=creation.zeros_like)

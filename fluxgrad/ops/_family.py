@@ -1,0 +1,123 @@
+"""Shorthands that turn a one-line description of an op into a full primitive record.
+
+- `elementwise(name, impl, derivative)`: `derivative(x, out)` is f'(x); the VJP
+  (out_bar * f') and the JVP (x_dot * f') both follow from it.
+- `binary(name, impl, dx, dy)`: `dx(x, y, out)` / `dy(...)` are the partial
+  derivatives; broadcasting is undone by the engine, not here.
+- `linear(name, impl, transpose)`: the JVP is the op applied to the tangent,
+  the VJP is `transpose(out_bar, x, **params)`.
+
+Ops that fit no family build `Primitive` directly, with both rules side by side.
+"""
+import numpy as np
+
+from .._core import dtypes
+from .._core.dispatch import apply
+from .._core.primitive import Primitive
+from .._core.tensor import Tensor, is_scalar
+
+
+def elementwise(name, impl, derivative, *, saves_out=False):
+    return Primitive(
+        name, impl,
+        vjp=(lambda out_bar, out, x: out_bar * derivative(x, out),),
+        jvp=lambda tangents, out, x: tangents[0] * derivative(x, out),
+        saves_out=saves_out)
+
+
+def binary(name, impl, dx, dy, *, saves_out=False):
+    def jvp(tangents, out, x, y):
+        x_dot, y_dot = tangents
+        terms = []
+        if x_dot is not None:
+            terms.append(x_dot * dx(x, y, out))
+        if y_dot is not None:
+            terms.append(y_dot * dy(x, y, out))
+        return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+    return Primitive(
+        name, impl,
+        vjp=(lambda out_bar, out, x, y: out_bar * dx(x, y, out),
+             lambda out_bar, out, x, y: out_bar * dy(x, y, out)),
+        jvp=jvp, saves_out=saves_out)
+
+
+def linear(name, impl, transpose, *, view=False):
+    """A linear op of one tensor argument; its static arguments are keyword params."""
+    prim = None
+
+    def jvp(tangents, out, x, **params):
+        return apply(prim, tangents[0], **params)
+    prim = Primitive(name, impl,
+                     vjp=(lambda out_bar, out, x, **params: transpose(out_bar, x, **params),),
+                     jvp=jvp, view=view)
+    return prim
+
+
+def as_tensor(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def promote(x, y):
+    """Operands for an elementwise op, cast to PyTorch's result dtype (scalars stay Python)."""
+    if isinstance(x, Tensor) and isinstance(y, Tensor):
+        if x._data.dtype is y._data.dtype or x._data.dtype == y._data.dtype:
+            return x, y
+    elif isinstance(x, Tensor) and is_scalar(y):
+        if x._data.dtype.kind == "f" or (x._data.dtype.kind == "i" and isinstance(y, int)
+                                         and not isinstance(y, bool)):
+            return x, y
+    elif isinstance(y, Tensor) and is_scalar(x):
+        return tuple(reversed(promote(y, x)))
+    else:
+        x, y = _tensor_or_scalar(x), _tensor_or_scalar(y)
+        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            x = Tensor(x)
+        return promote(x, y)
+    target = dtypes.result_type(x, y)
+    return cast_to(x, target), cast_to(y, target)
+
+
+def promote_all(*operands):
+    operands = [_tensor_or_scalar(x) for x in operands]
+    target = dtypes.result_type(*operands)
+    return [cast_to(x, target) for x in operands]
+
+
+def cast_to(x, dtype):
+    from .elementwise import cast
+    if isinstance(x, Tensor):
+        return x if x._data.dtype == dtype.np else cast(x, dtype)
+    if dtype.category == 2 and not isinstance(x, float):
+        return float(x)
+    return x
+
+
+def _tensor_or_scalar(x):
+    if isinstance(x, Tensor) or is_scalar(x):
+        return x
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "fib":
+        return Tensor(x)
+    return Tensor(x)
+
+
+def float_result(x):
+    """Integer and bool inputs of a floating op (exp, sqrt, true division) become float32."""
+    if isinstance(x, Tensor) and x._data.dtype.kind != "f":
+        return cast_to(x, dtypes.default_float)
+    return x
+
+
+def normalize_axis(axis, ndim, op):
+    """An int, tuple or None axis as a sorted tuple of non-negative axes (None: all)."""
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        a = int(a)
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise IndexError(f"{op}: axis {a} is out of range for a tensor of {ndim} dimensions")
+        out.append(a % max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op}: axis {axis} names the same dimension twice")
+    return tuple(sorted(out))
