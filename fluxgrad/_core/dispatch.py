@@ -3,6 +3,7 @@ import weakref
 
 import numpy as np
 
+from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
 from .tensor import Tensor
 
@@ -12,6 +13,12 @@ _asarray = np.asarray
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
+    if _forward_state.level and any(getattr(x, "_tangent", None) is not None for x in inputs):
+        return _apply_forward(prim, inputs, params)
+    return _apply(prim, inputs, params)
+
+
+def _apply(prim, inputs, params):
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     out = prim.impl(*arrays, **params)
     record = _grad_state.enabled and prim.differentiable and any(
@@ -57,3 +64,31 @@ def _edge(x):
     if x._grad_fn is not None:
         return (x._grad_fn, x._out_index)
     return (x, 0)
+
+
+def _apply_forward(prim, inputs, params):
+    """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
+    result = _apply(prim, inputs, params)
+    if prim.jvp is None:
+        raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
+    tangents = tuple(getattr(x, "_tangent", None) for x in inputs)
+    _forward_state.level -= 1
+    try:
+        out_dot = prim.jvp(tangents, result, *inputs, **params)
+    finally:
+        _forward_state.level += 1
+    if prim.n_outputs == 1:
+        return _dual(result, out_dot)
+    return tuple(_dual(r, t) for r, t in zip(result, out_dot))
+
+
+def _dual(result, tangent):
+    if tangent is None or not result._data.dtype.kind == "f":
+        return result
+    if not isinstance(tangent, Tensor):
+        tangent = Tensor._make(np.broadcast_to(np.asarray(tangent, result._data.dtype),
+                                               result._data.shape))
+    elif tangent._data.shape != result._data.shape:
+        tangent = tangent.broadcast_to(result._data.shape)
+    result._tangent = tangent
+    return result

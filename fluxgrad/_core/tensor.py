@@ -14,7 +14,7 @@ from .node import HookHandle
 
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version", "grad",
-                 "_hooks", "name", "__weakref__")
+                 "_hooks", "name", "_tangent", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
@@ -26,6 +26,7 @@ class Tensor:
         self.grad = None
         self._hooks = None
         self.name = None
+        self._tangent = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
@@ -41,6 +42,7 @@ class Tensor:
         t.grad = None
         t._hooks = None
         t.name = None
+        t._tangent = None
         return t
 
     # --- inspection -------------------------------------------------------

@@ -1,7 +1,7 @@
 """Every op fluxgrad has: one module per family, each op one record with its rules beside it."""
 from .._core import engine
 from .._core.primitive import REGISTRY
-from . import elementwise, reduce, shape
+from . import alias, elementwise, reduce, shape
 from .elementwise import *  # noqa: F401,F403
 from .reduce import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403

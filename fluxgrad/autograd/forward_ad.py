@@ -1,0 +1,51 @@
+"""Eager forward mode with dual tensors, like `torch.autograd.forward_ad`.
+
+    with forward_ad.dual_level():
+        x = forward_ad.make_dual(x, v)
+        y = f(x)
+        y_primal, y_tangent = forward_ad.unpack_dual(y)   # y_tangent = J v
+
+Tangents flow through every op's JVP rule in the same forward pass.
+"""
+import contextlib
+
+from .._core.forward_mode import state
+from .._core.tensor import Tensor
+from ..ops.alias import alias
+
+__all__ = ["dual_level", "make_dual", "unpack_dual"]
+
+
+@contextlib.contextmanager
+def dual_level():
+    """Open a level in which dual tensors carry tangents."""
+    state.level += 1
+    try:
+        yield state.level
+    finally:
+        state.level -= 1
+
+
+def make_dual(tensor, tangent):
+    """A tensor with `tensor`'s value and history, carrying `tangent`."""
+    if not state.level:
+        raise RuntimeError("make_dual() must be called inside `with forward_ad.dual_level():`")
+    if not isinstance(tangent, Tensor):
+        tangent = Tensor(tangent, dtype=tensor.dtype)
+    if tangent.shape != tensor.shape:
+        raise ValueError(f"make_dual: the tangent has shape {list(tangent.shape)} but the tensor "
+                         f"has shape {list(tensor.shape)}; they must match")
+    if not tensor.is_floating_point:
+        raise TypeError(f"make_dual: only floating tensors carry tangents, got {tensor.dtype}")
+    dual = alias(tensor) if tensor._requires_grad else tensor._shallow_copy()
+    dual._tangent = tangent
+    return dual
+
+
+def unpack_dual(tensor):
+    """(primal, tangent) of a dual tensor; tangent is None if it carries none."""
+    tangent = tensor._tangent
+    if tangent is None:
+        return tensor, None
+    primal = tensor._shallow_copy()
+    return primal, tangent

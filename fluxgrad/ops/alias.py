@@ -1,0 +1,11 @@
+"""`alias`: the identity op, a new tensor on the same data that stays in the graph."""
+from .._core.dispatch import apply
+from ._family import linear
+
+__all__ = []
+
+alias_p = linear("alias", lambda x: x, lambda out_bar, x: out_bar, view=True)
+
+
+def alias(x):
+    return apply(alias_p, x)
