@@ -13,22 +13,28 @@ _asarray = np.asarray
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
-    if _forward_state.level and any(getattr(x, "_tangent", None) is not None for x in inputs):
-        return _apply_forward(prim, inputs, params)
-    return _apply(prim, inputs, params)
-
-
-def _apply(prim, inputs, params):
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    if _forward_state.level:
+        for x in inputs:
+            if getattr(x, "_tangent", None) is not None:
+                return _apply_forward(prim, inputs, params)
+    arrays = []
+    record = False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            arrays.append(x._data)
+            if x._requires_grad:
+                record = True
+        else:
+            arrays.append(x)
     out = prim.impl(*arrays, **params)
-    record = _grad_state.enabled and prim.differentiable and any(
-        isinstance(x, Tensor) and x._requires_grad for x in inputs)
+    if record:
+        record = _grad_state.enabled and prim.differentiable
     if prim.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)
         version = inputs[0]._version if prim.view and isinstance(inputs[0], Tensor) else None
         if not record:
-            return Tensor._make(out, version=version)
+            return Tensor._make(out, False, None, 0, version)
         node = _record(prim, inputs, params)
         result = Tensor._make(out, True, node, 0, version)
         if prim.saves_out:
@@ -51,29 +57,32 @@ def _record(prim, inputs, params):
     node.prim = prim
     node.params = params
     node.inputs = inputs
-    node.edges = tuple(_edge(x) for x in inputs)
-    node.versions = tuple(x._version[0] if isinstance(x, Tensor) else None for x in inputs)
+    edges = []
+    versions = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            versions.append(x._version[0])
+            if x._requires_grad:
+                edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
+                continue
+        else:
+            versions.append(None)
+        edges.append(None)
+    node.edges = edges
+    node.versions = versions
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     return node
 
 
-def _edge(x):
-    if not isinstance(x, Tensor) or not x._requires_grad:
-        return None
-    if x._grad_fn is not None:
-        return (x._grad_fn, x._out_index)
-    return (x, 0)
-
-
 def _apply_forward(prim, inputs, params):
     """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
-    result = _apply(prim, inputs, params)
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
     tangents = tuple(getattr(x, "_tangent", None) for x in inputs)
     _forward_state.level -= 1
     try:
+        result = apply(prim, *inputs, **params)
         out_dot = prim.jvp(tangents, result, *inputs, **params)
     finally:
         _forward_state.level += 1

@@ -69,6 +69,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
             capture_ids.setdefault((key, x._out_index), []).append(i)
         needed = _needed(roots, capture, deps)
     ready = []
+    add = OPS["add"]
     with set_grad_enabled(create_graph):
         for root, seed in zip(roots, seeds):
             node = root._grad_fn
@@ -95,12 +96,18 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
             for edge, x_bar in zip(node.edges, x_bars):
                 if edge is None:
                     continue
-                target, index = edge
+                target = edge[0]
                 key = id(target)
                 if x_bar is not None:
-                    _add_to_buffer(buffers, target, index, x_bar)
-                deps[key] -= 1
-                if deps[key] == 0:
+                    slot = buffers.get(key)
+                    if slot is None:
+                        slot = buffers[key] = ([None] * target.prim.n_outputs
+                                               if isinstance(target, Node) else [None])
+                    prev = slot[edge[1]]
+                    slot[edge[1]] = x_bar if prev is None else add(prev, x_bar)
+                count = deps[key] - 1
+                deps[key] = count
+                if count == 0:
                     if isinstance(target, Node):
                         ready.append(target)
                     elif key in buffers:
@@ -119,9 +126,13 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
 
 
 def _pullback(node, out_bar):
-    node.check_alive()
+    if node.inputs is None:
+        node.check_alive()
     node.check_versions()
     prim = node.prim
+    inputs = node.inputs
+    edges = node.edges
+    params = node.params
     if prim.n_outputs == 1:
         out = node.outputs() if prim.saves_out else None
         out_bar = out_bar[0]
@@ -130,20 +141,22 @@ def _pullback(node, out_bar):
         out_bar = tuple(g if g is not None else (OPS["zeros_like"](o) if o.is_floating_point
                                                  else None)
                         for g, o in zip(out_bar, out))
-    inputs = node.inputs
-    needs = [e is not None for e in node.edges]
-    x_bars = prim.pullback(out_bar, out, inputs, needs, node.params)
-    fixed = []
-    for x, need, x_bar in zip(inputs, needs, x_bars):
-        if not need or x_bar is None:
-            fixed.append(None)
+    rules = prim.vjp_rules
+    if rules is None:
+        x_bars = prim.vjp_all(out_bar, out, *inputs, **params)
+    else:
+        x_bars = [None if edge is None else rule(out_bar, out, *inputs, **params)
+                  for rule, edge in zip(rules, edges)]
+    for i, x_bar in enumerate(x_bars):
+        if x_bar is None or edges[i] is None:
             continue
-        if x_bar._data.shape != x._data.shape:
-            x_bar = OPS["sum_to"](x_bar, x._data.shape)
-        if x_bar._data.dtype != x._data.dtype:
-            x_bar = OPS["cast"](x_bar, x.dtype)
-        fixed.append(x_bar)
-    return fixed
+        data = inputs[i]._data
+        if x_bar._data.shape != data.shape:
+            x_bar = OPS["sum_to"](x_bar, data.shape)
+            x_bars[i] = x_bar
+        if x_bar._data.dtype != data.dtype:
+            x_bars[i] = OPS["cast"](x_bar, inputs[i].dtype)
+    return x_bars
 
 
 def _run_hooks(node, out_bar, capture_ids, captured):

@@ -47,9 +47,8 @@ class Node:
                 "backward() or grad() call if you need to backward through the graph again.")
 
     def check_versions(self):
-        from .tensor import Tensor
         for x, seen in zip(self.inputs, self.versions):
-            if isinstance(x, Tensor) and x._version[0] != seen:
+            if seen is not None and x._version[0] != seen:
                 raise RuntimeError(self._modified_message(x, seen, "an input"))
         if self.out_version is not None:
             counter, seen = self.out_version

@@ -18,7 +18,7 @@ REGISTRY = {}
 
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
-                 "n_outputs", "view", "node_class")
+                 "n_outputs", "view", "node_class", "differentiable")
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
                  view=False):
@@ -32,13 +32,10 @@ class Primitive:
         self.saves_out = saves_out
         self.n_outputs = n_outputs
         self.view = view
+        self.differentiable = vjp is not None
         from .node import Node
         self.node_class = type(_camel(name) + "Backward", (Node,), {"__slots__": ()})
         REGISTRY[name] = self
-
-    @property
-    def differentiable(self):
-        return self.vjp_rules is not None or self.vjp_all is not None
 
     def pullback(self, out_bar, out, inputs, needs, params):
         """Cotangents of the inputs flagged in `needs` (None for the others)."""

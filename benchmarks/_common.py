@@ -1,0 +1,46 @@
+"""Shared set-up for the benchmarks: one thread for every library, a small timer, ratio lines."""
+import os
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+
+import time  # noqa: E402
+
+
+def best_time(fn, repeat=5, number=None):
+    """Best wall time of one call of `fn`, over `repeat` rounds of `number` calls."""
+    if number is None:
+        number = 1
+        while True:
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            if time.perf_counter() - start > 0.2:
+                break
+            number *= 2
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def torch_or_none():
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    return torch
+
+
+def report(name, ours, theirs, target=None):
+    line = f"{name:<55} fluxgrad {ours * 1e6:10.1f} us"
+    if theirs is not None:
+        ratio = ours / theirs
+        line += f"   torch {theirs * 1e6:10.1f} us   ratio {ratio:5.2f}x"
+        if target is not None:
+            line += f"  (target <= {target}x: {'met' if ratio <= target else 'NOT met'})"
+    print(line, flush=True)
