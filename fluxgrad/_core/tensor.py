@@ -86,9 +86,7 @@ class Tensor:
         return self._data.shape[0]
 
     def numpy(self):
-        if self._requires_grad:
-            raise RuntimeError("Can't call numpy() on a tensor that requires grad: "
-                               "use tensor.detach().numpy()")
+        """The data as an ndarray (shared, not copied; never part of the graph)."""
         return self._data
 
     def item(self):

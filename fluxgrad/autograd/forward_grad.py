@@ -1,0 +1,80 @@
+"""`forward_grad`: push tangents forward along a graph that eager mode already recorded.
+
+Each node on a path from `inputs` to `outputs` gets its output tangent from its
+op's JVP rule, in topological order; no backward pass is run. The rules are
+fluxgrad ops, so with grad enabled the result is itself differentiable.
+"""
+from .._core.node import Node
+from .._core.tensor import Tensor
+from ..creation import ones_like
+
+
+def forward_grad(outputs, inputs, grad_inputs=None):
+    """Derivatives of `outputs` along `grad_inputs` (ones by default) at `inputs`.
+
+    Returns a tensor for a single output, else a tuple (None for an output that
+    does not depend on the inputs).
+    """
+    single = isinstance(outputs, Tensor)
+    outputs = (outputs,) if single else tuple(outputs)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if grad_inputs is None:
+        grad_inputs = tuple(ones_like(x) for x in inputs)
+    else:
+        grad_inputs = (grad_inputs,) if isinstance(grad_inputs, Tensor) else tuple(grad_inputs)
+    if len(grad_inputs) != len(inputs):
+        raise ValueError(f"forward_grad: {len(inputs)} inputs but {len(grad_inputs)} grad_inputs")
+    tangents = {}
+    for i, (x, v) in enumerate(zip(inputs, grad_inputs)):
+        if not x.requires_grad:
+            raise RuntimeError(f"forward_grad: inputs[{i}] does not require grad, so no graph "
+                               "from it was recorded; set requires_grad=True before computing "
+                               "the outputs")
+        if tuple(v.shape) != tuple(x.shape):
+            raise ValueError(f"forward_grad: grad_inputs[{i}] has shape {list(v.shape)}, "
+                             f"inputs[{i}] has shape {list(x.shape)}")
+        tangents[_key(x)] = v
+    for node in _topological(outputs):
+        in_tangents = tuple(None if edge is None else tangents.get((id(edge[0]), edge[1]))
+                            for edge in node.edges)
+        if all(t is None for t in in_tangents):
+            continue
+        node.check_alive()
+        out = node.outputs() if node.prim.saves_out or node.prim.n_outputs > 1 else None
+        out_dot = node.prim.jvp(in_tangents, out, *node.inputs, **node.params)
+        if node.prim.n_outputs == 1:
+            out_dot = (out_dot,)
+        for index, t in enumerate(out_dot):
+            if t is not None and (id(node), index) not in tangents:
+                tangents[(id(node), index)] = t
+    results = tuple(_broadcast(tangents.get(_key(y)), y) for y in outputs)
+    return results[0] if single else results
+
+
+def _key(x):
+    return (id(x._grad_fn), x._out_index) if x._grad_fn is not None else (id(x), 0)
+
+
+def _broadcast(t, y):
+    if t is None or not isinstance(t, Tensor):
+        return t
+    return t if t.shape == y.shape else t.broadcast_to(y.shape)
+
+
+def _topological(outputs):
+    """Nodes that lead to `outputs`, each after every node it depends on (iterative DFS)."""
+    order, done = [], set()
+    stack = [(y._grad_fn, False) for y in outputs if y._grad_fn is not None]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for edge in node.edges:
+            if edge is not None and isinstance(edge[0], Node) and id(edge[0]) not in done:
+                stack.append((edge[0], False))
+    return order

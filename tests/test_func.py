@@ -1,0 +1,165 @@
+"""Function transforms (fluxgrad.func) against closed forms, finite differences and torch.func."""
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+from fluxgrad import func
+
+rng = np.random.default_rng(7)
+
+
+def f_tanh_sq(x, W):
+    return (fg.tanh(W @ x) ** 2).sum()
+
+
+def numeric_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        g.flat[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def test_grad_matches_closed_form():
+    x = fg.tensor(rng.standard_normal(5), dtype="float64")
+    g = func.grad(lambda x: (x.sin() * x).sum())(x)
+    xn = x.numpy()
+    np.testing.assert_allclose(g.numpy(), np.cos(xn) * xn + np.sin(xn), rtol=1e-12)
+
+
+def test_grad_argnums_tuple_and_aux():
+    x = fg.tensor([1.0, 2.0], dtype="float64")
+    y = fg.tensor([3.0, 4.0], dtype="float64")
+    (gx, gy), aux = func.grad(lambda x, y: ((x * y).sum(), x + y), argnums=(0, 1),
+                              has_aux=True)(x, y)
+    np.testing.assert_allclose(gx.numpy(), [3, 4])
+    np.testing.assert_allclose(gy.numpy(), [1, 2])
+    np.testing.assert_allclose(aux.numpy(), [4, 6])
+
+
+def test_grad_of_non_scalar_raises():
+    with pytest.raises(ValueError, match="one element"):
+        func.grad(lambda x: x * 2)(fg.ones(3))
+
+
+def test_grad_of_grad_is_second_derivative():
+    x = fg.tensor(0.7, dtype="float64")
+    d2 = func.grad(func.grad(lambda x: x.tanh()))(x)
+    t = np.tanh(0.7)
+    np.testing.assert_allclose(d2.item(), -2 * t * (1 - t * t), rtol=1e-12)
+
+
+def test_value_and_grad_nested_dict():
+    params = {"w": fg.tensor([1.0, -2.0], dtype="float64"), "b": fg.tensor(0.5, dtype="float64")}
+    value, g = func.value_and_grad(lambda p: ((p["w"] * 3).sum() + p["b"] ** 2))(params)
+    assert value.item() == pytest.approx(-3 + 0.25)
+    np.testing.assert_allclose(g["w"].numpy(), [3, 3])
+    assert g["b"].item() == pytest.approx(1.0)
+
+
+def test_jvp_matches_finite_differences():
+    x = rng.standard_normal(4)
+    v = rng.standard_normal(4)
+    f = lambda t: (t.exp() * t.sin())  # noqa: E731
+    out, dot = func.jvp(f, (fg.tensor(x),), (fg.tensor(v),))
+    eps = 1e-6
+    fd = (np.exp(x + eps * v) * np.sin(x + eps * v) - np.exp(x - eps * v) * np.sin(x - eps * v))
+    np.testing.assert_allclose(dot.numpy(), fd / (2 * eps), rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), np.exp(x) * np.sin(x))
+
+
+def test_jvp_tangent_of_wrong_shape_raises():
+    with pytest.raises(ValueError, match="tangent has shape"):
+        func.jvp(lambda t: t * 2, (fg.ones(3),), (fg.ones(2),))
+
+
+def test_vjp_returns_cotangent_for_each_primal():
+    x = fg.tensor(rng.standard_normal(3))
+    y = fg.tensor(rng.standard_normal(3))
+    out, vjp_fn = func.vjp(lambda a, b: a * b, x, y)
+    u = fg.tensor([1.0, 2.0, 3.0], dtype="float64")
+    gx, gy = vjp_fn(u)
+    np.testing.assert_allclose(gx.numpy(), u.numpy() * y.numpy())
+    np.testing.assert_allclose(gy.numpy(), u.numpy() * x.numpy())
+
+
+def test_linearize_pushes_several_tangents_through_one_forward():
+    x = fg.tensor(rng.standard_normal(3))
+    out, jvp_fn = func.linearize(lambda t: t.tanh() * 2, x)
+    for _ in range(2):
+        v = rng.standard_normal(3)
+        np.testing.assert_allclose(jvp_fn(fg.tensor(v)).numpy(),
+                                   2 * (1 - np.tanh(x.numpy()) ** 2) * v, rtol=1e-12)
+
+
+def test_jacrev_and_jacfwd_agree_with_closed_form():
+    W = fg.tensor(rng.standard_normal((3, 4)))
+    x = fg.tensor(rng.standard_normal(4))
+    f = lambda x: fg.tanh(W @ x)  # noqa: E731
+    expected = (1 - np.tanh(W.numpy() @ x.numpy()) ** 2)[:, None] * W.numpy()
+    np.testing.assert_allclose(func.jacrev(f)(x).numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(func.jacfwd(f)(x).numpy(), expected, rtol=1e-12)
+
+
+def test_hessian_of_quadratic_is_constant_matrix():
+    A = rng.standard_normal((4, 4))
+    A = A + A.T
+    At = fg.tensor(A)
+    H = func.hessian(lambda x: 0.5 * (x * (At @ x)).sum())(fg.tensor(rng.standard_normal(4)))
+    np.testing.assert_allclose(H.numpy(), A, rtol=1e-12, atol=1e-12)
+
+
+def test_hvp_equals_hessian_times_vector():
+    W = fg.tensor(rng.standard_normal((5, 5)))
+    x = fg.tensor(rng.standard_normal(5))
+    v = fg.tensor(rng.standard_normal(5))
+    H = func.hessian(lambda x: f_tanh_sq(x, W))(x)
+    value, hv = func.hvp(lambda x: f_tanh_sq(x, W), (x,), (v,))
+    np.testing.assert_allclose(hv.numpy(), H.numpy() @ v.numpy(), rtol=1e-10)
+    assert value.item() == pytest.approx(f_tanh_sq(x, W).item())
+
+
+def test_laplacian_of_sum_of_squares_is_2n():
+    x = fg.tensor(rng.standard_normal(6))
+    assert func.laplacian(lambda x: (x ** 2).sum(), x).item() == pytest.approx(12.0)
+
+
+def test_hessian_diag_exact_and_hutchinson():
+    x = fg.tensor(rng.standard_normal(4))
+    f = lambda x: (x ** 3).sum()  # noqa: E731
+    np.testing.assert_allclose(func.hessian_diag(f, x).numpy(), 6 * x.numpy(), rtol=1e-12)
+    # for a separable f the Hutchinson estimate of the diagonal is exact: v*v == 1
+    fg.manual_seed(0)
+    np.testing.assert_allclose(func.hessian_diag(f, x, method="hutchinson", num_samples=3).numpy(),
+                               6 * x.numpy(), rtol=1e-12)
+
+
+def test_hutchinson_trace_converges_to_trace():
+    A = rng.standard_normal((5, 5))
+    At = fg.tensor(A + A.T)
+    fg.manual_seed(1)
+    estimate = func.hutchinson_trace(lambda x: 0.5 * (x * (At @ x)).sum(),
+                                     fg.tensor(rng.standard_normal(5)), num_samples=2000)
+    assert estimate.item() == pytest.approx(np.trace(A + A.T), abs=0.6)
+
+
+def test_transforms_match_torch_func():
+    torch = pytest.importorskip("torch")
+    W = rng.standard_normal((6, 6))
+    x = rng.standard_normal(6)
+    v = rng.standard_normal(6)
+    tW = torch.tensor(W)
+
+    def tf(t):
+        return (torch.tanh(tW @ t) ** 2).sum()
+    ours_H = func.hessian(lambda t: f_tanh_sq(t, fg.tensor(W)))(fg.tensor(x)).numpy()
+    np.testing.assert_allclose(ours_H, torch.func.hessian(tf)(torch.tensor(x)).numpy(),
+                               rtol=1e-10, atol=1e-12)
+    ours_jvp = func.jvp(lambda t: f_tanh_sq(t, fg.tensor(W)), (fg.tensor(x),),
+                        (fg.tensor(v),))[1].item()
+    theirs_jvp = torch.func.jvp(tf, (torch.tensor(x),), (torch.tensor(v),))[1].item()
+    assert ours_jvp == pytest.approx(theirs_jvp, rel=1e-10)
+    ours_J = func.jacrev(lambda t: fg.tanh(fg.tensor(W) @ t))(fg.tensor(x)).numpy()
+    theirs_J = torch.func.jacrev(lambda t: torch.tanh(tW @ t))(torch.tensor(x)).numpy()
+    np.testing.assert_allclose(ours_J, theirs_J, rtol=1e-12)

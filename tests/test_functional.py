@@ -1,0 +1,97 @@
+"""PaddlePaddle-style functional API: forward_grad, jvp, vjp, and the lazy Jacobian / Hessian."""
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+from fluxgrad.autograd import Hessian, Jacobian, forward_grad, jvp, vjp
+
+rng = np.random.default_rng(3)
+
+
+def test_forward_grad_of_several_outputs_in_one_pass():
+    x = fg.tensor([0.4], dtype="float64", requires_grad=True)
+    ys = (x + x, x * x, fg.tanh(x))
+    d_sum, d_sq, d_tanh = forward_grad(ys, x)
+    assert d_sum.item() == pytest.approx(2.0)
+    assert d_sq.item() == pytest.approx(0.8)
+    assert d_tanh.item() == pytest.approx(1 - np.tanh(0.4) ** 2)
+
+
+def test_forward_grad_needs_inputs_that_require_grad():
+    x = fg.tensor([1.0])
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        forward_grad(x * 2, x)
+
+
+def test_tanh_derivatives_at_one():
+    x = fg.tensor([1.0], dtype="float64", requires_grad=True)
+    g1, = fg.grad(fg.tanh(x), x, create_graph=True)
+    g2, = fg.grad(g1, x, create_graph=True)
+    g3, = fg.grad(g2, x)
+    t = np.tanh(1.0)
+    expected = [1 - t * t, -2 * t * (1 - t * t), (1 - t * t) * (6 * t * t - 2)]
+    np.testing.assert_allclose([g1.item(), g2.item(), g3.item()], expected, rtol=1e-12)
+    np.testing.assert_allclose(expected, [0.41997434, -0.63970001, 0.62162668], atol=1e-8)
+
+
+def test_paddle_style_jvp_and_vjp():
+    x = fg.tensor(rng.standard_normal(3))
+    out, dot = jvp(lambda t: t.exp(), x)
+    np.testing.assert_allclose(dot.numpy(), np.exp(x.numpy()))
+    out, g = vjp(lambda t: (t * t).sum(), x)
+    np.testing.assert_allclose(g.numpy(), 2 * x.numpy())
+
+
+def test_batched_jacobian_of_multiply_has_two_diagonal_blocks():
+    x = fg.tensor(rng.standard_normal((2, 8)))
+    y = fg.tensor(rng.standard_normal((2, 8)))
+    J = Jacobian(fg.multiply, (x, y), is_batched=True)
+    assert J.shape == (2, 8, 16)
+    full = J[:].numpy()
+    for b in range(2):
+        np.testing.assert_allclose(full[b, :, :8], np.diag(y.numpy()[b]))
+        np.testing.assert_allclose(full[b, :, 8:], np.diag(x.numpy()[b]))
+
+
+def test_jacobian_is_lazy_and_caches_rows():
+    x = fg.tensor(rng.standard_normal(4))
+    J = Jacobian(lambda t: fg.tanh(t) * 3, x)
+    assert J.passes == 0
+    J[0]
+    assert J.passes == 1
+    J[0]
+    assert J.passes == 1
+    J[0:2]
+    assert J.passes == 2
+
+
+def test_jacobian_indexing_forms_agree_with_full_matrix():
+    W = rng.standard_normal((5, 3))
+    x = fg.tensor(rng.standard_normal(3))
+    J = Jacobian(lambda t: fg.tensor(W) @ t, x)
+    np.testing.assert_allclose(J[:].numpy(), W)
+    np.testing.assert_allclose(J[-1].numpy(), W[-1])
+    np.testing.assert_allclose(J[1:4, 0:2].numpy(), W[1:4, 0:2])
+    np.testing.assert_allclose(J[..., 2].numpy(), W[:, 2])
+    np.testing.assert_allclose(J[2, 1].numpy(), W[2, 1])
+
+
+def test_jacobian_uses_forward_mode_when_columns_are_fewer():
+    W = rng.standard_normal((6, 2))
+    x = fg.tensor(rng.standard_normal(2))
+    J = Jacobian(lambda t: fg.tensor(W) @ t, x)
+    np.testing.assert_allclose(J[:].numpy(), W)
+    assert J.passes == 2  # two JVP columns, not six VJP rows
+
+
+def test_hessian_of_quadratic():
+    A = rng.standard_normal((3, 3))
+    A = A + A.T
+    H = Hessian(lambda t: 0.5 * (t * (fg.tensor(A) @ t)).sum(), fg.tensor(rng.standard_normal(3)))
+    np.testing.assert_allclose(H[:].numpy(), A, rtol=1e-12)
+
+
+def test_hessian_of_non_scalar_function_raises():
+    H = Hessian(lambda t: t * 2, fg.tensor(rng.standard_normal(3)))
+    with pytest.raises(ValueError, match="scalar"):
+        H[:]
