@@ -341,19 +341,26 @@ def _format_array(data):
         return "[]" if data.ndim == 1 else f"[], size={list(data.shape)}"
     options = dict(separator=", ", threshold=1000, edgeitems=3)
     if data.dtype.kind == "f":
-        finite = data[np.isfinite(data)]
-        if finite.size and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
-            options["formatter"] = {"float_kind": lambda v: _integral_float(v)}
-        else:
-            big = np.abs(finite).max() if finite.size else 0
-            small = np.abs(finite[finite != 0]).min() if np.any(finite != 0) else 0
-            sci = finite.size and (big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)))
-            if sci:
-                options["formatter"] = {"float_kind": lambda v: f"{v:.4e}"}
-            else:
-                options["formatter"] = {"float_kind": lambda v: f"{v:.4f}"}
+        fmt = _float_format(data)
+        width = max(len(fmt(v)) for v in data.flat) if data.size <= 1000 else 0
+        options["formatter"] = {"float_kind": lambda v: fmt(v).rjust(width)}
     text = np.array2string(data, **options)
     return text if data.ndim else text.strip()
+
+
+def _float_format(data):
+    """PyTorch's choice: integral values as `2.`, else 4 decimals, or scientific for wide ranges."""
+    finite = data[np.isfinite(data)]
+    if not finite.size:
+        return str
+    if np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+        return _integral_float
+    big = np.abs(finite).max()
+    nonzero = np.abs(finite[finite != 0])
+    small = nonzero.min() if nonzero.size else 0
+    if big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)):
+        return lambda v: f"{v:.4e}" if np.isfinite(v) else str(v)
+    return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)
 
 
 def _integral_float(v):
