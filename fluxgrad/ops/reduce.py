@@ -1,15 +1,63 @@
-"""Reductions: sum, mean and friends, with `axis`/`dim` and `keepdim`/`keepdims`."""
+"""Reductions and scans: sums, products, extrema, statistics, norms, cumulative sums and products.
+
+Every reduction takes `axis`/`dim` as an int, a tuple or None (all axes) and
+`keepdim`/`keepdims`. Most primitives here are built by `_reduction`, which
+needs only the partials d out / d x: the VJP is the cotangent broadcast back
+over the reduced axes times the partials, the JVP sums the partials times the
+tangent. Ops without a derivative (argmax, all, ...) return plain tensors.
+"""
+import builtins
+import functools
+import math
+from collections import namedtuple
+
 import numpy as np
 
+from .._core import dtypes
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
-from .._core.tensor import tensor_method
-from ._family import float_result, normalize_axis
-from .shape import broadcast_to, expand_reduced
+from .._core.tensor import Tensor, tensor_method
+from ..creation import ones_like, zeros_like
+from ._family import float_result, linear, normalize_axis, promote_all
+from .elementwise import (abs, cast, equal, exp, logical_and, maximum, minimum, sign, where)
+from .shape import broadcast_to, expand_reduced, reshape
 
-__all__ = ["sum", "mean"]
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
+           "std", "logsumexp", "norm", "cumsum", "cumprod", "all", "any", "add_n",
+           "count_nonzero"]
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+ValuesIndices.__doc__ = "What max/min along a dim return, as torch: `(values, indices)`."
 
 
+def _axis_args(x, axis, dim, keepdim, keepdims, op):
+    if dim is not None:
+        if axis is not None:
+            raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
+        axis = dim
+    if x.ndim == 0 or (isinstance(axis, (tuple, list)) and not axis):
+        axis = None  # a 0-d tensor reduces to itself; an empty axis list means all, as torch
+    return normalize_axis(axis, x.ndim, op), bool(keepdim or keepdims)
+
+
+def _count(x, axis):
+    return x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+
+
+def _reduction(name, impl, partials):
+    """A reduction stated by `partials(x, out, axis, **params)`: d out / d x, where `out`
+    arrives broadcast back over the reduced axes."""
+    def vjp(out_bar, out, x, *, axis, keepdims, **params):
+        out = expand_reduced(out, x.ndim, axis, keepdims)
+        return expand_reduced(out_bar, x.ndim, axis, keepdims) * partials(x, out, axis, **params)
+
+    def jvp(tangents, out, x, *, axis, keepdims, **params):
+        out = expand_reduced(out, x.ndim, axis, keepdims)
+        return sum(tangents[0] * partials(x, out, axis, **params), axis, keepdims)
+    return Primitive(name, impl, vjp=(vjp,), jvp=jvp, saves_out=True)
+
+
+# --- sum and mean ------------------------------------------------------------------------
 sum_p = Primitive(
     "sum", lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
     vjp=(lambda out_bar, out, x, *, axis, keepdims:
@@ -17,27 +65,407 @@ sum_p = Primitive(
     jvp=lambda tangents, out, x, *, axis, keepdims: sum(tangents[0], axis, keepdims))
 
 
-def _axis_args(x, axis, dim, keepdim, keepdims, op):
-    if dim is not None:
-        axis = dim
-    return normalize_axis(axis, x.ndim, op), bool(keepdim or keepdims)
-
-
 @tensor_method("sum")
 def sum(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
-    """Sum over `axis` (an int, a tuple, or None for all)."""
+    """Sum over `axis` (an int, a tuple, or None for all); bool and int sum as int64."""
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "sum")
     if dtype is not None:
-        x = x.astype(dtype)
+        x = cast(x, dtype)
     elif x._data.dtype.kind in "bi":
-        x = x.astype("int64")
+        x = cast(x, dtypes.int64)
     return apply(sum_p, x, axis=axis, keepdims=keepdims)
 
 
 @tensor_method("mean")
-def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
+def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
     """Arithmetic mean over `axis`."""
-    x = float_result(x)
+    x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
-    count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
-    return sum(x, axis, keepdims) / count
+    return sum(x, axis, keepdims) / _count(x, axis)
+
+
+# --- product -----------------------------------------------------------------------------
+def _prod_partials(x, out, axis):
+    # d out / d x_i is the product of the other elements, built without dividing by a zero:
+    # p, the product of the nonzero elements, times what the zeros contribute, written as
+    # functions of the zeros so that the derivative of this rule is right too. With k zeros
+    # in the slice, for x_i nonzero / x_i a zero:
+    #   k = 0: p / x_i;   k = 1: p * (the zero) / x_i  /  p;   k = 2: 0  /  p * (the other zero);
+    #   k > 2: 0, a product of two or more zeros, whose derivative is 0 as well.
+    if _count(x, axis) == 1:
+        return ones_like(x)
+    zero = equal(x, 0)
+    k = sum(zero, axis, True)
+    x_nonzero = where(zero, 1.0, x)
+    p = prod(x_nonzero, axis, True)
+    zeros_sum = sum(where(zero, x, 0.0), axis, True)
+    z = where(equal(k, 0), 1.0, where(equal(k, 1), zeros_sum, 0.0))
+    z_without_i = where(equal(k, 1), 1.0, where(equal(k, 2), zeros_sum - x, 0.0))
+    return p * where(zero, z_without_i, z / x_nonzero)
+
+
+prod_p = _reduction("prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
+                    _prod_partials)
+
+
+@tensor_method("prod")
+def prod(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
+    """Product over `axis`; exact gradients where the slice holds zeros."""
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "prod")
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif x._data.dtype.kind in "bi":
+        x = cast(x, dtypes.int64)
+    return apply(prod_p, x, axis=axis, keepdims=keepdims)
+
+
+# --- extrema -----------------------------------------------------------------------------
+def _tie_partials(x, out, axis):
+    # ties split the gradient evenly, as torch.amax
+    hit = cast(equal(x, out), x.dtype)
+    return hit / sum(hit, axis, True)
+
+
+amax_p = _reduction("amax", lambda x, *, axis, keepdims: np.max(x, axis=axis, keepdims=keepdims),
+                    _tie_partials)
+amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, keepdims=keepdims),
+                    _tie_partials)
+
+
+def _check_nonempty(x, axis, op):
+    if x.size == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
+        raise ValueError(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
+                         f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
+                         "the result has no identity")
+
+
+@tensor_method("amax")
+def amax(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
+    """Largest value over `axis`; tied maxima share the gradient evenly."""
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "amax")
+    _check_nonempty(x, axis, "amax")
+    return apply(amax_p, x, axis=axis, keepdims=keepdims)
+
+
+@tensor_method("amin")
+def amin(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
+    """Smallest value over `axis`; tied minima share the gradient evenly."""
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "amin")
+    _check_nonempty(x, axis, "amin")
+    return apply(amin_p, x, axis=axis, keepdims=keepdims)
+
+
+def _arg_extremum(np_fn, x, axis, keepdim, dim, keepdims, dtype, op):
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
+    if axis is not None and len(axis) > 1:
+        raise TypeError(f"{op} takes one int axis or None, got {axis}")
+    _check_nonempty(x, axis, op)
+    target = dtypes.as_dtype(dtype).np
+    if axis is None:
+        index = np.asarray(np_fn(x._data), dtype=target)
+        return Tensor._make(index.reshape((1,) * x.ndim) if keepdims else index)
+    return Tensor._make(np.asarray(np_fn(x._data, axis=axis[0], keepdims=keepdims), dtype=target))
+
+
+@tensor_method("argmax")
+def argmax(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
+    """Index of the largest value along `axis` (of the flattened tensor if None); the first
+    one on ties. No gradient."""
+    return _arg_extremum(np.argmax, x, axis, keepdim, dim, keepdims, dtype, "argmax")
+
+
+@tensor_method("argmin")
+def argmin(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
+    """Index of the smallest value along `axis`; the first one on ties. No gradient."""
+    return _arg_extremum(np.argmin, x, axis, keepdim, dim, keepdims, dtype, "argmin")
+
+
+def _index_partials(arg):
+    # the gradient goes only to the element whose index is returned, as torch.max(dim)
+    def partials(x, out, axis):
+        a = axis[0]
+        positions = np.arange(x.shape[a]).reshape([-1 if i == a else 1 for i in range(x.ndim)])
+        return cast(equal(Tensor._make(positions), arg(x, a, True)), x.dtype)
+    return partials
+
+
+max_dim_p = _reduction("max_dim", lambda x, *, axis, keepdims:
+                       np.max(x, axis=axis, keepdims=keepdims), _index_partials(argmax))
+min_dim_p = _reduction("min_dim", lambda x, *, axis, keepdims:
+                       np.min(x, axis=axis, keepdims=keepdims), _index_partials(argmin))
+
+
+def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
+    if isinstance(dim, Tensor):
+        return pairwise(x, dim)
+    if dim is None:
+        return full(x, axis, keepdim, keepdims=keepdims)
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{op}(x, dim) takes one int dim (got {dim!r}); for several axes use "
+                        f"a{op}(x, dim), which returns the values only")
+    axis, keepdims = _axis_args(x, dim, None, keepdim, keepdims, op)
+    _check_nonempty(x, axis, op)
+    if axis is None:
+        return ValuesIndices(full(x, None, keepdims), Tensor._make(np.zeros((), np.int64)))
+    return ValuesIndices(apply(prim, x, axis=axis, keepdims=keepdims), arg(x, axis[0], keepdims))
+
+
+@tensor_method("max")
+def max(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
+    """Largest value.
+
+    `max(x)`: over all elements. `max(x, dim)`: `(values, indices)` along one dim, the
+    gradient going to the returned index, as torch. `max(x, axis=...)` (Paddle's
+    spelling): the values over an int or a tuple of axes, as `amax`. `max(x, y)` with a
+    tensor `y`: the elementwise `maximum`.
+    """
+    return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax, argmax, maximum)
+
+
+@tensor_method("min")
+def min(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
+    """Smallest value; the same forms as `max`."""
+    return _extremum(x, dim, keepdim, axis, keepdims, "min", min_dim_p, amin, argmin, minimum)
+
+
+# --- statistics --------------------------------------------------------------------------
+def _centered(x, axis, unbiased, keepdim, dim, correction, keepdims, op):
+    if isinstance(axis, bool):  # torch's legacy var(x, unbiased)
+        axis, unbiased = None, axis
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}: pass either unbiased or correction, not both")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    x = float_result(x)
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
+    dof = builtins.max(_count(x, axis) - correction, 0)
+    return x - mean(x, axis, keepdims=True), axis, keepdims, dof
+
+
+@tensor_method("var")
+def var(x, axis=None, unbiased=None, keepdim=False, *, dim=None, correction=None,
+        keepdims=False):
+    """Variance over `axis`, dividing by N - correction: unbiased (correction=1) by default;
+    `unbiased=False` or `correction=0` for the population variance."""
+    centered, axis, keepdims, dof = _centered(x, axis, unbiased, keepdim, dim, correction,
+                                              keepdims, "var")
+    return sum(centered * centered, axis, keepdims) / dof
+
+
+@tensor_method("std")
+def std(x, axis=None, unbiased=None, keepdim=False, *, dim=None, correction=None,
+        keepdims=False):
+    """Standard deviation over `axis` (see `var`); its gradient is 0 where it is 0, as torch."""
+    centered, axis, keepdims, dof = _centered(x, axis, unbiased, keepdim, dim, correction,
+                                              keepdims, "std")
+    return norm(centered, 2, axis, keepdims) / math.sqrt(dof)
+
+
+# --- logsumexp and norms -----------------------------------------------------------------
+def _logsumexp_impl(x, *, axis, keepdims):
+    # shifting by the max keeps exp from overflowing; an infinite max shifts by 0
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+logsumexp_p = _reduction("logsumexp", _logsumexp_impl, lambda x, out, axis: exp(x - out))
+
+
+@tensor_method("logsumexp")
+def logsumexp(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
+    """log(sum(exp(x))) over `axis`, computed without overflow."""
+    x = float_result(x)
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "logsumexp")
+    return apply(logsumexp_p, x, axis=axis, keepdims=keepdims)
+
+
+def _norm_impl(x, *, p, axis, keepdims):
+    a = np.abs(x)
+    if p == np.inf:
+        return np.max(a, axis=axis, keepdims=keepdims, initial=0)
+    if p == -np.inf:
+        return np.min(a, axis=axis, keepdims=keepdims)
+    if p == 0:
+        return np.sum(a != 0, axis=axis, keepdims=keepdims).astype(x.dtype)
+    if p == 1:
+        return np.sum(a, axis=axis, keepdims=keepdims)
+    # scaled by the largest |x| so that |x|**p neither overflows nor underflows
+    m = np.max(a, axis=axis, keepdims=True, initial=0)
+    m = np.where((m == 0) | ~np.isfinite(m), 1, m)
+    with np.errstate(divide="ignore"):
+        out = np.sum((a / m) ** p, axis=axis, keepdims=True) ** (1 / p) * m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _norm_partials(x, out, axis, *, p):
+    # d|x|_p / dx = sign(x) (|x| / out)**(p - 1), taken as 0 where out == 0 (a subgradient,
+    # as torch) and, for p < 1, where x == 0
+    if p == 0:
+        return zeros_like(x)
+    if p == 1:
+        return sign(x)
+    if p in (np.inf, -np.inf):
+        hit = cast(equal(abs(x), out), x.dtype)
+        return sign(x) * hit / sum(hit, axis, True)
+    out = where(equal(out, 0), 1.0, out)
+    if p == 2:
+        return x / out
+    ratio = abs(x) / out
+    if p < 1:
+        ratio = where(equal(x, 0), 1.0, ratio)
+    return sign(x) * ratio ** (p - 1)
+
+
+norm_p = _reduction("norm", _norm_impl, _norm_partials)
+
+
+@tensor_method("norm")
+def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
+    """The vector p-norm over `axis` (all elements if None): (sum |x|**p)**(1/p).
+
+    `p`: any number (inf: max |x|, -inf: min |x|, 0: the count of nonzeros), or 'fro' (and
+    None, Paddle's default) for 2. The gradient at 0 is 0.
+    """
+    if p is None or p == "fro":
+        p = 2.0
+    elif isinstance(p, str):
+        raise ValueError(f"norm: p={p!r} is not a vector norm; use p='fro' or a number (for "
+                         "the nuclear norm use the linalg matrix norms)")
+    x = float_result(x if dtype is None else cast(x, dtype))
+    axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "norm")
+    if p == -np.inf:
+        _check_nonempty(x, axis, "norm(p=-inf)")
+    return apply(norm_p, x, p=float(p), axis=axis, keepdims=keepdims)
+
+
+# --- cumulative sums and products --------------------------------------------------------
+def _scan(np_fn, x, axis, reverse):
+    if reverse:
+        return np.flip(np_fn(np.flip(x, axis), axis=axis), axis)
+    return np_fn(x, axis=axis)
+
+
+# the transpose of a cumulative sum is the cumulative sum in the other direction
+cumsum_p = linear("cumsum", lambda x, *, axis, reverse: _scan(np.cumsum, x, axis, reverse),
+                  lambda out_bar, x, *, axis, reverse:
+                  apply(cumsum_p, out_bar, axis=axis, reverse=not reverse))
+
+
+def _cumprod_parts(x, axis, reverse):
+    """The pieces of prod_{j<=k, j!=i} x_j that keep cumprod's rules exact where x has zeros.
+
+    That product is c_k, the running product with the zeros taken as 1, times what the
+    zeros up to k other than x_i contribute: 1 if there are none, the zero itself if there
+    is one, 0 if two or more (a product of two vanishing factors: its derivative is 0 too).
+    Returns the zero mask, the masks of the first and second zero, x with its zeros as 1,
+    c, and the zeros' contribution when x_i is nonzero, the first zero, the second zero.
+    """
+    zero = equal(x, 0)
+    seen = apply(cumsum_p, cast(zero, dtypes.int64), axis=axis, reverse=reverse)
+    none, one, two = equal(seen, 0), equal(seen, 1), equal(seen, 2)
+    first, second = logical_and(zero, one), logical_and(zero, two)
+    z1 = sum(where(first, x, 0.0), axis, True)
+    z2 = sum(where(second, x, 0.0), axis, True)
+    x_nonzero = where(zero, 1.0, x)
+    c = apply(cumprod_p, x_nonzero, axis=axis, reverse=reverse)
+    zeros_part = (where(none, 1.0, where(one, z1, 0.0)),
+                  where(one, 1.0, where(two, z2, 0.0)),
+                  where(two, z1, 0.0))
+    return zero, first, second, x_nonzero, c, zeros_part
+
+
+def _cumprod_vjp(out_bar, out, x, *, axis, reverse):
+    zero, first, second, x_nonzero, c, (k0, k1, k2) = _cumprod_parts(x, axis, reverse)
+    back = functools.partial(apply, cumsum_p, axis=axis, reverse=not reverse)
+    g = out_bar * c
+    return where(zero, where(first, back(g * k1), where(second, back(g * k2), 0.0)),
+                 back(g * k0) / x_nonzero)
+
+
+def _cumprod_jvp(tangents, out, x, *, axis, reverse):
+    zero, first, second, x_nonzero, c, (k0, k1, k2) = _cumprod_parts(x, axis, reverse)
+    x_dot = tangents[0]
+    d1 = sum(where(first, x_dot, 0.0), axis, True)
+    d2 = sum(where(second, x_dot, 0.0), axis, True)
+    ahead = apply(cumsum_p, where(zero, 0.0, x_dot / x_nonzero), axis=axis, reverse=reverse)
+    return c * (k0 * ahead + d1 * k1 + d2 * k2)
+
+
+cumprod_p = Primitive(
+    "cumprod", lambda x, *, axis, reverse: _scan(np.cumprod, x, axis, reverse),
+    vjp=(_cumprod_vjp,), jvp=_cumprod_jvp)
+
+
+def _cumulative(prim, x, axis, dtype, op):
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif x._data.dtype.kind in "bi":
+        x = cast(x, dtypes.int64)
+    if axis is None:
+        return apply(prim, reshape(x, -1), axis=0, reverse=False)
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{op} takes one int axis (or None to scan the flattened tensor), "
+                        f"got {axis!r}")
+    (axis,) = normalize_axis(axis, x.ndim, op)
+    if x.ndim == 0:
+        return reshape(apply(prim, reshape(x, 1), axis=0, reverse=False), ())
+    return apply(prim, x, axis=axis, reverse=False)
+
+
+@tensor_method("cumsum")
+def cumsum(x, dim=None, dtype=None, *, axis=None):
+    """Running sum along `dim` (over the flattened tensor if None)."""
+    return _cumulative(cumsum_p, x, axis if dim is None else dim, dtype, "cumsum")
+
+
+@tensor_method("cumprod")
+def cumprod(x, dim=None, dtype=None, *, axis=None):
+    """Running product along `dim` (over the flattened tensor if None); exact gradients
+    where the input holds zeros."""
+    return _cumulative(cumprod_p, x, axis if dim is None else dim, dtype, "cumprod")
+
+
+# --- sums of several tensors -------------------------------------------------------------
+def _add_n_jvp(tangents, out, *xs):
+    present = [t for t in tangents if t is not None]
+    return functools.reduce(lambda a, b: a + b, present)
+
+
+add_n_p = Primitive("add_n", lambda *xs: functools.reduce(np.add, xs),
+                    vjp=lambda out_bar, out, *xs: [out_bar] * len(xs), jvp=_add_n_jvp)
+
+
+def add_n(inputs):
+    """The elementwise sum of a list of tensors (Paddle's add_n), broadcast together."""
+    if isinstance(inputs, Tensor):
+        return inputs
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("add_n: needs at least one tensor")
+    try:
+        np.broadcast_shapes(*(np.shape(x) for x in inputs))
+    except ValueError:
+        raise ValueError("add_n: the shapes " + ", ".join(str(list(np.shape(x)))
+                                                           for x in inputs)
+                         + " don't broadcast together") from None
+    return apply(add_n_p, *promote_all(*inputs))
+
+
+# --- logical reductions and counts: no gradient ------------------------------------------
+def _plain_reduction(np_fn, name, doc):
+    def op(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
+        axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, name)
+        return Tensor._make(np.asarray(np_fn(x._data, axis=axis, keepdims=keepdims)))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = doc
+    return tensor_method(name)(op)
+
+
+all = _plain_reduction(np.all, "all", "Whether every element over `axis` is nonzero (bool).")
+any = _plain_reduction(np.any, "any", "Whether some element over `axis` is nonzero (bool).")
+count_nonzero = _plain_reduction(
+    lambda a, axis, keepdims: np.count_nonzero(a, axis=axis, keepdims=keepdims).astype(np.int64),
+    "count_nonzero", "How many elements over `axis` are nonzero (int64).")
