@@ -1,23 +1,62 @@
-"""Shape ops: reshape, broadcast and its transpose `sum_to`, transpose, squeeze and friends."""
+"""Shape ops: reshape and friends, broadcasting and its transpose `sum_to`, axis permutations,
+joining and splitting, tiling, flipping, rolling and padding.
+
+Every primitive here is linear; its transpose is another op of this family
+(reshape <-> reshape, broadcast_to <-> sum_to, concat <-> split, pad <-> slicing).
+Views (reshape, permute, split) share their input's version counter, so an
+in-place change through a view is caught by the graph's version checks.
+"""
+import copy
+import math
+
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.tensor import tensor_method
-from ._family import linear
+from .._core.primitive import Primitive
+from .._core.tensor import Tensor, tensor_method
+from ._family import as_tensor, linear, promote_all
 
-__all__ = ["reshape", "broadcast_to", "sum_to", "expand_reduced"]
+__all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
+           "expand", "expand_as", "broadcast_tensors", "squeeze", "unsqueeze", "flatten",
+           "unflatten", "permute", "transpose", "swapaxes", "swapdims", "moveaxis", "movedim",
+           "concat", "cat", "concatenate", "stack", "split", "chunk", "unbind", "unstack",
+           "narrow", "select", "tile", "repeat", "repeat_interleave", "flip", "roll", "pad",
+           "clone", "contiguous", "assign"]
 
 
-reshape_p = linear("reshape", lambda x, *, shape: np.reshape(x, shape),
+def _dim(d, ndim, op, extra=0):
+    """One axis, negative counting from the end, checked against `ndim + extra` dimensions."""
+    n = ndim + extra
+    d = int(d)
+    if not -max(n, 1) <= d < max(n, 1):
+        raise IndexError(f"{op}: dimension {d} is out of range for a tensor of {ndim} "
+                         f"dimensions (expected one in [{-max(n, 1)}, {max(n, 1) - 1}])")
+    return d % max(n, 1)
+
+
+def _sizes(args):
+    """`f(x, 2, 3)` and `f(x, (2, 3))` alike, as a tuple of ints."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, Tensor)):
+        args = args[0].tolist() if isinstance(args[0], Tensor) else args[0]
+    return tuple(map(int, args))
+
+
+def _dims(dims, ndim, op, extra=0):
+    if isinstance(dims, (int, np.integer)):
+        dims = (dims,)
+    n = ndim + extra
+    return tuple(d if type(d) is int and 0 <= d < n else _dim(d, ndim, op, extra) for d in dims)
+
+
+# --- reshape ------------------------------------------------------------------------------
+reshape_p = linear("reshape", lambda x, *, shape: x.reshape(shape),
                    lambda out_bar, x, *, shape: reshape(out_bar, x.shape), view=True)
 
 
 @tensor_method("reshape", "view")
 def reshape(x, *shape):
     """The same elements in a new shape (one entry may be -1)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    shape = tuple(int(s) for s in shape)
+    shape = _sizes(shape)
     try:
         target = _resolve(x.shape, shape)
     except ValueError as err:
@@ -25,23 +64,95 @@ def reshape(x, *shape):
                          f"({x.size} elements) to {list(shape)}") from err
     if target == x.shape:
         return x
-    return apply(reshape_p, x, shape=target)
+    out = apply(reshape_p, x, shape=target)
+    if not np.may_share_memory(out._data, x._data):
+        out._version = [0]  # NumPy had to copy: no longer a view
+    return out
 
 
 def _resolve(old, shape):
-    size = int(np.prod(old))
-    if shape.count(-1) > 1:
-        raise ValueError("only one dimension can be -1")
-    known = int(np.prod([s for s in shape if s != -1]))
+    size = math.prod(old)
     if -1 in shape:
-        if known == 0 or size % known:
+        if shape.count(-1) > 1:
+            raise ValueError("only one dimension can be -1")
+        known = -math.prod(shape)
+        if known <= 0 or size % known:
             raise ValueError("not divisible")
         shape = tuple(size // known if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != size:
+    if math.prod(shape) != size or min(shape, default=0) < 0:
         raise ValueError("size mismatch")
     return shape
 
 
+@tensor_method("view_as", "reshape_as")
+def view_as(x, other):
+    return reshape(x, other.shape)
+
+
+reshape_as = view_as
+
+
+@tensor_method("squeeze")
+def squeeze(x, axis=None, *, dim=None):
+    """Drop size-1 dimensions: all of them, or those among `axis` (others are left alone)."""
+    if dim is not None:
+        axis = dim
+    if axis is None:
+        shape = tuple(s for s in x.shape if s != 1)
+    else:
+        axes = _dims(axis, x.ndim, "squeeze")
+        shape = tuple(s for i, s in enumerate(x.shape) if not (i in axes and s == 1))
+    return reshape(x, shape)
+
+
+@tensor_method("unsqueeze")
+def unsqueeze(x, axis=None, *, dim=None):
+    """Insert size-1 dimensions at `axis` (an int, or a list counted in the result's dims)."""
+    if dim is not None:
+        axis = dim
+    if axis is None:
+        raise TypeError("unsqueeze: say where to insert the new dimension (dim=...)")
+    if isinstance(axis, Tensor):
+        axis = axis.tolist()
+    n_new = 1 if isinstance(axis, (int, np.integer)) else len(axis)
+    axes = _dims(axis, x.ndim, "unsqueeze", n_new)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"unsqueeze: axis {axis} names the same dimension twice")
+    rest = iter(x.shape)
+    return reshape(x, tuple(1 if i in axes else next(rest) for i in range(x.ndim + n_new)))
+
+
+@tensor_method("flatten")
+def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
+    """Merge dimensions `start_dim` to `end_dim` (inclusive) into one."""
+    if start_axis is not None:
+        start_dim = start_axis
+    if stop_axis is not None:
+        end_dim = stop_axis
+    if x.ndim == 0:
+        return reshape(x, (1,))
+    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
+    if start > end:
+        raise ValueError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
+                         f"for a tensor of shape {list(x.shape)}")
+    merged = int(np.prod(x.shape[start:end + 1]))
+    return reshape(x, x.shape[:start] + (merged,) + x.shape[end + 1:])
+
+
+@tensor_method("unflatten")
+def unflatten(x, dim, sizes):
+    """Split dimension `dim` into `sizes` (one entry may be -1)."""
+    d = _dim(dim, x.ndim, "unflatten")
+    sizes = _sizes((sizes,))
+    try:
+        sizes = _resolve((x.shape[d],), sizes)
+    except ValueError:
+        raise ValueError(f"unflatten: dimension {dim} of size {x.shape[d]} can't be split into "
+                         f"{list(sizes)}") from None
+    return reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
+
+
+# --- broadcasting -------------------------------------------------------------------------
 broadcast_to_p = linear("broadcast_to", lambda x, *, shape: np.broadcast_to(x, shape),
                         lambda out_bar, x, *, shape: sum_to(out_bar, x.shape), view=True)
 sum_to_p = linear("sum_to", lambda x, *, shape: _sum_to_array(x, shape),
@@ -54,11 +165,10 @@ def broadcast_to(x, shape):
     shape = tuple(int(s) for s in shape)
     if x.shape == shape:
         return x
-    try:
-        np.broadcast_shapes(x.shape, shape)
-    except ValueError:
+    old = x.shape
+    if len(old) > len(shape) or any(a != b and a != 1 for a, b in zip(old[::-1], shape[::-1])):
         raise ValueError(f"broadcast_to: can't broadcast shape {list(x.shape)} to "
-                         f"{list(shape)}") from None
+                         f"{list(shape)}: only size-1 and missing leading dimensions expand")
     return apply(broadcast_to_p, x, shape=shape)
 
 
@@ -88,3 +198,448 @@ def expand_reduced(out_bar, ndim, axis, keepdims):
     for a in axis:
         shape.insert(a, 1)
     return reshape(out_bar, shape)
+
+
+@tensor_method("expand")
+def expand(x, *sizes, shape=None):
+    """`x` broadcast to `sizes`; -1 keeps a dimension's size, new dimensions go in front."""
+    sizes = _sizes(sizes if shape is None else (shape,))
+    lead = len(sizes) - x.ndim
+    if lead < 0:
+        raise ValueError(f"expand: {len(sizes)} sizes {list(sizes)} for a tensor of shape "
+                         f"{list(x.shape)}; give at least one size per dimension")
+    if any(s == -1 for s in sizes[:lead]):
+        raise ValueError(f"expand: -1 is not allowed for the new leading dimensions in "
+                         f"{list(sizes)}")
+    return broadcast_to(x, sizes[:lead] + tuple(
+        old if s == -1 else s for s, old in zip(sizes[lead:], x.shape)))
+
+
+@tensor_method("expand_as")
+def expand_as(x, other):
+    return broadcast_to(x, other.shape)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors broadcast against each other (NumPy rules), as a tuple."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    tensors = [as_tensor(t) for t in tensors]
+    try:
+        shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    except ValueError:
+        raise ValueError("broadcast_tensors: shapes " + ", ".join(
+            str(list(t.shape)) for t in tensors) + " don't broadcast together") from None
+    return tuple(broadcast_to(t, shape) for t in tensors)
+
+
+# --- axis permutations --------------------------------------------------------------------
+permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
+                   lambda out_bar, x, *, perm: apply(permute_p, out_bar,
+                                                     perm=tuple(np.argsort(perm).tolist())),
+                   view=True)
+
+
+@tensor_method("permute")
+def permute(x, *dims):
+    """The dimensions of `x` reordered: output dimension i is input dimension dims[i]."""
+    dims = _sizes(dims)
+    perm = _dims(dims, x.ndim, "permute")
+    if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
+                         f"dimensions of a tensor of shape {list(x.shape)}")
+    if perm == tuple(range(x.ndim)):
+        return x
+    return apply(permute_p, x, perm=perm)
+
+
+@tensor_method("transpose")
+def transpose(x, dim0=None, dim1=None, *, perm=None):
+    """Swap two dimensions (`transpose(x, 0, 1)`), or permute them all (`transpose(x, perm)`,
+    PaddlePaddle's form); with neither, reverse the dimensions."""
+    if isinstance(dim0, (list, tuple)):
+        perm = dim0
+    if perm is not None:
+        return permute(x, perm)
+    if dim0 is None and dim1 is None:
+        return permute(x, tuple(range(x.ndim))[::-1])
+    if dim0 is None or dim1 is None:
+        raise TypeError("transpose: give two dimensions to swap, or a full permutation list")
+    return swapaxes(x, dim0, dim1)
+
+
+@tensor_method("swapaxes", "swapdims")
+def swapaxes(x, axis0, axis1):
+    a, b = _dim(axis0, x.ndim, "transpose"), _dim(axis1, x.ndim, "transpose")
+    if a == b:
+        return x
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = b, a
+    return permute(x, perm)
+
+
+swapdims = swapaxes
+
+
+@tensor_method("moveaxis", "movedim")
+def moveaxis(x, source, destination):
+    """Move dimensions `source` to positions `destination`, keeping the others' order."""
+    src, dst = _dims(source, x.ndim, "moveaxis"), _dims(destination, x.ndim, "moveaxis")
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: source {source} and destination {destination} must be "
+                         "the same number of distinct dimensions")
+    rest = iter(d for d in range(x.ndim) if d not in src)
+    placed = dict(zip(dst, src))
+    return permute(x, [placed[i] if i in placed else next(rest) for i in range(x.ndim)])
+
+
+movedim = moveaxis
+
+Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1))),
+                    doc="The tensor with its dimensions reversed (the transpose of a matrix).")
+
+
+def _matrix_transpose(self):
+    if self.ndim < 2:
+        raise ValueError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
+                         f"{list(self.shape)}")
+    return swapaxes(self, -2, -1)
+
+
+Tensor.mT = property(_matrix_transpose, doc="The last two dimensions swapped (batched matrices).")
+
+
+# --- joining and splitting ----------------------------------------------------------------
+def _concat_vjp(out_bar, out, *xs, axis):
+    return _split(out_bar, tuple(x.shape[axis] for x in xs), axis)
+
+
+def _concat_jvp(tangents, out, *xs, axis):
+    from ..creation import zeros_like
+    return apply(concat_p, *(zeros_like(x) if t is None else t for t, x in zip(tangents, xs)),
+                 axis=axis)
+
+
+concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis),
+                     vjp=_concat_vjp, jvp=_concat_jvp)
+
+# One node for all the pieces, so the backward is a single concat, not a sum of scatters.
+# The engine sizes a node's gradient buffer by its record's `n_outputs`, so each piece count
+# gets its own copy of this record (same rules, same node class, not registered again).
+split_p = Primitive(
+    "split", lambda x, *, sizes, axis: tuple(np.split(x, np.cumsum(sizes[:-1]), axis=axis)),
+    vjp=(lambda out_bar, out, x, *, sizes, axis: apply(concat_p, *out_bar, axis=axis),),
+    jvp=lambda tangents, out, x, *, sizes, axis: _split(tangents[0], sizes, axis),
+    n_outputs=2)
+_split_records = {2: split_p}
+
+
+def _split(x, sizes, axis):
+    if len(sizes) == 1:
+        return (x,)
+    record = _split_records.get(len(sizes))
+    if record is None:
+        record = _split_records[len(sizes)] = copy.copy(split_p)
+        record.n_outputs = len(sizes)
+    return apply(record, x, sizes=sizes, axis=axis)
+
+
+def concat(tensors, axis=0, *, dim=None, name=None):
+    """Join tensors along an existing dimension `axis` (dtypes promote as in arithmetic)."""
+    if dim is not None:
+        axis = dim
+    if isinstance(tensors, Tensor) or not len(tensors):
+        raise TypeError("concat: expected a non-empty list of tensors")
+    first = tensors[0]
+    if not (isinstance(first, Tensor) and all(
+            isinstance(t, Tensor) and t._data.dtype == first._data.dtype for t in tensors)):
+        tensors = promote_all(*tensors) if len(tensors) > 1 else [as_tensor(first)]
+        first = tensors[0]
+    if first.ndim == 0:
+        raise ValueError("concat: 0-d tensors can't be concatenated; use stack")
+    axis = _dim(axis, first.ndim, "concat")
+    for i, t in enumerate(tensors):
+        if t.ndim != first.ndim or t.shape[:axis] != first.shape[:axis] or (
+                t.shape[axis + 1:] != first.shape[axis + 1:]):
+            raise ValueError(f"concat: tensor {i} has shape {list(t.shape)}, which doesn't "
+                             f"match tensor 0's {list(first.shape)} outside dimension {axis}")
+    return apply(concat_p, *tensors, axis=axis)
+
+
+cat = concatenate = concat
+
+
+def stack(tensors, axis=0, *, dim=None, name=None):
+    """Join same-shaped tensors along a new dimension `axis`."""
+    if dim is not None:
+        axis = dim
+    if isinstance(tensors, Tensor) or not len(tensors):
+        raise TypeError("stack: expected a non-empty list of tensors")
+    tensors = [as_tensor(t) for t in tensors]
+    shape = tensors[0].shape
+    for i, t in enumerate(tensors):
+        if t.shape != shape:
+            raise ValueError(f"stack: tensor {i} has shape {list(t.shape)} but tensor 0 has "
+                             f"{list(shape)}; stack needs equal shapes")
+    axis = _dim(axis, len(shape), "stack", 1)
+    return concat([unsqueeze(t, axis) for t in tensors], axis)
+
+
+@tensor_method("split")
+def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=None):
+    """Cut `x` along `dim` into pieces, returned as a tuple.
+
+    PyTorch's form: an int is the size of every piece (the last may be smaller), a
+    list gives each piece's size. PaddlePaddle's `num_or_sections=` keyword: an
+    int is the number of equal pieces, a list gives sizes, one of which may be -1.
+    """
+    if axis is not None:
+        dim = axis
+    if x.ndim == 0:
+        raise ValueError("split: can't split a 0-d tensor")
+    dim = _dim(dim, x.ndim, "split")
+    n = x.shape[dim]
+    if num_or_sections is not None:
+        if isinstance(num_or_sections, (int, np.integer)):
+            if num_or_sections <= 0 or n % num_or_sections:
+                raise ValueError(f"split: dimension {dim} of size {n} can't be cut into "
+                                 f"{num_or_sections} equal pieces")
+            sizes = (n // num_or_sections,) * int(num_or_sections)
+        else:
+            sizes = _sizes((num_or_sections,))
+            if sizes.count(-1) == 1:
+                sizes = tuple(n - sum(sizes) - 1 if s == -1 else s for s in sizes)
+    elif isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        if size <= 0 and n:
+            raise ValueError(f"split: the piece size must be positive, got {size}")
+        sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if n else (0,)
+    elif split_size_or_sections is None:
+        raise TypeError("split: give the piece size or the list of sizes")
+    else:
+        sizes = _sizes((split_size_or_sections,))
+    if sum(sizes) != n or any(s < 0 for s in sizes):
+        raise ValueError(f"split: sizes {list(sizes)} don't add up to the size {n} of "
+                         f"dimension {dim} (shape {list(x.shape)})")
+    pieces = _split(x, sizes, dim)
+    for piece in pieces:
+        piece._version = x._version
+    return pieces
+
+
+@tensor_method("chunk")
+def chunk(x, chunks, dim=0, *, axis=None):
+    """`chunks` pieces of (up to) equal size along `dim`; fewer when the size runs out."""
+    if axis is not None:
+        dim = axis
+    if int(chunks) <= 0:
+        raise ValueError(f"chunk: the number of chunks must be positive, got {chunks}")
+    n = x.shape[_dim(dim, x.ndim, "chunk")]
+    return split(x, max(-(-n // int(chunks)), 1), dim)
+
+
+@tensor_method("unbind", "unstack")
+def unbind(x, dim=0, *, axis=None, num=None):
+    """The slices of `x` along `dim`, as a tuple of tensors with that dimension removed."""
+    if axis is not None:
+        dim = axis
+    dim = _dim(dim, x.ndim, "unbind")
+    if x.shape[dim] == 0:
+        return ()
+    shape = x.shape[:dim] + x.shape[dim + 1:]
+    return tuple(reshape(piece, shape) for piece in split(x, 1, dim))
+
+
+unstack = unbind
+
+
+@tensor_method("narrow")
+def narrow(x, dim, start, length):
+    """`length` entries of dimension `dim` from `start` (a view)."""
+    dim = _dim(dim, x.ndim, "narrow")
+    n = x.shape[dim]
+    start = int(start) + (n if int(start) < 0 else 0)
+    if not 0 <= start <= n or length < 0 or start + length > n:
+        raise IndexError(f"narrow: start {start} and length {length} fall outside dimension "
+                         f"{dim} of size {n}")
+    return x[(slice(None),) * dim + (slice(start, start + int(length)),)]
+
+
+@tensor_method("select")
+def select(x, dim, index):
+    """Entry `index` of dimension `dim`, that dimension removed (a view)."""
+    dim = _dim(dim, x.ndim, "select")
+    return x[(slice(None),) * dim + (int(index),)]
+
+
+# --- tiling -------------------------------------------------------------------------------
+@tensor_method("tile")
+def tile(x, *reps, repeat_times=None):
+    """`x` repeated `reps[i]` times along each dimension (NumPy's tile; short reps count
+    from the last dimension, long reps add leading dimensions)."""
+    reps = _sizes((repeat_times,)) if repeat_times is not None else _sizes(reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {list(reps)}")
+    n = max(len(reps), x.ndim)
+    reps = (1,) * (n - len(reps)) + reps
+    shape = (1,) * (n - x.ndim) + x.shape
+    if all(r == 1 for r in reps):
+        return reshape(x, shape)
+    # tiling is broadcasting a (1, s) pair of axes to (r, s), then merging the pair
+    paired = tuple(v for s in shape for v in (1, s))
+    wide = tuple(v for r, s in zip(reps, shape) for v in (r, s))
+    tiled = broadcast_to(reshape(x, paired), wide)
+    return reshape(tiled, tuple(r * s for r, s in zip(reps, shape)))
+
+
+@tensor_method("repeat")
+def repeat(x, *sizes):
+    """PyTorch's Tensor.repeat: tile with one repetition count per dimension (or more)."""
+    sizes = _sizes(sizes)
+    if len(sizes) < x.ndim:
+        raise ValueError(f"repeat: {len(sizes)} repetition counts for a tensor of shape "
+                         f"{list(x.shape)}; give at least one per dimension")
+    return tile(x, sizes)
+
+
+@tensor_method("repeat_interleave")
+def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
+    """Each entry of `x` along `dim` repeated `repeats` times (an int, or one count per
+    entry); with no `dim`, of the flattened tensor."""
+    from .indexing import index_select
+    if axis is not None:
+        dim = axis
+    if dim is None:
+        x, dim = flatten(x), 0
+    dim = _dim(dim, x.ndim, "repeat_interleave")
+    counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
+    if counts.ndim == 0 or counts.size == 1 and x.shape[dim] != 1:
+        r = int(counts.reshape(()))
+        if r < 0:
+            raise ValueError(f"repeat_interleave: repeats must be non-negative, got {r}")
+        wide = x.shape[:dim + 1] + (r,) + x.shape[dim + 1:]
+        out = broadcast_to(unsqueeze(x, dim + 1), wide)
+        return reshape(out, x.shape[:dim] + (x.shape[dim] * r,) + x.shape[dim + 1:])
+    if counts.shape != (x.shape[dim],) or counts.dtype.kind not in "iu" or np.any(counts < 0):
+        raise ValueError(f"repeat_interleave: repeats must be one non-negative integer per "
+                         f"entry of dimension {dim} (size {x.shape[dim]}), got shape "
+                         f"{list(counts.shape)} {counts.dtype}")
+    return index_select(x, dim, np.repeat(np.arange(x.shape[dim]), counts))
+
+
+# --- reordering ---------------------------------------------------------------------------
+flip_p = linear("flip", lambda x, *, axes: np.flip(x, axes).copy(),
+                lambda out_bar, x, *, axes: apply(flip_p, out_bar, axes=axes))
+
+
+@tensor_method("flip")
+def flip(x, dims=None, *, axis=None):
+    """`x` with the order of entries reversed along `dims` (a copy)."""
+    if axis is not None:
+        dims = axis
+    if dims is None:
+        raise TypeError("flip: say which dimensions to reverse (dims=...)")
+    axes = _dims(dims, x.ndim, "flip")
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"flip: dims {dims} names the same dimension twice")
+    return apply(flip_p, x, axes=axes)
+
+
+roll_p = linear("roll", lambda x, *, shifts, axes: np.roll(x, shifts, axes),
+                lambda out_bar, x, *, shifts, axes: apply(
+                    roll_p, out_bar, shifts=tuple(-s for s in shifts), axes=axes))
+
+
+@tensor_method("roll")
+def roll(x, shifts, dims=None, *, axis=None):
+    """Entries shifted cyclically by `shifts` along `dims` (of the flattened tensor if None)."""
+    if axis is not None:
+        dims = axis
+    shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else _sizes((shifts,))
+    if dims is None:
+        if len(shifts) != 1:
+            raise ValueError(f"roll: {len(shifts)} shifts but no dims; give one dim per shift")
+        return reshape(apply(roll_p, reshape(x, (-1,)), shifts=shifts, axes=(0,)), x.shape)
+    axes = _dims(dims, x.ndim, "roll")
+    if len(axes) != len(shifts):
+        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} dims; give one each")
+    return apply(roll_p, x, shifts=shifts, axes=axes)
+
+
+# --- padding ------------------------------------------------------------------------------
+# Affine in x (the fill value is a constant): the JVP pads the tangent with zeros and the
+# VJP cuts the padding off again.
+pad_p = Primitive(
+    "pad", lambda x, *, widths, value: np.pad(x, widths, constant_values=value),
+    vjp=(lambda out_bar, out, x, *, widths, value: out_bar[tuple(
+        slice(before, before + n) for (before, _), n in zip(widths, x.shape))],),
+    jvp=lambda tangents, out, x, *, widths, value: apply(pad_p, tangents[0], widths=widths,
+                                                         value=0.0))
+
+
+def pad(x, pad, mode="constant", value=0.0, *, name=None):
+    """Pad `x` the way torch.nn.functional.pad does: `pad` lists (before, after) pairs
+    starting from the LAST dimension; negative widths crop. `mode` is 'constant' (filled
+    with `value`), 'reflect', 'replicate' or 'circular'."""
+    pad = _sizes((pad,))
+    if len(pad) % 2 or len(pad) // 2 > x.ndim:
+        raise ValueError(f"pad: the pad list {list(pad)} must hold (before, after) pairs, at "
+                         f"most one per dimension of the tensor of shape {list(x.shape)}")
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if any(b < 0 or a < 0 for b, a in widths):
+        x = x[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(widths, x.shape))]
+        widths = [(max(b, 0), max(a, 0)) for b, a in widths]
+    if all(b == 0 and a == 0 for b, a in widths):
+        return x
+    if mode == "constant":
+        return apply(pad_p, x, widths=tuple(widths), value=value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
+                         "'replicate' or 'circular'")
+    from .indexing import index_select
+    for d, (before, after) in enumerate(widths):
+        if not before and not after:
+            continue
+        n = x.shape[d]
+        limit = n - 1 if mode == "reflect" else n
+        if mode != "replicate" and max(before, after) > limit or n == 0:
+            raise ValueError(f"pad: {mode} padding of ({before}, {after}) is too wide for "
+                             f"dimension {d} of size {n} (at most {limit})")
+        i = np.arange(-before, n + after)
+        if mode == "reflect":
+            i = np.abs(i)
+            i = np.where(i > n - 1, 2 * (n - 1) - i, i)
+        elif mode == "replicate":
+            i = np.clip(i, 0, n - 1)
+        else:
+            i = i % n
+        x = index_select(x, d, i)
+    return x
+
+
+# --- copies ------------------------------------------------------------------------------
+clone_p = linear("clone", np.copy, lambda out_bar, x: out_bar)
+
+
+@tensor_method("clone")
+def clone(x, *, memory_format=None):
+    """A copy of `x` that stays in the graph (gradients flow back to `x`)."""
+    return apply(clone_p, x)
+
+
+@tensor_method("contiguous")
+def contiguous(x, memory_format=None):
+    """`x` itself: fluxgrad tensors need no layout change."""
+    return x
+
+
+def assign(x, output=None):
+    """PaddlePaddle's assign: a copy of `x` (a tensor, array or list), written into `output`
+    in place when given."""
+    result = clone(x) if isinstance(x, Tensor) else Tensor(
+        np.array(x, dtype=None if output is None else output._data.dtype))
+    if output is None:
+        return result
+    return output._rebase_inplace(result)

@@ -1,0 +1,507 @@
+"""Indexing: `x[index]`, `x[index] = value`, gather/scatter and masked ops.
+
+An index is normalised once into a static part (ints, slices, None, Ellipsis,
+and the placeholder ARRAY where an index array goes) and the index arrays,
+which travel as constant inputs of the primitive. Four primitives cover it:
+  slice       basic indexing (a view),
+  index       advanced indexing (integer arrays, boolean masks; a copy),
+  index_scatter  the transpose of both: out_bar added into zeros at the index
+                 (np.add.at, so repeated indices accumulate); its transpose is
+                 the getitem again, so gradients of any order stay exact,
+  index_put   x with the indexed entries replaced by (or increased by) value.
+gather, scatter, index_select, take_along_axis and friends build index arrays
+and use these.
+"""
+import numbers
+import operator
+
+import numpy as np
+
+from .._core.dispatch import apply
+from .._core.forward_mode import state as _forward_state
+from .._core.grad_mode import state as _grad_state
+from .._core.primitive import Primitive
+from .._core.tensor import Tensor, is_scalar, tensor_method
+from ._family import cast_to, linear
+from .elementwise import where
+from .shape import _dim, broadcast_tensors, reshape
+
+__all__ = ["getitem", "setitem", "index_put", "index_put_", "gather", "scatter", "scatter_",
+           "scatter_add", "scatter_add_", "index_select", "index_add", "index_add_",
+           "take_along_axis", "take_along_dim", "take", "masked_fill", "masked_fill_",
+           "masked_select", "nonzero"]
+
+ARRAY = "array"  # stands in the static index for the next index array
+
+
+def _normalize(index):
+    """(static index tuple, list of index arrays) for a Python index expression."""
+    if type(index) is not tuple:
+        index = (index,)
+    static = []
+    arrays = []
+    for e in index:
+        t = type(e)
+        if t is int or e is None or e is Ellipsis:
+            static.append(e)
+            continue
+        if t is slice:
+            if not all(type(v) is int or v is None for v in (e.start, e.stop, e.step)):
+                e = slice(*(None if v is None else operator.index(v)
+                            for v in (e.start, e.stop, e.step)))
+            static.append(e)
+            continue
+        if t is Tensor or isinstance(e, Tensor):
+            a = e._data
+        elif isinstance(e, np.ndarray):
+            a = e
+        elif isinstance(e, (bool, np.bool_)):
+            a = np.asarray(e)
+        elif isinstance(e, numbers.Integral):
+            static.append(operator.index(e))
+            continue
+        elif isinstance(e, (list, tuple)):
+            a = np.asarray(e)
+        else:
+            raise IndexError(f"can't index a tensor with a {type(e).__name__}; use ints, "
+                             "slices, None, ..., or integer / boolean tensors")
+        kind = a.dtype.kind
+        if kind in "iu":
+            if a.ndim == 0:
+                static.append(int(a))
+                continue
+        elif kind != "b":
+            if a.size:
+                raise IndexError(f"tensors used as indices must be integer or boolean, not "
+                                 f"{a.dtype}")
+            a = a.astype(np.int64)
+        static.append(ARRAY)
+        arrays.append(a)
+    return tuple(static), arrays
+
+
+def _build(index, arrays):
+    if not arrays:
+        return index
+    rest = iter(arrays)
+    return tuple(next(rest) if e is ARRAY else e for e in index)
+
+
+def _repeats_possible(arrays):
+    return any(a.dtype.kind != "b" for a in arrays)
+
+
+def _scatter_impl(out_bar, *arrays, index, shape):
+    out = np.zeros(shape, out_bar.dtype)
+    if _repeats_possible(arrays):
+        np.add.at(out, _build(index, arrays), out_bar)
+    else:
+        out[_build(index, arrays)] = out_bar
+    return out
+
+
+def _index_put_impl(x, value, *arrays, index, accumulate):
+    out = x.copy()
+    idx = _build(index, arrays)
+    if not accumulate:
+        out[idx] = value
+    elif _repeats_possible(arrays):
+        np.add.at(out, idx, value)
+    else:
+        out[idx] += value
+    return out
+
+
+def _take(x, arrays, index):
+    """x[index] as the primitive that fits it."""
+    if arrays:
+        return apply(index_p, x, *arrays, index=index)
+    return apply(slice_p, x, index=index)
+
+
+slice_p = linear("slice", lambda x, *, index: x[index],
+                 lambda out_bar, x, *, index: apply(index_scatter_p, out_bar, index=index,
+                                                    shape=x.shape),
+                 view=True)
+
+index_p = Primitive(
+    "index", lambda x, *arrays, index: x[_build(index, arrays)],
+    vjp=(lambda out_bar, out, x, *arrays, index: apply(
+        index_scatter_p, out_bar, *arrays, index=index, shape=x.shape),),
+    jvp=lambda tangents, out, x, *arrays, index: apply(index_p, tangents[0], *arrays,
+                                                       index=index))
+
+index_scatter_p = Primitive(
+    "index_scatter", _scatter_impl,
+    vjp=(lambda out_bar, out, g, *arrays, index, shape: _take(out_bar, arrays, index),),
+    jvp=lambda tangents, out, g, *arrays, index, shape: apply(
+        index_scatter_p, tangents[0], *arrays, index=index, shape=shape))
+
+
+def _index_put_value_vjp(out_bar, out, x, value, *arrays, index, accumulate):
+    v_bar = _take(out_bar, arrays, index)
+    if v_bar.ndim < value.ndim:  # NumPy lets value carry extra leading size-1 dimensions
+        v_bar = reshape(v_bar, (1,) * (value.ndim - v_bar.ndim) + v_bar.shape)
+    return v_bar
+
+
+def _index_put_jvp(tangents, out, x, value, *arrays, index, accumulate):
+    from ..creation import zeros_like
+    x_dot, v_dot = tangents[0], tangents[1]
+    if x_dot is None:
+        x_dot = zeros_like(x)
+    if v_dot is None:
+        if accumulate:
+            return x_dot
+        v_dot = 0.0
+    return apply(index_put_p, x_dot, v_dot, *arrays, index=index, accumulate=accumulate)
+
+
+index_put_p = Primitive(
+    "index_put", _index_put_impl,
+    vjp=(lambda out_bar, out, x, value, *arrays, index, accumulate: out_bar if accumulate
+         else apply(index_put_p, out_bar, 0.0, *arrays, index=index, accumulate=False),
+         _index_put_value_vjp),
+    jvp=_index_put_jvp)
+
+
+@tensor_method("__getitem__")
+def getitem(x, index):
+    """`x[index]`: NumPy / PyTorch basic and advanced indexing."""
+    static, arrays = _normalize(index)
+    try:
+        return _take(x, arrays, static)
+    except IndexError as err:
+        raise IndexError(f"indexing a tensor of shape {list(x.shape)}: {err}") from None
+
+
+def _value_for(x, value):
+    if isinstance(value, Tensor):
+        return cast_to(value, x.dtype)
+    if is_scalar(value):
+        return value
+    return Tensor(value, dtype=x.dtype)
+
+
+def _tracked(*tensors):
+    if _forward_state.level and any(getattr(t, "_tangent", None) is not None for t in tensors):
+        return True
+    return _grad_state.enabled and any(isinstance(t, Tensor) and t._requires_grad
+                                       for t in tensors)
+
+
+def _put(x, static, arrays, value, accumulate):
+    """Write `value` into x[index] in place (set or add), recording it when it matters."""
+    value = _value_for(x, value)
+    if not _tracked(x, value):
+        idx = _build(static, arrays)
+        data = value._data if isinstance(value, Tensor) else value
+        try:
+            if not accumulate:
+                x._data[idx] = data
+            elif _repeats_possible(arrays):
+                np.add.at(x._data, idx, data)
+            else:
+                x._data[idx] += data
+        except (IndexError, ValueError) as err:
+            raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
+        x._version[0] += 1
+        return x
+    try:
+        result = apply(index_put_p, _before(x), value, *arrays, index=static,
+                       accumulate=accumulate)
+    except (IndexError, ValueError) as err:
+        raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
+    return _rebase(x, result)
+
+
+def _before(x):
+    """The 'before' of an in-place op: x's data and history, on a version counter of its own
+    (the rules of index_put never read x's values, which the op overwrites)."""
+    before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
+    before._tangent = x._tangent
+    return before
+
+
+def _rebase(x, result):
+    x._rebase_inplace(result)
+    if result._tangent is not None:
+        x._tangent = result._tangent
+    return x
+
+
+@tensor_method("__setitem__")
+def setitem(x, index, value):
+    """`x[index] = value`, in place; gradients flow to the old x (outside the index) and to
+    value."""
+    static, arrays = _normalize(index)
+    _put(x, static, arrays, value, False)
+
+
+@tensor_method("index_put")
+def index_put(x, indices, values, accumulate=False):
+    """x with x[indices] set to `values` (or increased by them, with accumulate=True)."""
+    static, arrays = _normalize(tuple(indices))
+    values = _value_for(x, values)
+    try:
+        return apply(index_put_p, x, values, *arrays, index=static, accumulate=bool(accumulate))
+    except (IndexError, ValueError) as err:
+        raise type(err)(f"index_put into a tensor of shape {list(x.shape)}: {err}") from None
+
+
+@tensor_method("index_put_")
+def index_put_(x, indices, values, accumulate=False):
+    static, arrays = _normalize(tuple(indices))
+    return _put(x, static, arrays, values, bool(accumulate))
+
+
+# --- gather / scatter ---------------------------------------------------------------------
+def _index_array(index, op):
+    a = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if a.dtype.kind not in "iu":
+        if a.size:
+            raise TypeError(f"{op}: the index must hold integers, not {a.dtype}")
+        a = a.astype(np.int64)
+    return a
+
+
+def _along(shape, dim, index):
+    """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index`."""
+    grids = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+             for d, n in enumerate(shape)]
+    grids[dim] = index
+    return (ARRAY,) * len(shape), grids
+
+
+def _check_along(x, dim, index, op, src=None):
+    if index.ndim != x.ndim:
+        raise ValueError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
+                         f"{x.ndim} (shape {list(x.shape)}); they must have the same number")
+    for d, (n, m) in enumerate(zip(x.shape, index.shape)):
+        if d != dim and m > n:
+            raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the "
+                             f"tensor's {list(x.shape)} in dimension {d}")
+    if src is not None and any(m > n for n, m in zip(src.shape, index.shape)):
+        raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the source's "
+                         f"{list(src.shape)}")
+    if index.size and (index.min() < -x.shape[dim] or index.max() >= x.shape[dim]):
+        raise IndexError(f"{op}: index values must lie in [{-x.shape[dim]}, "
+                         f"{x.shape[dim] - 1}] for dimension {dim} of size {x.shape[dim]}")
+
+
+@tensor_method("gather")
+def gather(x, dim, index=None, *, sparse_grad=False, axis=None):
+    """PyTorch's gather: out[i][j][k] = x[i][index[i][j][k]][k] (for dim=1).
+
+    PaddlePaddle's gather(x, index, axis) (whole slices along `axis`) is also accepted:
+    it is `index_select`."""
+    if not isinstance(dim, (int, np.integer)):
+        return index_select(x, axis if axis is not None else (0 if index is None else index),
+                            dim)
+    if index is None:
+        raise TypeError("gather: give the index tensor: gather(x, dim, index)")
+    dim = _dim(dim, x.ndim, "gather")
+    index = _index_array(index, "gather")
+    if x.ndim == 0:
+        return reshape(take(x, index), index.shape)
+    _check_along(x, dim, index, "gather")
+    static, arrays = _along(index.shape, dim, index)
+    return apply(index_p, x, *arrays, index=static)
+
+
+def _scatter(x, dim, index, src, accumulate, op):
+    dim = _dim(dim, x.ndim, op)
+    index = _index_array(index, op)
+    src_t = src if isinstance(src, Tensor) else None
+    _check_along(x, dim, index, op, src_t)
+    static, arrays = _along(index.shape, dim, index)
+    if src_t is not None and src_t.shape != index.shape:
+        src = src_t[tuple(slice(0, n) for n in index.shape)]
+    return static, arrays, src
+
+
+@tensor_method("scatter")
+def scatter(x, dim, index, src=None, *, value=None, reduce=None, overwrite=True):
+    """PyTorch's scatter: a copy of x with x[i][index[i][j]] = src[i][j] (for dim=1); `src`
+    may be a number (or `value=`). reduce='add' accumulates instead.
+
+    PaddlePaddle's scatter(x, index, updates, overwrite=True) (rows of x at `index`
+    replaced by, or with overwrite=False summed from, `updates`) is also accepted."""
+    if not isinstance(dim, (int, np.integer)):
+        return _paddle_scatter(x, dim, index, overwrite if src is None else src)
+    if src is None:
+        src = value
+    if reduce not in (None, "add", "sum"):
+        raise ValueError(f"scatter: reduce={reduce!r} is not supported; use None or 'add'")
+    static, arrays, src = _scatter(x, dim, index, src, reduce is not None, "scatter")
+    return apply(index_put_p, x, _value_for(x, src), *arrays, index=static,
+                 accumulate=reduce is not None)
+
+
+def _paddle_scatter(x, index, updates, overwrite):
+    arrays = [_index_array(index, "scatter").reshape(-1)]
+    if overwrite:
+        return index_put(x, (arrays[0],), updates)
+    cleared = apply(index_put_p, x, 0.0, *arrays, index=(ARRAY,), accumulate=False)
+    return index_put(cleared, (arrays[0],), updates, accumulate=True)
+
+
+@tensor_method("scatter_add")
+def scatter_add(x, dim, index, src):
+    """A copy of x with src[i][j] added into x[i][index[i][j]] (for dim=1); repeated indices
+    add up."""
+    static, arrays, src = _scatter(x, dim, index, src, True, "scatter_add")
+    return apply(index_put_p, x, _value_for(x, src), *arrays, index=static, accumulate=True)
+
+
+@tensor_method("scatter_")
+def scatter_(x, dim, index, src=None, *, value=None, reduce=None):
+    if src is None:
+        src = value
+    if reduce not in (None, "add", "sum"):
+        raise ValueError(f"scatter_: reduce={reduce!r} is not supported; use None or 'add'")
+    static, arrays, src = _scatter(x, dim, index, src, reduce is not None, "scatter_")
+    return _put(x, static, arrays, src, reduce is not None)
+
+
+@tensor_method("scatter_add_")
+def scatter_add_(x, dim, index, src):
+    static, arrays, src = _scatter(x, dim, index, src, True, "scatter_add_")
+    return _put(x, static, arrays, src, True)
+
+
+def _select_index(x, dim, index, op):
+    dim = _dim(dim, max(x.ndim, 1), op)
+    index = _index_array(index, op)
+    if index.ndim > 1:
+        raise ValueError(f"{op}: the index must be 1-d, got shape {list(index.shape)}")
+    return (slice(None),) * dim + (ARRAY,), [index.reshape(-1)]
+
+
+@tensor_method("index_select")
+def index_select(x, dim, index=None, *, axis=None):
+    """Entries `index` (1-d) of dimension `dim`. Also PaddlePaddle's index_select(x, index,
+    axis=0)."""
+    if not isinstance(dim, (int, np.integer)):
+        dim, index = (0 if index is None else index) if axis is None else axis, dim
+    if x.ndim == 0:
+        return _take(reshape(x, (1,)), [_index_array(index, "index_select").reshape(-1)],
+                     (ARRAY,))
+    static, arrays = _select_index(x, dim, index, "index_select")
+    return _take(x, arrays, static)
+
+
+@tensor_method("index_add")
+def index_add(x, dim, index, source=None, *, alpha=1, axis=None, value=None):
+    """A copy of x with alpha * source added into entries `index` of dimension `dim`.
+    Also PaddlePaddle's index_add(x, index, axis, value)."""
+    if not isinstance(dim, (int, np.integer)):
+        dim, index = (index if axis is None else axis), dim
+    if value is not None:
+        source = value
+    static, arrays = _select_index(x, dim, index, "index_add")
+    source = _value_for(x, source)
+    if alpha != 1:
+        source = source * alpha
+    return apply(index_put_p, x, source, *arrays, index=static, accumulate=True)
+
+
+@tensor_method("index_add_")
+def index_add_(x, dim, index, source, *, alpha=1):
+    static, arrays = _select_index(x, dim, index, "index_add_")
+    return _put(x, static, arrays, source if alpha == 1 else source * alpha, True)
+
+
+@tensor_method("take_along_dim")
+def take_along_dim(x, indices, dim=None):
+    """Values of x at `indices` along `dim` (indices broadcast against x elsewhere); with no
+    dim, of the flattened tensor (NumPy's take_along_axis)."""
+    index = _index_array(indices, "take_along_dim")
+    if dim is None:
+        return _take(reshape(x, (-1,)), [index.reshape(-1)], (ARRAY,))
+    if index.ndim != x.ndim:
+        raise ValueError(f"take_along_dim: indices have {index.ndim} dimensions but the tensor "
+                         f"has {x.ndim}; they must have the same number")
+    dim = _dim(dim, x.ndim, "take_along_dim")
+    try:
+        np.broadcast_shapes(x.shape[:dim] + x.shape[dim + 1:],
+                            index.shape[:dim] + index.shape[dim + 1:])
+    except ValueError:
+        raise ValueError(f"take_along_dim: indices of shape {list(index.shape)} don't "
+                         f"broadcast against the tensor's {list(x.shape)} outside dimension "
+                         f"{dim}") from None
+    n = x.shape[dim]
+    if index.size and (index.min() < -n or index.max() >= n):
+        raise IndexError(f"take_along_dim: indices must lie in [{-n}, {n - 1}] for dimension "
+                         f"{dim} of size {n}")
+    static, grids = _along(x.shape, dim, index)
+    return apply(index_p, x, *grids, index=static)
+
+
+def take_along_axis(arr, indices, axis, broadcast=True):
+    """NumPy's / PaddlePaddle's take_along_axis."""
+    return take_along_dim(arr, indices, axis)
+
+
+@tensor_method("take")
+def take(x, index):
+    """Entries of the flattened x at `index` (any shape)."""
+    return _take(reshape(x, (-1,)), [_index_array(index, "take")], (ARRAY,))
+
+
+# --- masks ----------------------------------------------------------------------------------
+def _mask(mask, op):
+    if isinstance(mask, Tensor):
+        if mask._data.dtype != np.bool_:
+            raise TypeError(f"{op}: expected a boolean mask, got a {mask.dtype} tensor; "
+                            "compare first (e.g. mask != 0)")
+        return mask
+    return Tensor(np.asarray(mask, dtype=bool))
+
+
+@tensor_method("masked_fill")
+def masked_fill(x, mask, value):
+    """x with the entries where `mask` (broadcast to x) holds replaced by `value`."""
+    mask = _mask(mask, "masked_fill")
+    if is_scalar(value) and not x.is_floating_point and not isinstance(value, bool):
+        value = int(value)
+    elif isinstance(value, Tensor):
+        if value.ndim:
+            raise ValueError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
+                             f"{list(value.shape)}")
+        value = cast_to(value, x.dtype)
+    out = where(mask, value, x)
+    if out.shape != x.shape:
+        raise ValueError(f"masked_fill: the mask of shape {list(mask.shape)} doesn't broadcast "
+                         f"to the tensor's shape {list(x.shape)}")
+    return cast_to(out, x.dtype)
+
+
+@tensor_method("masked_fill_")
+def masked_fill_(x, mask, value):
+    if not _tracked(x, value):
+        mask = _mask(mask, "masked_fill_")
+        np.copyto(x._data, getattr(value, "_data", value), casting="unsafe", where=mask._data)
+        x._version[0] += 1
+        return x
+    return _rebase(x, masked_fill(_before(x), mask, value))
+
+
+@tensor_method("masked_select")
+def masked_select(x, mask):
+    """The entries of x where `mask` holds (x and mask broadcast together), as a 1-d tensor."""
+    mask = _mask(mask, "masked_select")
+    if mask.shape != x.shape:
+        x, mask = broadcast_tensors(x, mask)
+    return apply(index_p, x, mask._data, index=(ARRAY,))
+
+
+@tensor_method("nonzero")
+def nonzero(x, *, as_tuple=False):
+    """Positions of the nonzero entries: an (n, ndim) int64 tensor, or one 1-d tensor per
+    dimension with as_tuple=True."""
+    found = np.nonzero(x._data) if x.ndim else np.nonzero(x._data.reshape(1))
+    if as_tuple:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in found)
+    return Tensor._make(np.stack(found, axis=1).astype(np.int64) if x.ndim else
+                        np.zeros((len(found[0]), 0), np.int64))
