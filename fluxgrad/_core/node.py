@@ -7,12 +7,17 @@ The output is held through a weak reference plus its array, so no reference
 cycle keeps a graph alive; a dead output is rebuilt on demand, attached to this
 node, which keeps higher-order derivatives exact.
 """
+import types
 import weakref
+
+# Anomaly mode (`fluxgrad.autograd.detect_anomaly` sets these): while `enabled`, every new
+# node gets `trace = record()` (the user's call site) and backward calls `check(node, x_bars)`.
+anomaly = types.SimpleNamespace(enabled=False, record=None, check=None)
 
 
 class Node:
     __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
-                 "out_version", "hooks", "retained", "__weakref__")
+                 "out_version", "hooks", "retained", "trace", "__weakref__")
 
     def name(self):
         return type(self).__name__
@@ -36,7 +41,7 @@ class Node:
         if self.prim.n_outputs == 1:
             out = refs()
             return out if out is not None else Tensor._make(datas, True, self, 0)
-        return tuple(r() or Tensor._make(d, True, self, i)
+        return tuple(t if (t := r()) is not None else Tensor._make(d, True, self, i)
                      for i, (r, d) in enumerate(zip(refs, datas)))
 
     def check_alive(self):
@@ -79,7 +84,12 @@ class Node:
         self.retained[index] = weakref.ref(tensor)
 
     def __repr__(self):
-        return f"<{self.name()}>"
+        if self.inputs is None:
+            return f"<{self.name()} of {self.prim.name} (buffers freed)>"
+        args = [f"{x.dtype.name}{list(x.shape)}" if hasattr(x, "_data") else repr(x)
+                for x in self.inputs]
+        args += [f"{k}={v!r}" for k, v in self.params.items()]
+        return f"<{self.name()} of {self.prim.name}({', '.join(args)})>"
 
 
 class AccumulateGrad:

@@ -1,0 +1,12 @@
+"""`fluxgrad.linalg`: the linear algebra ops under `torch.linalg` / `paddle.linalg` names."""
+from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, solve
+from .ops.linalg import diagonal as _diagonal
+
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError"]
+
+inv = inverse
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal over dim1, dim2 (by default the last two axes), as torch.linalg.diagonal."""
+    return _diagonal(A, offset, dim1, dim2)

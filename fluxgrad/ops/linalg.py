@@ -1,0 +1,601 @@
+"""Linear algebra: matmul and its spellings, einsum, diagonals and triangles, inverse,
+determinants, solve and Cholesky.
+
+Matrix ops work on the last two axes and broadcast (or batch over) the leading
+ones, as PyTorch. The rules are written in fluxgrad ops, so they differentiate
+again; a cotangent of a broadcast batch operand is summed back by the engine.
+"""
+import collections
+import functools
+import math
+import string
+
+import numpy as np
+
+from .._core.dispatch import apply
+from .._core.primitive import Primitive
+from .._core.tensor import Tensor, tensor_method
+from ._family import float_result, linear, promote, promote_all
+from .elementwise import where
+from .reduce import sum as _sum
+from .shape import broadcast_to, permute_p, reshape
+
+__all__ = ["matmul", "dot", "outer", "mm", "mv", "bmm", "einsum", "trace", "diag", "diagonal",
+           "diag_embed", "tril", "triu", "inverse", "det", "slogdet", "solve", "cholesky"]
+
+LinAlgError = np.linalg.LinAlgError
+
+
+def _mT(x):
+    """The last two axes swapped (a batch of transposed matrices)."""
+    n = x._data.ndim
+    return apply(permute_p, x, perm=(*range(n - 2), n - 1, n - 2))
+
+
+# --- matmul -----------------------------------------------------------------------------
+def _matmul_x_bar(out_bar, out, x, y):
+    return matmul(out_bar, _mT(y))
+
+
+def _matmul_y_bar(out_bar, out, x, y):
+    if y.ndim == 2 and x.ndim > 2:
+        # fold x's batch into its rows: one (k, B*n) @ (B*n, m) product, no batch to sum
+        k, m = y.shape
+        return matmul(_mT(reshape(x, (-1, k))), reshape(out_bar, (-1, m)))
+    return matmul(_mT(x), out_bar)
+
+
+def _matmul_jvp(tangents, out, x, y):
+    x_dot, y_dot = tangents
+    if y_dot is None:
+        return matmul(x_dot, y)
+    if x_dot is None:
+        return matmul(x, y_dot)
+    return matmul(x_dot, y) + matmul(x, y_dot)
+
+
+def _matmul_impl(x, y):
+    if y.ndim == 2 and x.ndim > 2:
+        # a batch times one matrix is one (B*n, k) @ (k, m) product: a single BLAS call,
+        # fast for a transposed y too (NumPy's batched loop is up to 2x slower there)
+        rows = np.matmul(x.reshape(math.prod(x.shape[:-1]), x.shape[-1]), y)
+        return rows.reshape(x.shape[:-1] + y.shape[-1:])
+    return np.matmul(x, y)
+
+
+# operands of the primitive have at least two dimensions; `matmul` reshapes vectors
+matmul_p = Primitive("matmul", _matmul_impl, vjp=(_matmul_x_bar, _matmul_y_bar),
+                     jvp=_matmul_jvp)
+
+
+@tensor_method("matmul", "__matmul__")
+def matmul(x, y, transpose_x=False, transpose_y=False):
+    """Matrix product with NumPy's rules: batch dimensions broadcast; a 1-D operand is a
+    vector (a row on the left, a column on the right) whose dimension is dropped again.
+
+    `transpose_x` / `transpose_y` (PaddlePaddle) transpose the last two axes first.
+    """
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)
+            and x._data.dtype == y._data.dtype):
+        x, y = promote(_as_tensor(x), _as_tensor(y))
+    if transpose_x and x._data.ndim >= 2:
+        x = _mT(x)
+    if transpose_y and y._data.ndim >= 2:
+        y = _mT(y)
+    if x._data.ndim >= 2 and y._data.ndim >= 2:
+        try:
+            return apply(matmul_p, x, y)
+        except ValueError as err:
+            _raise_mismatch("matmul", x.shape, y.shape, err)
+    return _matmul_vectors(x, y)
+
+
+Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
+
+
+def _matmul_vectors(x, y):
+    xd, yd = x.ndim, y.ndim
+    if xd == 0 or yd == 0:
+        raise ValueError(f"matmul: both arguments need at least one dimension, got shapes "
+                         f"{list(x.shape)} and {list(y.shape)}; multiply by a scalar with * "
+                         "instead")
+    x2 = reshape(x, (1,) + x.shape) if xd == 1 else x
+    y2 = reshape(y, y.shape + (1,)) if yd == 1 else y
+    try:
+        out = apply(matmul_p, x2, y2)
+    except ValueError as err:
+        _raise_mismatch("matmul", x.shape, y.shape, err)
+    shape = out.shape
+    if yd == 1:
+        shape = shape[:-1]
+    if xd == 1:
+        shape = shape[:-2] + shape[-1:] if yd > 1 else shape[:-1]
+    return reshape(out, shape)
+
+
+def _raise_mismatch(op, xs, ys, err):
+    inner_x = xs[-1]
+    inner_y = ys[-2] if len(ys) >= 2 else ys[0]
+    if inner_x != inner_y:
+        raise ValueError(f"{op}: can't multiply {list(xs)} by {list(ys)}: inner dimensions "
+                         f"{inner_x} and {inner_y} differ") from None
+    bx, by = list(xs[:-2]), list(ys[:-2])
+    try:
+        np.broadcast_shapes(tuple(bx), tuple(by))
+    except ValueError:
+        raise ValueError(f"{op}: can't multiply {list(xs)} by {list(ys)}: batch dimensions "
+                         f"{bx} and {by} don't broadcast") from None
+    raise err
+
+
+def _as_tensor(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _need_ndim(op, x, ndims, what):
+    if x.ndim not in ndims:
+        raise ValueError(f"{op}: expected {what}, got a tensor of shape {list(x.shape)}")
+
+
+@tensor_method("mm")
+def mm(x, y):
+    """Product of two matrices (2-D only; `matmul` broadcasts)."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    _need_ndim("mm", x, (2,), "2-D matrices (use matmul for batches or vectors)")
+    _need_ndim("mm", y, (2,), "2-D matrices (use matmul for batches or vectors)")
+    return matmul(x, y)
+
+
+@tensor_method("mv")
+def mv(x, y):
+    """Matrix (2-D) times vector (1-D)."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    _need_ndim("mv", x, (2,), "a 2-D matrix as the first argument")
+    _need_ndim("mv", y, (1,), "a 1-D vector as the second argument")
+    return matmul(x, y)
+
+
+@tensor_method("bmm")
+def bmm(x, y):
+    """Batched product of 3-D tensors [b, n, k] @ [b, k, m] (no broadcasting)."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    _need_ndim("bmm", x, (3,), "3-D tensors [batch, n, k] (use matmul to broadcast)")
+    _need_ndim("bmm", y, (3,), "3-D tensors [batch, k, m] (use matmul to broadcast)")
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(f"bmm: batch sizes differ: {list(x.shape)} and {list(y.shape)}; bmm "
+                         "doesn't broadcast, use matmul for that")
+    return matmul(x, y)
+
+
+@tensor_method("dot")
+def dot(x, y):
+    """Inner product of two 1-D tensors (of two 2-D tensors: row by row, PaddlePaddle)."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    if x.ndim != y.ndim or x.ndim not in (1, 2) or x.shape != y.shape:
+        raise ValueError(f"dot: expected two 1-D tensors of the same size (or two 2-D of the same "
+                         f"shape), got {list(x.shape)} and {list(y.shape)}")
+    if x.ndim == 2:
+        return _sum(x * y, -1)
+    return matmul(x, y)
+
+
+@tensor_method("outer", "ger")
+def outer(x, y):
+    """Outer product of two 1-D tensors: out[i, j] = x[i] * y[j]."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError(f"outer: expected two 1-D tensors, got {list(x.shape)} and "
+                         f"{list(y.shape)}")
+    return reshape(x, (x.shape[0], 1)) * reshape(y, (1, y.shape[0]))
+
+
+# --- einsum -----------------------------------------------------------------------------
+# `spec` is normalised: explicit output, every '...' spelled out in letters.
+def _einsum_impl(*xs, spec):
+    out = np.einsum(spec, *xs, optimize=len(xs) > 2 or (len(xs) == 2 and
+                                                         xs[0].size * xs[1].size > 1 << 16))
+    if len(xs) == 1 and np.may_share_memory(out, xs[0]):
+        out = out.copy()
+    return out
+
+
+def _einsum_vjp(out_bar, out, *xs, spec):
+    ins, out_sub = _split_spec(spec)
+    return [_einsum_operand_bar(i, out_bar, xs, ins, out_sub) if x.requires_grad else None
+            for i, x in enumerate(xs)]
+
+
+def _einsum_operand_bar(i, out_bar, xs, ins, out_sub):
+    # an einsum of out_bar with the other operands, then broadcast along labels only this
+    # operand has and put on the diagonal where it repeats a label ('ii->' and friends)
+    target = ins[i]
+    others = [j for j in range(len(xs)) if j != i]
+    avail = set(out_sub).union(*(ins[j] for j in others))
+    unique = "".join(dict.fromkeys(target))
+    keep = "".join(c for c in unique if c in avail)
+    terms = ",".join([out_sub] + [ins[j] for j in others])
+    if len(others) == 0 and out_sub == keep:
+        g = out_bar
+    else:
+        g = apply(einsum_p, out_bar, *(xs[j] for j in others), spec=f"{terms}->{keep}")
+    own = dict(zip(target, xs[i].shape))
+    size = dict(zip(keep, g.shape))
+    if keep != unique:
+        g = reshape(g, [size.get(c, 1) for c in unique])
+        size = {c: size.get(c, own[c]) for c in unique}
+        g = broadcast_to(g, [size[c] for c in unique])
+    if unique != target:
+        first = [target.index(c) == p for p, c in enumerate(target)]
+        g = reshape(g, [size[c] if f else 1 for c, f in zip(target, first)])
+        full = tuple(size[c] for c in target)
+        g = where(Tensor(_repeat_mask(target, full)), broadcast_to(g, full), 0)
+    return g
+
+
+def _repeat_mask(labels, shape):
+    mask = np.ones(shape, dtype=bool)
+    for p, c in enumerate(labels):
+        q = labels.index(c)
+        if q != p:
+            grid = np.indices(shape, sparse=True)
+            mask &= grid[p] == grid[q]
+    return mask
+
+
+def _einsum_jvp(tangents, out, *xs, spec):
+    result = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            term = apply(einsum_p, *xs[:i], t, *xs[i + 1:], spec=spec)
+            result = term if result is None else result + term
+    return result
+
+
+einsum_p = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp)
+
+
+@functools.lru_cache(maxsize=1024)
+def _split_spec(spec):
+    lhs, out_sub = spec.split("->")
+    return lhs.split(","), out_sub
+
+
+def einsum(equation, *operands):
+    """Einstein summation, e.g. einsum('bij,bjk->bik', x, y).
+
+    Subscripts are letters; '...' stands for broadcast leading dimensions; without
+    '->' the output holds, in alphabetical order, the labels that appear once.
+    A label repeated in one operand takes its diagonal ('ii->i', 'ii->').
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    operands = [_as_tensor(x) for x in operands]
+    if len({x._data.dtype for x in operands}) > 1:
+        operands = promote_all(*operands)
+    spec = _parse_einsum(equation, tuple(x.shape for x in operands))
+    return apply(einsum_p, *operands, spec=spec)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_einsum(equation, shapes):
+    def fail(why):
+        raise ValueError(f"einsum: {why} in {equation!r} (operand shapes "
+                         f"{[list(s) for s in shapes]})")
+
+    eq = equation.replace(" ", "")
+    if eq.count("->") > 1:
+        fail("more than one '->'")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        fail(f"{len(terms)} operand subscripts for {len(shapes)} operands")
+    fresh = [c for c in string.ascii_letters if c not in eq]
+    n_ell, explicit = [], []
+    for k, (term, shape) in enumerate(zip(terms, shapes)):
+        letters = term.replace("...", "", 1)
+        bad = sorted(set(c for c in letters if c not in string.ascii_letters))
+        if bad:
+            fail(f"operand {k} has invalid subscript characters {bad} (use letters and at most "
+                 "one '...')")
+        if "..." in term:
+            if len(letters) > len(shape):
+                fail(f"operand {k} has {len(letters)} labels besides '...' but only "
+                     f"{len(shape)} dimensions")
+            n_ell.append(len(shape) - len(letters))
+        elif len(letters) != len(shape):
+            fail(f"operand {k} has {len(letters)} subscripts but {len(shape)} dimensions")
+        else:
+            n_ell.append(0)
+        explicit.append(letters)
+    width = max(n_ell, default=0)
+    ell = "".join(fresh[:width])
+    ins = [t.replace("...", ell[width - n:]) for t, n in zip(terms, n_ell)]
+    if arrow:
+        if rhs.replace("...", "", 1).count(".") or any(c not in string.ascii_letters
+                                                       for c in rhs.replace("...", "")):
+            fail("invalid output subscripts")
+        out = rhs.replace("...", ell)
+        seen = set("".join(ins))
+        for c in rhs.replace("...", ""):
+            if c not in seen:
+                fail(f"output label {c!r} appears in no operand")
+        if len(set(out)) != len(out):
+            fail("an output label appears twice")
+    else:
+        counts = collections.Counter("".join(explicit))
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1))
+    sizes = {}
+    for k, (term, shape) in enumerate(zip(ins, shapes)):
+        own = {}
+        for c, n in zip(term, shape):
+            if own.setdefault(c, n) != n:
+                fail(f"label {c!r} repeats in operand {k} over dimensions of sizes {own[c]} "
+                     f"and {n}")
+            if n != 1 and sizes.setdefault(c, n) != n:
+                fail(f"label {c!r} has size {sizes[c]} in one operand but {n} in operand {k}")
+    return ",".join(ins) + "->" + out
+
+
+# --- diagonals, traces and triangles ----------------------------------------------------
+def _diag_embed_impl(x, *, shape, offset, axis1, axis2):
+    out = np.zeros(shape, dtype=x.dtype)
+    view = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    k = x.shape[-1]
+    rows = np.arange(k) + max(-offset, 0)
+    view[..., rows, rows + offset] = x
+    return out
+
+
+diagonal_p = linear(
+    "diagonal",
+    lambda x, *, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2).copy(),
+    lambda out_bar, x, *, offset, axis1, axis2: apply(
+        diag_embed_p, out_bar, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2))
+# writes x's last axis onto a diagonal of zeros(shape): the transpose of `diagonal`
+diag_embed_p = linear(
+    "diag_embed", _diag_embed_impl,
+    lambda out_bar, x, *, shape, offset, axis1, axis2: apply(
+        diagonal_p, out_bar, offset=offset, axis1=axis1, axis2=axis2))
+
+
+def _axis_pair(op, ndim, axis1, axis2):
+    for a in (axis1, axis2):
+        if not -ndim <= a < ndim:
+            raise IndexError(f"{op}: dimension {a} is out of range for {ndim} dimensions")
+    axis1, axis2 = axis1 % ndim, axis2 % ndim
+    if axis1 == axis2:
+        raise ValueError(f"{op}: the two dimensions must differ, got {axis1} twice")
+    return axis1, axis2
+
+
+@tensor_method("diagonal")
+def diagonal(x, offset=0, dim1=0, dim2=1, *, axis1=None, axis2=None):
+    """The diagonal of `x` over dimensions dim1, dim2, as a new last dimension.
+
+    `offset` > 0 is above the main diagonal, < 0 below.
+    """
+    x = _as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: expected at least 2 dimensions, got shape {list(x.shape)}")
+    dim1 = dim1 if axis1 is None else axis1
+    dim2 = dim2 if axis2 is None else axis2
+    dim1, dim2 = _axis_pair("diagonal", x.ndim, dim1, dim2)
+    return apply(diagonal_p, x, offset=int(offset), axis1=dim1, axis2=dim2)
+
+
+@tensor_method("diag_embed")
+def diag_embed(x, offset=0, dim1=-2, dim2=-1):
+    """Matrices whose diagonal (over dim1, dim2 of the result) is the last dimension of `x`."""
+    x = _as_tensor(x)
+    if x.ndim < 1:
+        raise ValueError("diag_embed: expected at least 1 dimension, got a 0-d tensor")
+    offset = int(offset)
+    dim1, dim2 = _axis_pair("diag_embed", x.ndim + 1, dim1, dim2)
+    n = x.shape[-1] + abs(offset)
+    shape = list(x.shape[:-1])
+    for a in sorted((dim1, dim2)):
+        shape.insert(a, n)
+    return apply(diag_embed_p, x, shape=tuple(shape), offset=offset, axis1=dim1, axis2=dim2)
+
+
+@tensor_method("diag")
+def diag(x, diagonal=0, *, offset=None, padding_value=0):
+    """1-D -> a square matrix with `x` on the given diagonal (others `padding_value`);
+    2-D -> that diagonal as a 1-D tensor."""
+    x = _as_tensor(x)
+    k = int(diagonal if offset is None else offset)
+    if x.ndim == 1:
+        out = diag_embed(x, k)
+        if padding_value:
+            n = out.shape[0]
+            off = np.eye(n, k=k, dtype=bool)
+            out = where(Tensor(off), out, padding_value)
+        return out
+    if x.ndim == 2:
+        return apply(diagonal_p, x, offset=k, axis1=0, axis2=1)
+    raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {list(x.shape)} (use "
+                     "diagonal / diag_embed for batches)")
+
+
+@tensor_method("trace")
+def trace(x, offset=0, axis1=0, axis2=1):
+    """Sum of the diagonal of a matrix (PaddlePaddle: of any diagonal, over any two axes)."""
+    x = _as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"trace: expected a matrix, got shape {list(x.shape)}")
+    return _sum(diagonal(x, offset, axis1, axis2), -1)
+
+
+tril_p = linear("tril", lambda x, *, k: np.tril(x, k),
+                lambda out_bar, x, *, k: apply(tril_p, out_bar, k=k))
+triu_p = linear("triu", lambda x, *, k: np.triu(x, k),
+                lambda out_bar, x, *, k: apply(triu_p, out_bar, k=k))
+
+
+@tensor_method("tril")
+def tril(x, diagonal=0):
+    """The lower triangle of the last two axes: elements on and below `diagonal`, others 0."""
+    x = _as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"tril: expected at least 2 dimensions, got shape {list(x.shape)}")
+    return apply(tril_p, x, k=int(diagonal))
+
+
+@tensor_method("triu")
+def triu(x, diagonal=0):
+    """The upper triangle of the last two axes: elements on and above `diagonal`, others 0."""
+    x = _as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"triu: expected at least 2 dimensions, got shape {list(x.shape)}")
+    return apply(triu_p, x, k=int(diagonal))
+
+
+# --- inverse, determinants, solve, Cholesky ---------------------------------------------
+def _checked(fn, op, trouble):
+    def impl(*arrays):
+        try:
+            return fn(*arrays)
+        except LinAlgError as err:
+            raise LinAlgError(f"{op}: {trouble} (NumPy: {err})") from None
+    return impl
+
+
+def _square(op, x):
+    x = float_result(_as_tensor(x))
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{op}: expected a square matrix or a batch of them (shape [..., n, n]), "
+                         f"got shape {list(x.shape)}")
+    return x
+
+
+def _as_matrix(t):
+    """A batch of scalars as a batch of 1x1 matrices, to scale a batch of matrices."""
+    return reshape(t, t.shape + (1, 1))
+
+
+def _trace_of_product(a, b):
+    """trace(a @ b) over the last two axes, without forming the product."""
+    return _sum(_mT(a) * b, (-2, -1))
+
+
+inverse_p = Primitive(
+    "inverse", _checked(np.linalg.inv, "inverse", "the matrix is singular"),
+    vjp=(lambda out_bar, out, x: -matmul(_mT(out), matmul(out_bar, _mT(out))),),
+    jvp=lambda tangents, out, x: -matmul(out, matmul(tangents[0], out)),
+    saves_out=True)
+
+
+@tensor_method("inverse")
+def inverse(x):
+    """The inverse of a square matrix (or of each in a batch)."""
+    return apply(inverse_p, _square("inverse", x))
+
+
+det_p = Primitive(
+    "det", np.linalg.det,
+    vjp=(lambda out_bar, out, x: _as_matrix(out_bar * out) * _mT(inverse(x)),),
+    jvp=lambda tangents, out, x: out * _trace_of_product(inverse(x), tangents[0]),
+    saves_out=True)
+
+
+@tensor_method("det")
+def det(x):
+    """The determinant of a square matrix (or of each in a batch)."""
+    return apply(det_p, _square("det", x))
+
+
+SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
+
+# the sign is piecewise constant: its cotangent is ignored, its tangent zero
+slogdet_p = Primitive(
+    "slogdet", lambda x: tuple(np.linalg.slogdet(x)), n_outputs=2,
+    vjp=(lambda out_bar, out, x: _as_matrix(out_bar[1]) * _mT(inverse(x)),),
+    jvp=lambda tangents, out, x: (out[0] * 0.0, _trace_of_product(inverse(x), tangents[0])))
+
+
+@tensor_method("slogdet")
+def slogdet(x):
+    """(sign, log|det|) of a square matrix (or of each in a batch): a stable determinant."""
+    return SlogdetResult(*apply(slogdet_p, _square("slogdet", x)))
+
+
+def _solve_vjp(out_bar, out, a, b):
+    b_bar = solve(_mT(a), out_bar)
+    a_bar = -matmul(b_bar, _mT(out)) if a.requires_grad else None
+    return [a_bar, b_bar if b.requires_grad else None]
+
+
+def _solve_jvp(tangents, out, a, b):
+    a_dot, b_dot = tangents
+    if a_dot is None:
+        rhs = b_dot
+    else:
+        rhs = -matmul(a_dot, out) if b_dot is None else b_dot - matmul(a_dot, out)
+    return apply(solve_p, a, rhs)
+
+
+# b is a matrix or a batch of them ([..., n, k]); `solve` makes vectors columns
+solve_p = Primitive("solve", _checked(np.linalg.solve, "solve", "the matrix is singular"),
+                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True)
+
+
+def solve(a, b, *, left=True):
+    """The solution x of a @ x = b (of x @ a = b with left=False); a is square, batches
+    broadcast. b is a vector (or batch of vectors) when its shape is a's without the last
+    dimension, or when it is 1-D."""
+    a = _square("solve", a)
+    b = float_result(_as_tensor(b))
+    if a._data.dtype != b._data.dtype:
+        a, b = promote(a, b)
+    if not left:
+        return _mT(solve(_mT(a), _mT(b)))
+    n = a.shape[-1]
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    b2 = reshape(b, b.shape + (1,)) if vector else b
+    if b2.ndim < 2 or b2.shape[-2] != n:
+        raise ValueError(f"solve: a has shape {list(a.shape)}, so b needs {n} rows (shape "
+                         f"[..., {n}, k] or [..., {n}]), got shape {list(b.shape)}")
+    try:
+        np.broadcast_shapes(a.shape[:-2], b2.shape[:-2])
+    except ValueError:
+        raise ValueError(f"solve: batch dimensions of a {list(a.shape)} and b {list(b.shape)} "
+                         "don't broadcast") from None
+    out = apply(solve_p, a, b2)
+    return reshape(out, out.shape[:-1]) if vector else out
+
+
+def _phi(x):
+    """The lower triangle with the diagonal halved."""
+    return 0.5 * (tril(x) + tril(x, -1))
+
+
+def _cholesky_vjp(out_bar, out, x):
+    # A = L L^T: A_bar = L^-T S L^-1, S the symmetric matrix whose lower triangle is
+    # Phi(L^T L_bar) (only the lower triangle of A is read, the gradient is symmetrised)
+    p = tril(matmul(_mT(out), out_bar))
+    s = 0.5 * (p + _mT(tril(p, -1)))
+    l_inv = inverse(out)
+    return matmul(_mT(l_inv), matmul(s, l_inv))
+
+
+def _cholesky_jvp(tangents, out, x):
+    # dL = L Phi(L^-1 sym(dA) L^-T), sym so that the JVP is the adjoint of the VJP
+    a_dot = tangents[0]
+    l_inv = inverse(out)
+    inner = matmul(l_inv, matmul(0.5 * (a_dot + _mT(a_dot)), _mT(l_inv)))
+    return matmul(out, _phi(inner))
+
+
+cholesky_p = Primitive(
+    "cholesky", _checked(np.linalg.cholesky, "cholesky",
+                         "the matrix is not symmetric positive-definite"),
+    vjp=(_cholesky_vjp,), jvp=_cholesky_jvp, saves_out=True)
+
+
+@tensor_method("cholesky")
+def cholesky(x, upper=False):
+    """The Cholesky factor L (lower triangular, A = L L^T) of a symmetric positive-definite
+    matrix, or of each in a batch; upper=True gives U = L^T (A = U^T U). Only the lower
+    triangle of A is read."""
+    out = apply(cholesky_p, _square("cholesky", x))
+    return _mT(out) if upper else out
