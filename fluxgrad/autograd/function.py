@@ -1,0 +1,313 @@
+"""Custom differentiable functions: `Function` (PaddlePaddle: `PyLayer`).
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = x.exp()
+            ctx.save_for_backward(out)
+            return out
+
+        @staticmethod
+        def backward(ctx, out_bar):
+            out, = ctx.saved_tensors
+            return out_bar * out
+
+    y = Exp.apply(x)
+
+`forward` runs under `no_grad`; one graph node (`ExpBackward`) records the call
+and its pullback calls `backward`, so the engine treats it like any op: hooks,
+retain_graph, in-place checks and, when `backward` is written in fluxgrad ops,
+`create_graph=True` all work. An optional `jvp(ctx, *tangents)` serves forward
+mode. `backward` returns one gradient per argument of `forward` (None for those
+without one), or one per Tensor argument (PaddlePaddle's convention).
+"""
+import weakref
+
+import numpy as np
+
+from .._core.forward_mode import state as _forward_state
+from .._core.grad_mode import no_grad, state as _grad_state
+from .._core.node import Node
+from .._core.tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "PyLayer", "PyLayerContext"]
+
+
+class FunctionCtx:
+    """The `ctx` passed to `forward`, `backward` and `jvp`; attributes may be set freely."""
+
+    def __init__(self, needs_input_grad):
+        self.needs_input_grad = needs_input_grad
+        self._saved = ()
+        self._versions = ()
+        self._non_differentiable = ()
+        self._node_ref = None
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors (inputs, outputs or intermediates) for `backward`."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward: argument {i} is a {type(t).__name__}; only "
+                                "Tensors (or None) can be saved, keep other values as ctx "
+                                "attributes (ctx.value = ...)")
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self):
+        """The tensors given to `save_for_backward`, in order."""
+        if self._saved is None:
+            raise RuntimeError(_freed_message(self._node_name()))
+        node = None if self._node_ref is None else self._node_ref()
+        outs = None
+        saved = []
+        for t in self._saved:
+            if isinstance(t, _Output):
+                if outs is None:
+                    outs = node.outputs()
+                    if node.prim.n_outputs == 1:
+                        outs = (outs,)
+                t = outs[t.index]
+            saved.append(t)
+        return tuple(saved)
+
+    def saved_tensor(self):
+        """PaddlePaddle's spelling of `saved_tensors`."""
+        return self.saved_tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """Outputs that get no gradient (integer results, indices, masks)."""
+        self._non_differentiable = tensors
+
+    def _node_name(self):
+        node = None if self._node_ref is None else self._node_ref()
+        return "this Function's node" if node is None else node.name()
+
+
+PyLayerContext = FunctionCtx
+
+
+class _Output:
+    """A saved output, held by index (the node rebuilds it), so ctx and output form no cycle."""
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+
+class FunctionNode(Node):
+    """The graph node of one `Function.apply` call; each subclass gets `<Name>Backward`."""
+    __slots__ = ()
+
+    def check_versions(self):
+        ctx = self.prim.ctx
+        for counter, seen in ctx._versions:
+            if counter[0] != seen:
+                raise RuntimeError(self._modified_message(None, seen, "a tensor it saved",
+                                                          counter[0]))
+
+    def release(self):
+        super().release()
+        self.prim.ctx._saved = None
+
+    @property
+    def saved_tensors(self):
+        return self.prim.ctx.saved_tensors
+
+
+class _Record:
+    """What the engine reads from a node's `prim`, for one call of a Function."""
+    __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx")
+    vjp_rules = None
+
+    def __init__(self, function, n_outputs, ctx):
+        self.name = function.__name__
+        self.function = function
+        self.n_outputs = n_outputs
+        self.saves_out = False
+        self.ctx = ctx
+
+    def vjp_all(self, out_bar, out, *inputs):
+        function = self.function
+        out_bars = (out_bar,) if self.n_outputs == 1 else tuple(out_bar)
+        x_bars = function.backward(self.ctx, *out_bars)
+        if not isinstance(x_bars, (tuple, list)):
+            x_bars = (x_bars,)
+        x_bars = _align(function, x_bars, inputs)
+        result = []
+        for i, (x, need, x_bar) in enumerate(zip(inputs, self.ctx.needs_input_grad, x_bars)):
+            if not need or x_bar is None:
+                result.append(None)
+                continue
+            if not isinstance(x_bar, Tensor):
+                x_bar = Tensor(np.asarray(x_bar, dtype=x._data.dtype))
+            _check_shape(function, i, x, x_bar)
+            result.append(x_bar)
+        return result
+
+
+def _align(function, x_bars, inputs):
+    """One gradient per input: all arguments (PyTorch) or the Tensor arguments (PaddlePaddle)."""
+    n = len(inputs)
+    if len(x_bars) == n:
+        return x_bars
+    tensor_slots = [i for i, x in enumerate(inputs) if isinstance(x, Tensor)]
+    if len(x_bars) == len(tensor_slots):
+        aligned = [None] * n
+        for i, g in zip(tensor_slots, x_bars):
+            aligned[i] = g
+        return aligned
+    if len(x_bars) > n and all(g is None for g in x_bars[n:]):
+        return x_bars[:n]
+    raise RuntimeError(
+        f"{function.__name__}.backward returned {len(x_bars)} gradients, but forward took "
+        f"{n} arguments ({len(tensor_slots)} of them Tensors); return one gradient per "
+        "argument (None where there is none)")
+
+
+def _check_shape(function, i, x, x_bar):
+    shape, expected = x_bar._data.shape, x._data.shape
+    if shape == expected:
+        return
+    try:
+        ok = np.broadcast_shapes(shape, expected) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"{function.__name__}.backward returned a gradient of shape "
+                           f"{list(shape)} for argument {i}, which has shape {list(expected)}; "
+                           "the gradient must have the argument's shape")
+
+
+def _freed_message(name):
+    return (f"Trying to backward through {name} a second time, but the tensors it saved were "
+            "freed by the first backward. Pass retain_graph=True to the first backward() or "
+            "grad() call if you need to backward through the graph again.")
+
+
+class Function:
+    """Base class of custom ops: define static `forward` and `backward`, then call `apply`."""
+
+    _node_class = FunctionNode
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._node_class = type(cls.__name__ + "Backward", (FunctionNode,), {"__slots__": ()})
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *out_bars):
+        raise NotImplementedError("a Function subclass must define backward(ctx, *out_bars) "
+                                  "to be differentiated in reverse mode")
+
+    jvp = None
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run `forward` on `args` and record one node whose pullback calls `backward`."""
+        tangents = None
+        if _forward_state.level:
+            tangents = tuple(getattr(x, "_tangent", None) for x in args)
+            if all(t is None for t in tangents):
+                tangents = None
+        record = _grad_state.enabled and any(
+            isinstance(x, Tensor) and x._requires_grad for x in args)
+        ctx = FunctionCtx(tuple(record and isinstance(x, Tensor) and x._requires_grad
+                                for x in args))
+        primals = args if tangents is None else tuple(
+            x._shallow_copy() if t is not None else x for x, t in zip(args, tangents))
+        with no_grad():
+            outputs = cls.forward(ctx, *primals, **kwargs)
+        single = not isinstance(outputs, (tuple, list))
+        outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals)
+        if record:
+            _record(cls, ctx, args, primals, outs)
+        if tangents is not None:
+            _push_tangents(cls, ctx, tangents, outs)
+        return outs[0] if single else outs
+
+
+PyLayer = Function
+
+
+def _as_outputs(cls, outputs, primals):
+    """The outputs as fresh Tensors: an input or an outside leaf returned as is gets a new one."""
+    input_ids = {id(x) for x in primals}
+    outs = []
+    for i, o in enumerate(outputs):
+        if isinstance(o, np.ndarray):
+            o = Tensor(o)
+        elif not isinstance(o, Tensor):
+            raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
+                            f"{i}; return Tensors")
+        elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
+            o = Tensor._make(o._data, version=o._version)
+        outs.append(o)
+    return tuple(outs)
+
+
+def _record(cls, ctx, args, primals, outs):
+    node = cls._node_class()
+    node.prim = _Record(cls, len(outs), ctx)
+    node.params = {}
+    node.inputs = args
+    node.edges = tuple(_edge(x) for x in args)
+    node.versions = ()
+    node.hooks = node.retained = None
+    node.out_version = None
+    stopped = {id(t) for t in ctx._non_differentiable}
+    for i, o in enumerate(outs):
+        if o._data.dtype.kind == "f" and id(o) not in stopped:
+            o._grad_fn, o._out_index, o._requires_grad = node, i, True
+    if len(outs) == 1:
+        node.out_ref, node.out_data = weakref.ref(outs[0]), outs[0]._data
+    else:
+        node.out_ref = tuple(weakref.ref(o) for o in outs)
+        node.out_data = tuple(o._data for o in outs)
+    out_index = {id(o): i for i, o in enumerate(outs)}
+    saved, versions = [], []
+    for t in ctx._saved:
+        if t is None:
+            saved.append(None)
+            continue
+        i = out_index.get(id(t))
+        saved.append(t if i is None else _Output(i))
+        versions.append((t._version, t._version[0]))
+    original = {id(p): a for p, a in zip(primals, args)}
+    ctx._saved = tuple(original.get(id(t), t) if isinstance(t, Tensor) else t for t in saved)
+    ctx._versions = tuple(versions)
+    ctx._node_ref = weakref.ref(node)
+
+
+def _edge(x):
+    if not isinstance(x, Tensor) or not x._requires_grad:
+        return None
+    return (x, 0) if x._grad_fn is None else (x._grad_fn, x._out_index)
+
+
+def _push_tangents(cls, ctx, tangents, outs):
+    if cls.jvp is None:
+        raise NotImplementedError(f"forward mode: the Function {cls.__name__} has no jvp rule; "
+                                  "define a static jvp(ctx, *tangents) returning the output "
+                                  "tangents")
+    _forward_state.level -= 1
+    try:
+        out_dots = cls.jvp(ctx, *tangents)
+    finally:
+        _forward_state.level += 1
+    if not isinstance(out_dots, (tuple, list)):
+        out_dots = (out_dots,)
+    if len(out_dots) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(out_dots)} tangents for "
+                           f"{len(outs)} outputs; return one per output")
+    for i, (o, o_dot) in enumerate(zip(outs, out_dots)):
+        if o_dot is None or o._data.dtype.kind != "f":
+            continue
+        if not isinstance(o_dot, Tensor):
+            o_dot = Tensor(np.asarray(o_dot, dtype=o._data.dtype))
+        if o_dot.shape != o.shape:
+            raise RuntimeError(f"{cls.__name__}.jvp returned a tangent of shape "
+                               f"{list(o_dot.shape)} for output {i} of shape {list(o.shape)}")
+        o._tangent = o_dot
