@@ -7,7 +7,7 @@ rules need not. Rules run under `no_grad` unless `create_graph` is set, in which
 case the gradients are themselves recorded and can be differentiated again.
 """
 from .grad_mode import set_grad_enabled
-from .node import Node
+from .node import Node, anomaly
 from .tensor import Tensor
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
@@ -91,6 +91,8 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                 x_bars = (None,) * len(node.edges)
             else:
                 x_bars = _pullback(node, out_bar)
+                if anomaly.enabled:
+                    anomaly.check(node, x_bars)
                 if not retain_graph:
                     node.release()
             for edge, x_bar in zip(node.edges, x_bars):

@@ -52,9 +52,10 @@ class Node:
                 "backward() or grad() call if you need to backward through the graph again.")
 
     def check_versions(self):
-        for x, seen in zip(self.inputs, self.versions):
-            if seen is not None and x._version[0] != seen:
-                raise RuntimeError(self._modified_message(x, seen, "an input"))
+        if self.versions is not None:
+            for x, seen in zip(self.inputs, self.versions):
+                if seen is not None and x._version[0] != seen:
+                    raise RuntimeError(self._modified_message(x, seen, "an input"))
         if self.out_version is not None:
             counter, seen = self.out_version
             if counter[0] != seen:

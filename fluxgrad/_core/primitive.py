@@ -5,7 +5,11 @@ Every mode reads the same record: the eager tape calls `impl` and, in backward,
 array module, so they can themselves be recorded (higher order).
 
 Rule signatures, with `x, y, ...` the op's inputs (Tensors or Python scalars),
-`out` its output (a tuple for multi-output ops) and `params` its static keywords:
+`out` its output (a tuple for multi-output ops) and `params` its static keywords.
+`saves_out` says a rule reads `out`; `saves_inputs=False` says no rule reads the
+inputs' values (only their shapes and dtypes), so modifying them in place after
+the op is harmless and is not reported; `saves_inputs="others"` (bilinear ops)
+says each input's rule reads only the other inputs.
   vjp: one rule per input, `rule(out_bar, out, x, y, ..., **params) -> x_bar`,
        or a single function returning every input's cotangent (variadic ops);
   jvp: `rule(tangents, out, x, y, ..., **params) -> out_dot`, where `tangents`
@@ -18,10 +22,10 @@ REGISTRY = {}
 
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
-                 "n_outputs", "view", "node_class", "differentiable")
+                 "n_outputs", "view", "node_class", "differentiable", "saves_inputs")
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
-                 view=False):
+                 view=False, saves_inputs=True):
         if name in REGISTRY:
             raise ValueError(f"an op named {name!r} is already registered")
         self.name = name
@@ -30,6 +34,7 @@ class Primitive:
         self.vjp_all = vjp if callable(vjp) else None
         self.jvp = jvp
         self.saves_out = saves_out
+        self.saves_inputs = saves_inputs
         self.n_outputs = n_outputs
         self.view = view
         self.differentiable = vjp is not None

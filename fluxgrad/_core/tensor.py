@@ -4,6 +4,7 @@ Ops and their operator methods are attached by `fluxgrad.ops` (see
 `tensor_method`); this module knows no op.
 """
 import numbers
+import weakref
 
 import numpy as np
 
@@ -100,6 +101,15 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         return self._data if dtype is None else self._data.astype(dtype)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Export the data through DLPack (shared, never part of the graph)."""
+        kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
+                                    ("copy", copy)) if v is not None}
+        return self._data.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
 
     def __bool__(self):
         if self._data.size != 1:
@@ -249,8 +259,23 @@ class Tensor:
             self._requires_grad = True
             node = result._grad_fn
             if node.out_ref is not None and node.prim.n_outputs == 1:
-                node.out_ref = lambda: None
+                # the saved output is this tensor now (with its tangent in forward mode);
+                # overwriting it again before backward is an error, as for any saved tensor
+                node.out_ref = weakref.ref(self)
+                node.out_version = (self._version, self._version[0])
         return self
+
+    def _before_inplace(self, *others):
+        """The value an in-place op is about to overwrite, as a tensor of its own.
+
+        It keeps this tensor's history but not its version counter, and holds a
+        private copy of the data whenever the op may save it for backward, so the
+        op's own node never sees the overwrite.
+        """
+        recording = _grad_state.enabled and (self._requires_grad or any(
+            isinstance(o, Tensor) and o._requires_grad for o in others))
+        return Tensor._make(self._data.copy() if recording else self._data,
+                            self._requires_grad, self._grad_fn, self._out_index)
 
     def _shallow_copy(self):
         """Same data, history and version counter: the 'before' of an in-place op."""

@@ -25,7 +25,7 @@ def elementwise(name, impl, derivative, *, saves_out=False):
         saves_out=saves_out)
 
 
-def binary(name, impl, dx, dy, *, saves_out=False):
+def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True):
     def jvp(tangents, out, x, y):
         x_dot, y_dot = tangents
         terms = []
@@ -38,7 +38,7 @@ def binary(name, impl, dx, dy, *, saves_out=False):
         name, impl,
         vjp=(lambda out_bar, out, x, y: out_bar * dx(x, y, out),
              lambda out_bar, out, x, y: out_bar * dy(x, y, out)),
-        jvp=jvp, saves_out=saves_out)
+        jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs)
 
 
 def linear(name, impl, transpose, *, view=False):
@@ -49,7 +49,7 @@ def linear(name, impl, transpose, *, view=False):
         return apply(prim, tangents[0], **params)
     prim = Primitive(name, impl,
                      vjp=(lambda out_bar, out, x, **params: transpose(out_bar, x, **params),),
-                     jvp=jvp, view=view)
+                     jvp=jvp, view=view, saves_inputs=False)
     return prim
 
 

@@ -65,7 +65,7 @@ def _matmul_impl(x, y):
 
 # operands of the primitive have at least two dimensions; `matmul` reshapes vectors
 matmul_p = Primitive("matmul", _matmul_impl, vjp=(_matmul_x_bar, _matmul_y_bar),
-                     jvp=_matmul_jvp)
+                     jvp=_matmul_jvp, saves_inputs="others")
 
 
 @tensor_method("matmul", "__matmul__")

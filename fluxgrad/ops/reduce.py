@@ -62,7 +62,8 @@ sum_p = Primitive(
     "sum", lambda x, *, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims),
     vjp=(lambda out_bar, out, x, *, axis, keepdims:
          broadcast_to(expand_reduced(out_bar, x.ndim, axis, keepdims), x.shape),),
-    jvp=lambda tangents, out, x, *, axis, keepdims: sum(tangents[0], axis, keepdims))
+    jvp=lambda tangents, out, x, *, axis, keepdims: sum(tangents[0], axis, keepdims),
+    saves_inputs=False)
 
 
 @tensor_method("sum")
@@ -435,7 +436,8 @@ def _add_n_jvp(tangents, out, *xs):
 
 
 add_n_p = Primitive("add_n", lambda *xs: functools.reduce(np.add, xs),
-                    vjp=lambda out_bar, out, *xs: [out_bar] * len(xs), jvp=_add_n_jvp)
+                    vjp=lambda out_bar, out, *xs: [out_bar] * len(xs), jvp=_add_n_jvp,
+                    saves_inputs=False)
 
 
 def add_n(inputs):

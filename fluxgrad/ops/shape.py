@@ -321,7 +321,7 @@ def _concat_jvp(tangents, out, *xs, axis):
 
 
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                     vjp=_concat_vjp, jvp=_concat_jvp)
+                     vjp=_concat_vjp, jvp=_concat_jvp, saves_inputs=False)
 
 # One node for all the pieces, so the backward is a single concat, not a sum of scatters.
 # The engine sizes a node's gradient buffer by its record's `n_outputs`, so each piece count
@@ -330,7 +330,7 @@ split_p = Primitive(
     "split", lambda x, *, sizes, axis: tuple(np.split(x, np.cumsum(sizes[:-1]), axis=axis)),
     vjp=(lambda out_bar, out, x, *, sizes, axis: apply(concat_p, *out_bar, axis=axis),),
     jvp=lambda tangents, out, x, *, sizes, axis: _split(tangents[0], sizes, axis),
-    n_outputs=2)
+    n_outputs=2, saves_inputs=False)
 _split_records = {2: split_p}
 
 
@@ -574,7 +574,7 @@ pad_p = Primitive(
     vjp=(lambda out_bar, out, x, *, widths, value: out_bar[tuple(
         slice(before, before + n) for (before, _), n in zip(widths, x.shape))],),
     jvp=lambda tangents, out, x, *, widths, value: apply(pad_p, tangents[0], widths=widths,
-                                                         value=0.0))
+                                                         value=0.0), saves_inputs=False)
 
 
 def pad(x, pad, mode="constant", value=0.0, *, name=None):
