@@ -41,7 +41,8 @@ class Node:
         if self.prim.n_outputs == 1:
             out = refs()
             return out if out is not None else Tensor._make(datas, True, self, 0)
-        return tuple(t if (t := r()) is not None else Tensor._make(d, True, self, i)
+        return tuple(t if (t := r()) is not None
+                     else Tensor._make(d, d.dtype.kind == "f", self, i)
                      for i, (r, d) in enumerate(zip(refs, datas)))
 
     def check_alive(self):

@@ -1,0 +1,159 @@
+"""Training-step time of fluxgrad against PyTorch, side by side in one process, single thread.
+
+    python benchmarks/bench_training.py            # all three
+    python benchmarks/bench_training.py mlp cnn    # a subset
+
+Cases (from the nn/optim issue): an MLP 784-512-512-10 at batch 256 with an SGD
+step (target <= 1.1x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
+(target <= 1.5x), and VGG-11 forward+backward on one 224x224 image (reported).
+Both frameworks get the same weights and data; the median of several steps is
+compared.
+"""
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import fluxgrad as fg  # noqa: E402
+from fluxgrad import nn  # noqa: E402
+import fluxgrad.nn.functional as F  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def median_time(step, repeat, warmup=2):
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def copy_weights(model, torch_model):
+    state = {k: torch.tensor(np.array(v.numpy())) for k, v in model.state_dict().items()}
+    torch_model.load_state_dict(state)
+
+
+def training_step(model, x, y, opt):
+    def step():
+        loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
+def torch_training_step(model, x, y, opt):
+    def step():
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
+def mlp():
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
+                          nn.Linear(512, 10))
+    t_model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(),
+                                  torch.nn.Linear(512, 512), torch.nn.ReLU(),
+                                  torch.nn.Linear(512, 10))
+    copy_weights(model, t_model)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((256, 784)).astype(np.float32)
+    y = rng.integers(0, 10, 256)
+    ours = training_step(model, fg.tensor(x), fg.tensor(y), fg.optim.SGD(model.parameters(),
+                                                                          lr=0.01))
+    theirs = torch_training_step(t_model, torch.tensor(x), torch.tensor(y),
+                                 torch.optim.SGD(t_model.parameters(), lr=0.01))
+    return "MLP 784-512-512-10, batch 256, SGD step", ours, theirs, 30, 1.1
+
+
+def _cnn(lib):
+    n = lib.nn
+    return n.Sequential(
+        n.Conv2d(3, 32, 3, padding=1), n.ReLU(), n.MaxPool2d(2),
+        n.Conv2d(32, 64, 3, padding=1), n.ReLU(), n.MaxPool2d(2),
+        n.Conv2d(64, 128, 3, padding=1), n.ReLU(), n.AdaptiveAvgPool2d(1), n.Flatten(),
+        n.Linear(128, 10))
+
+
+def cnn():
+    fg.manual_seed(0)
+    model, t_model = _cnn(fg), _cnn(torch)
+    copy_weights(model, t_model)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 3, 32, 32)).astype(np.float32)
+    y = rng.integers(0, 10, 32)
+    ours = training_step(model, fg.tensor(x), fg.tensor(y),
+                         fg.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+    theirs = torch_training_step(t_model, torch.tensor(x), torch.tensor(y),
+                                 torch.optim.SGD(t_model.parameters(), lr=0.01, momentum=0.9))
+    return "small VGG-style CNN, 3x32x32, batch 32, SGD step", ours, theirs, 10, 1.5
+
+
+def vgg11():
+    fg.manual_seed(0)
+    model = fg.vision.models.vgg11()
+    model.eval()  # no dropout, so both compute the same thing
+    t_features = []
+    in_c = 3
+    for v in [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"]:
+        if v == "M":
+            t_features.append(torch.nn.MaxPool2d(2, 2))
+        else:
+            t_features += [torch.nn.Conv2d(in_c, v, 3, padding=1), torch.nn.ReLU()]
+            in_c = v
+    t_model = torch.nn.Sequential()
+    t_model.add_module("features", torch.nn.Sequential(*t_features))
+    t_model.add_module("avgpool", torch.nn.AdaptiveAvgPool2d((7, 7)))
+    t_model.add_module("flatten", torch.nn.Flatten())
+    t_model.add_module("classifier", torch.nn.Sequential(
+        torch.nn.Linear(25088, 4096), torch.nn.ReLU(), torch.nn.Dropout(),
+        torch.nn.Linear(4096, 4096), torch.nn.ReLU(), torch.nn.Dropout(),
+        torch.nn.Linear(4096, 1000)))
+    copy_weights(model, t_model)
+    t_model.eval()
+    x = np.random.default_rng(0).random((1, 3, 224, 224), dtype=np.float32)
+    xf, xt = fg.tensor(x), torch.tensor(x)
+    label = np.array([3])
+
+    def ours():
+        model.zero_grad()
+        F.cross_entropy(model(xf), fg.tensor(label)).backward()
+
+    def theirs():
+        t_model.zero_grad()
+        torch.nn.functional.cross_entropy(t_model(xt), torch.tensor(label)).backward()
+    return "VGG-11, one 224x224 image, forward+backward", ours, theirs, 3, None
+
+
+CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11}
+
+
+def main(names):
+    print(f"single thread; numpy {np.__version__}, torch {torch.__version__}")
+    print(f"{'case':<48} {'fluxgrad':>10} {'torch':>10} {'ratio':>7}  target")
+    for name in names:
+        title, ours, theirs, repeat, target = CASES[name]()
+        t_ours = median_time(ours, repeat)
+        t_theirs = median_time(theirs, repeat)
+        ratio = t_ours / t_theirs
+        goal = "report" if target is None else (f"<= {target}x " +
+                                                ("ok" if ratio <= target else "MISSED"))
+        print(f"{title:<48} {t_ours * 1e3:>8.2f}ms {t_theirs * 1e3:>8.2f}ms {ratio:>6.2f}x  {goal}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or list(CASES))

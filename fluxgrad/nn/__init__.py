@@ -1,0 +1,13 @@
+"""`fluxgrad.nn`: Module (Layer), Parameter, layers, losses, `functional`, `init`, `utils`."""
+from . import functional, init, utils
+from .layers import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .module import Layer, Module
+from .parameter import Parameter
+from .rnn import *  # noqa: F401,F403
+from . import layers, loss, rnn
+
+initializer = init
+
+__all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils"] + layers.__all__
+           + loss.__all__ + rnn.__all__)

@@ -1,0 +1,435 @@
+"""`fluxgrad.nn.functional`: layers and losses as functions of tensors.
+
+The activations, softmax family, convolution and pooling are the ops of
+`fluxgrad.ops`, re-exported here; what is built here is composed of them
+(losses, normalisation, dropout, embedding), so it differentiates to any order.
+"""
+import numpy as np
+
+from .. import ops as _ops
+from .._core import dtypes
+from .._core.grad_mode import no_grad
+from .._core.tensor import Tensor
+from ..creation import get_rng
+from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh, leaky_relu,
+                              mish, relu, relu6, selu, sigmoid, silu, softplus, softsign,
+                              tanhshrink)
+from ..ops.elementwise import tanh
+from ..ops.shape import pad
+from ..ops.softmax import log_softmax, softmax
+from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
+                        conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
+                        max_pool2d)
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "swish", "mish",
+           "sigmoid", "tanh", "softplus", "softsign", "hardtanh", "hardsigmoid", "hardswish",
+           "logsigmoid", "log_sigmoid", "tanhshrink", "softmax", "log_softmax", "pad",
+           "linear", "bilinear", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+           "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d", "dropout", "batch_norm", "layer_norm", "group_norm",
+           "embedding", "one_hot", "normalize", "mse_loss", "l1_loss", "smooth_l1_loss",
+           "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity"]
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    return -softplus(-x)
+
+
+log_sigmoid = logsigmoid
+swish = silu
+
+
+def _tensor(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _const(array, like):
+    """A constant tensor (no gradient) in `like`'s floating dtype."""
+    return Tensor._make(np.asarray(array, like._data.dtype))
+
+
+# --- linear layers ----------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """`input @ weight.T + bias`, with weight [out_features, in_features] (PyTorch's layout)."""
+    x = _tensor(input)
+    if x.shape[-1:] != weight.shape[-1:]:
+        raise ValueError(f"linear: the input's last dimension is {x.shape[-1:]} but the weight "
+                         f"{list(weight.shape)} expects {weight.shape[-1]} features; input shape "
+                         f"{list(x.shape)}")
+    y = _ops.matmul(x, weight, transpose_y=True)
+    return y if bias is None else y + bias
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """`y_k = x1^T W_k x2 + b_k`, with weight [out_features, in1_features, in2_features]."""
+    y = _ops.einsum("...i,kij,...j->...k", input1, weight, input2)
+    return y if bias is None else y + bias
+
+
+# --- regularisation and normalisation -------------------------------------------------------
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability `p` and scale the rest by 1/(1-p) (training only)."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input * 0.0
+    keep = get_rng().random(input.shape) >= p
+    return input * _const(keep / (1.0 - p), input)
+
+
+def _norm_stats(x, axes):
+    mean = _ops.mean(x, axis=axes, keepdims=True)
+    centered = x - mean
+    var = _ops.mean(centered * centered, axis=axes, keepdims=True)
+    return centered, var
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise over the batch (and spatial) axes per channel (axis 1).
+
+    In training the batch statistics are used and the running ones updated in
+    place (unbiased variance, as PyTorch); in eval the running ones are used.
+    """
+    x = _tensor(input)
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: expected an input of at least 2 dimensions [N, C, ...], "
+                         f"got shape {list(x.shape)}")
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    axes = (0,) + tuple(range(2, x.ndim))
+    if training or running_mean is None:
+        count = x.size // x.shape[1]
+        if count <= 1:
+            raise ValueError(f"batch_norm: expected more than one value per channel in training, "
+                             f"got input shape {list(x.shape)}")
+        centered, var = _norm_stats(x, axes)
+        if running_mean is not None and training:
+            with no_grad():
+                m = momentum
+                batch_mean = x._data.mean(axis=axes)
+                unbiased = var._data.reshape(-1) * count / (count - 1)
+                running_mean._data *= 1 - m
+                running_mean._data += m * batch_mean
+                running_var._data *= 1 - m
+                running_var._data += m * unbiased
+                running_mean._bump_version()
+                running_var._bump_version()
+        y = centered / _ops.sqrt(var + eps)
+    else:
+        mean = _ops.reshape(running_mean, shape)
+        y = (x - mean) / _ops.sqrt(_ops.reshape(running_var, shape) + eps)
+    if weight is not None:
+        y = y * _ops.reshape(weight, shape)
+    if bias is not None:
+        y = y + _ops.reshape(bias, shape)
+    return y
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing `normalized_shape` axes."""
+    x = _tensor(input)
+    if isinstance(normalized_shape, (int, np.integer)):
+        normalized_shape = (int(normalized_shape),)
+    normalized_shape = tuple(normalized_shape)
+    n = len(normalized_shape)
+    if tuple(x.shape[x.ndim - n:]) != normalized_shape:
+        raise ValueError(f"layer_norm: the input's trailing dimensions {list(x.shape[x.ndim - n:])} "
+                         f"don't match normalized_shape {list(normalized_shape)}; input shape "
+                         f"{list(x.shape)}")
+    centered, var = _norm_stats(x, tuple(range(x.ndim - n, x.ndim)))
+    y = centered / _ops.sqrt(var + eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each of `num_groups` channel groups over its channels and spatial axes."""
+    x = _tensor(input)
+    n, c = x.shape[:2]
+    if c % num_groups:
+        raise ValueError(f"group_norm: {c} channels can't be split into {num_groups} groups")
+    grouped = _ops.reshape(x, (n, num_groups, -1))
+    centered, var = _norm_stats(grouped, (2,))
+    y = _ops.reshape(centered / _ops.sqrt(var + eps), x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        y = y * _ops.reshape(weight, shape)
+    if bias is not None:
+        y = y + _ops.reshape(bias, shape)
+    return y
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, *, axis=None):
+    """`input / max(||input||_p, eps)` along `dim`."""
+    if axis is not None:
+        dim = axis
+    norm = _ops.sum(_ops.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
+    return input / _ops.maximum(norm, eps)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
+    if axis is not None:
+        dim = axis
+    dot = _ops.sum(x1 * x2, axis=dim)
+    n1 = _ops.sqrt(_ops.sum(x1 * x1, axis=dim))
+    n2 = _ops.sqrt(_ops.sum(x2 * x2, axis=dim))
+    return dot / _ops.maximum(n1 * n2, eps)
+
+
+# --- embeddings ----------------------------------------------------------------------------
+def _indices(target, op):
+    arr = target._data if isinstance(target, Tensor) else np.asarray(target)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{op}: expected integer indices, got dtype "
+                        f"{dtypes.from_numpy_dtype(arr.dtype) if arr.dtype.kind in 'fb' else arr.dtype}")
+    return arr
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, *, sparse=False):
+    """Rows of `weight` [num_embeddings, dim] picked by the integer `input`; `padding_idx` gets no gradient."""
+    idx = _indices(input, "embedding")
+    num = weight.shape[0]
+    if idx.size and (idx.min() < -num or idx.max() >= num):
+        raise IndexError(f"embedding: index {int(idx.max() if idx.max() >= num else idx.min())} "
+                         f"is out of range for {num} embeddings")
+    rows = Tensor._make(idx)
+    out = weight[rows]
+    if padding_idx is not None:
+        mask = Tensor._make((idx == padding_idx % num)[..., None])
+        out = _ops.where(mask, weight.detach()[rows], out)
+    return out
+
+
+def one_hot(input, num_classes=-1):
+    """Integer tensor of indices -> int64 one-hot tensor with a trailing class axis."""
+    idx = _indices(input, "one_hot")
+    if num_classes < 0:
+        num_classes = int(idx.max()) + 1 if idx.size else 0
+    if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
+        raise ValueError(f"one_hot: class values must be in [0, {num_classes}), got values in "
+                         f"[{idx.min()}, {idx.max()}]")
+    return Tensor._make((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+# --- losses -------------------------------------------------------------------------------
+def _reduce(loss, reduction, op):
+    if reduction == "mean":
+        return _ops.mean(loss)
+    if reduction == "sum":
+        return _ops.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def _pair_check(input, target, op):
+    x, y = _tensor(input), _tensor(target)
+    if x.shape != y.shape:
+        try:
+            np.broadcast_shapes(x.shape, y.shape)
+        except ValueError:
+            raise ValueError(f"{op}: input shape {list(x.shape)} and target shape "
+                             f"{list(y.shape)} don't broadcast") from None
+    if y._data.dtype.kind != "f" and x._data.dtype.kind == "f":
+        y = y.astype(x.dtype)
+    return x, y
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean squared error; gradients flow into both arguments."""
+    x, y = _pair_check(input, target, "mse_loss")
+    d = x - y
+    return _reduce(d * d, _legacy_reduction(size_average, reduce, reduction), "mse_loss")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    x, y = _pair_check(input, target, "l1_loss")
+    return _reduce(_ops.abs(x - y), _legacy_reduction(size_average, reduce, reduction),
+                   "l1_loss")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic for |d| < beta (0.5 d^2 / beta), linear beyond (|d| - 0.5 beta)."""
+    x, y = _pair_check(input, target, "smooth_l1_loss")
+    d = _ops.abs(x - y)
+    if beta == 0:
+        loss = d
+    else:
+        loss = _ops.where(_ops.less(d, beta), 0.5 * d * d / beta, d - 0.5 * beta)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "smooth_l1_loss")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """Quadratic for |d| < delta (0.5 d^2), linear beyond (delta (|d| - 0.5 delta))."""
+    x, y = _pair_check(input, target, "huber_loss")
+    d = _ops.abs(x - y)
+    loss = _ops.where(_ops.less(d, delta), 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _reduce(loss, reduction, "huber_loss")
+
+
+def _class_axis(x, axis):
+    if axis is None:
+        return 1 if x.ndim >= 2 else 0
+    return axis % x.ndim
+
+
+def _index_targets(x, target, axis, ignore_index, op):
+    """Integer class targets as an array shaped like `x` without the class axis."""
+    idx = _indices(target, op)
+    expected = x.shape[:axis] + x.shape[axis + 1:]
+    if idx.shape != expected:
+        if idx.ndim == x.ndim and idx.shape[axis] == 1:
+            idx = np.squeeze(idx, axis)  # PaddlePaddle's [N, 1] labels
+        elif idx.size == int(np.prod(expected)) and idx.ndim <= 1:
+            idx = idx.reshape(expected)
+    if idx.shape != expected:
+        raise ValueError(f"{op}: expected class-index targets of shape {list(expected)} for input "
+                         f"shape {list(x.shape)} (classes on axis {axis}), got {list(idx.shape)}")
+    classes = x.shape[axis]
+    valid = idx != ignore_index
+    bad = valid & ((idx < 0) | (idx >= classes))
+    if bad.any():
+        raise IndexError(f"{op}: target {int(idx[bad].flat[0])} is out of bounds for {classes} "
+                         f"classes (valid targets are 0..{classes - 1}, or ignore_index="
+                         f"{ignore_index})")
+    return idx, valid
+
+
+def _target_matrix(x, idx, valid, axis, weight, smoothing):
+    """Per-element weights T so that loss = -sum_c T_c log p_c (one-hot, smoothed, weighted)."""
+    classes = x.shape[axis]
+    cls_shape = [1] * x.ndim
+    cls_shape[axis] = classes
+    onehot = np.expand_dims(np.where(valid, idx, 0), axis) == np.arange(classes).reshape(cls_shape)
+    t = onehot * (1.0 - smoothing) + smoothing / classes if smoothing else onehot.astype(float)
+    w = None if weight is None else np.asarray(weight._data if isinstance(weight, Tensor)
+                                               else weight, float)
+    if w is not None:
+        t = t * w.reshape(cls_shape)
+    t = t * np.expand_dims(valid, axis)
+    denom = (w[np.where(valid, idx, 0)] * valid).sum() if w is not None else valid.sum()
+    return _const(t, x), float(denom)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0, *, axis=None, soft_label=None,
+                  use_softmax=True):
+    """Cross-entropy between logits (classes on axis 1) and class indices or probabilities.
+
+    Computed from `log_softmax`, so it is stable for large logits. Integer targets
+    are class indices (entries equal to `ignore_index` are skipped); floating
+    targets shaped like the input are class probabilities. `weight` rescales
+    each class; 'mean' divides by the total weight of the counted targets.
+    PaddlePaddle's `[N, 1]` labels, `axis`, `soft_label` and `use_softmax` work too.
+    """
+    op = "cross_entropy"
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    x = _tensor(input)
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"{op}: the input must be floating logits, got {x.dtype}")
+    axis = _class_axis(x, axis)
+    if not 0 <= label_smoothing <= 1:
+        raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    logp = _ops.log_softmax(x, axis) if use_softmax else _ops.log(x)
+    target = _tensor(target)
+    if soft_label or (soft_label is None and target._data.dtype.kind == "f"):
+        if target.shape != x.shape:
+            raise ValueError(f"{op}: probability targets must have the input's shape "
+                             f"{list(x.shape)}, got {list(target.shape)}")
+        t = target
+        if label_smoothing:
+            t = t * (1.0 - label_smoothing) + label_smoothing / x.shape[axis]
+        if weight is not None:
+            cls_shape = [1] * x.ndim
+            cls_shape[axis] = x.shape[axis]
+            t = t * _ops.reshape(_tensor(weight), cls_shape)
+        loss = -_ops.sum(logp * t, axis=axis)
+        return _reduce(loss, reduction, op)
+    idx, valid = _index_targets(x, target, axis, ignore_index, op)
+    t, denom = _target_matrix(x, idx, valid, axis, weight, label_smoothing)
+    loss = -_ops.sum(logp * t, axis=axis)
+    if reduction == "mean":
+        return _ops.sum(loss) / denom if denom else _ops.sum(loss) * float("nan")
+    return _reduce(loss, reduction, op)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log-likelihood of class indices, given log-probabilities (classes on axis 1)."""
+    op = "nll_loss"
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    x = _tensor(input)
+    axis = _class_axis(x, None)
+    idx, valid = _index_targets(x, target, axis, ignore_index, op)
+    t, denom = _target_matrix(x, idx, valid, axis, weight, 0.0)
+    loss = -_ops.sum(x * t, axis=axis)
+    if reduction == "mean":
+        return _ops.sum(loss) / denom if denom else _ops.sum(loss) * float("nan")
+    return _reduce(loss, reduction, op)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(y log p + (1 - y) log(1 - p)), with each log clamped at -100 as PyTorch."""
+    p, y = _pair_check(input, target, "binary_cross_entropy")
+    if p._data.size and (p._data.min() < 0 or p._data.max() > 1):
+        raise ValueError("binary_cross_entropy: the input must be probabilities in [0, 1]; for "
+                         "logits use binary_cross_entropy_with_logits")
+    loss = -(y * _ops.maximum(_ops.log(p), -100.0)
+             + (1 - y) * _ops.maximum(_ops.log(1 - p), -100.0))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction),
+                   "binary_cross_entropy")
+
+
+def _softplus_neg_abs(x):
+    """log(1 + exp(-|x|)), stable for every x."""
+    log1p = getattr(_ops, "log1p", None)
+    e = _ops.exp(-_ops.abs(x))
+    return log1p(e) if log1p is not None else _ops.log(1 + e)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable expression; `pos_weight` weights positives."""
+    x, y = _pair_check(input, target, "binary_cross_entropy_with_logits")
+    # -log sigmoid(x) = softplus(-x) = max(-x, 0) + log(1 + exp(-|x|))
+    log_sig_neg = _ops.maximum(-x, 0.0) + _softplus_neg_abs(x)
+    if pos_weight is None:
+        loss = (1 - y) * x + log_sig_neg
+    else:
+        loss = (1 - y) * x + (1 + (pos_weight - 1) * y) * log_sig_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction),
+                   "binary_cross_entropy_with_logits")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """KL(target || q) pointwise, with `input` = log q; 'batchmean' divides the sum by the batch size."""
+    x, y = _pair_check(input, target, "kl_div")
+    if log_target:
+        loss = _ops.exp(y) * (y - x)
+    else:
+        safe = _ops.where(_ops.greater(y, 0), y, 1.0)
+        loss = _ops.where(_ops.greater(y, 0), y * (_ops.log(safe) - x), 0.0)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "batchmean":
+        return _ops.sum(loss) / (x.shape[0] if x.ndim else 1)
+    return _reduce(loss, reduction, "kl_div")

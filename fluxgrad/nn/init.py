@@ -1,0 +1,147 @@
+"""Weight initialisers: fill a tensor in place (outside the graph) from fluxgrad's generator.
+
+Names follow PyTorch (`kaiming_uniform_`, ...); the spellings without the
+trailing underscore are aliases.
+"""
+import math
+
+import numpy as np
+
+from ..creation import get_rng
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "trunc_normal_", "orthogonal_", "uniform", "normal", "constant", "zeros", "ones",
+           "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
+
+
+def calculate_gain(nonlinearity, param=None):
+    """The recommended gain for an activation (PyTorch's table)."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d", "sigmoid")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+
+
+def _fill(tensor, values):
+    arr = tensor._data
+    np.copyto(arr, np.asarray(values).reshape(arr.shape), casting="unsafe")
+    tensor._bump_version()
+    return tensor
+
+
+def fan_in_and_fan_out(tensor):
+    shape = tensor.shape
+    if len(shape) < 2:
+        raise ValueError(f"fan in/out need a tensor of at least 2 dimensions, got shape "
+                         f"{list(shape)}")
+    receptive = int(np.prod(shape[2:])) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _fan(tensor, mode):
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def _draw(tensor, sample):
+    """Fill with `sample(dtype)` drawn directly in a float32/float64 dtype (no float64 detour)."""
+    dtype = tensor._data.dtype if tensor._data.dtype in (np.float32, np.float64) else np.float64
+    return sample(dtype)
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    values = _draw(tensor, lambda dt: get_rng().random(tensor.shape, dtype=dt))
+    values *= b - a
+    values += a
+    return _fill(tensor, values)
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    values = _draw(tensor, lambda dt: get_rng().standard_normal(tensor.shape, dtype=dt))
+    values *= std
+    values += mean
+    return _fill(tensor, values)
+
+
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+    rng = get_rng()
+    values = rng.normal(mean, std, tensor.shape)
+    bad = (values < a) | (values > b)
+    while bad.any():
+        values[bad] = rng.normal(mean, std, int(bad.sum()))
+        bad = (values < a) | (values > b)
+    return _fill(tensor, values)
+
+
+def constant_(tensor, val):
+    return _fill(tensor, np.full(tensor.shape, val))
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def eye_(tensor):
+    if tensor.ndim != 2:
+        raise ValueError(f"eye_ needs a 2-d tensor, got shape {list(tensor.shape)}")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+    std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+    return normal_(tensor, 0.0, std)
+
+
+def orthogonal_(tensor, gain=1.0):
+    """A (semi-)orthogonal matrix, from the QR decomposition of a Gaussian matrix."""
+    if tensor.ndim < 2:
+        raise ValueError(f"orthogonal_ needs at least 2 dimensions, got shape {list(tensor.shape)}")
+    rows = tensor.shape[0]
+    cols = tensor.size // rows
+    flat = get_rng().standard_normal((rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q)
+
+
+uniform, normal, constant, zeros, ones = uniform_, normal_, constant_, zeros_, ones_
+xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
+kaiming_uniform, kaiming_normal, orthogonal = kaiming_uniform_, kaiming_normal_, orthogonal_

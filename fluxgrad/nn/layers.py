@@ -1,0 +1,619 @@
+"""Layers: containers, linear, convolution, pooling, normalisation, dropout, embedding, activations.
+
+Each layer initialises its parameters like PyTorch's default and computes with
+`nn.functional`.
+"""
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import ops as _ops
+from .._core import dtypes
+from ..creation import ones, tensor, zeros
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "ParameterList",
+           "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Embedding",
+           "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
+           "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d",
+           "BatchNorm2d", "BatchNorm", "LayerNorm", "GroupNorm", "ReLU", "ReLU6", "LeakyReLU",
+           "ELU", "SELU", "CELU", "GELU", "SiLU", "Swish", "Mish", "Sigmoid", "Tanh", "Softplus",
+           "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
+           "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
+           "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
+
+
+def _empty(*shape):
+    return Parameter(np.empty(shape, dtypes.default_float.np))
+
+
+# --- containers ---------------------------------------------------------------------------
+class Sequential(Module):
+    """Modules applied one after another: `Sequential(a, b)` or `Sequential(OrderedDict(...))`."""
+
+    def __init__(self, *layers):
+        super().__init__()
+        if len(layers) == 1 and isinstance(layers[0], (dict, OrderedDict)):
+            for name, layer in layers[0].items():
+                self.add_module(name, layer)
+        else:
+            for i, layer in enumerate(layers):
+                if isinstance(layer, (tuple, list)) and len(layer) == 2:
+                    self.add_module(*layer)  # PaddlePaddle's (name, layer) pairs
+                else:
+                    self.add_module(str(i), layer)
+
+    def forward(self, x):
+        for layer in self._modules.values():
+            x = layer(x)
+        return x
+
+    def __getitem__(self, index):
+        layers = list(self._modules.values())
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return layers[index]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, layer):
+        self.add_module(str(len(self._modules)), layer)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules, registered (so their parameters are found) but not called in order."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for m in modules or ():
+            self.append(m)
+
+    def append(self, module):
+        self.add_module(str(len(self._modules)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for m in items:
+            self.append(m)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ModuleList(list(self._modules.values())[index])
+        return list(self._modules.values())[index]
+
+    def __setitem__(self, index, module):
+        key = list(self._modules)[index]
+        self.add_module(key, module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class ModuleDict(Module):
+    """A dict of modules, registered under their keys."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        for name, m in (modules or {}).items():
+            self.add_module(name, m)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def update(self, modules):
+        for name, m in dict(modules).items():
+            self.add_module(name, m)
+
+
+class ParameterList(Module):
+    def __init__(self, parameters=None):
+        super().__init__()
+        for p in parameters or ():
+            self.append(p)
+
+    def append(self, param):
+        self.register_parameter(str(len(self._parameters)), param)
+        return self
+
+    def __getitem__(self, index):
+        return list(self._parameters.values())[index]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+
+LayerList, LayerDict = ModuleList, ModuleDict
+
+
+# --- linear ---------------------------------------------------------------------------------
+class Identity(Module):
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+
+class Linear(Module):
+    """`y = x W^T + b` with W [out_features, in_features], initialised as PyTorch."""
+
+    def __init__(self, in_features, out_features, bias=True, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.weight = _empty(self.out_features, self.in_features)
+        self.bias = _empty(self.out_features) if bias else None
+        self.reset_parameters()
+        if dtype is not None:
+            self.to(dtype)
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x):
+        if x.shape[-1:] != (self.in_features,):
+            raise ValueError(f"Linear({self.in_features}, {self.out_features}): expected input "
+                             f"with last dimension {self.in_features}, got shape "
+                             f"{list(x.shape)}")
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """`y_k = x1^T W_k x2 + b_k`."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True):
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        self.weight = _empty(out_features, in1_features, in2_features)
+        self.bias = _empty(out_features) if bias else None
+        bound = 1 / math.sqrt(in1_features)
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class Flatten(Module):
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return _ops.flatten(x, self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, x):
+        return _ops.unflatten(x, self.dim, self.unflattened_size)
+
+
+class Dropout(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
+        self.p = p
+
+    def forward(self, x):
+        return F.dropout(x, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
+class Embedding(Module):
+    """A lookup table: integer indices -> rows of `weight` [num_embeddings, embedding_dim] ~ N(0, 1)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 sparse=False, _weight=None):
+        super().__init__()
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError(f"Embedding: padding_idx {padding_idx} is out of range for "
+                             f"{num_embeddings} embeddings")
+        self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
+        if _weight is not None:
+            self.weight = Parameter(_weight)
+        else:
+            self.weight = _empty(num_embeddings, embedding_dim)
+            init.normal_(self.weight)
+            if self.padding_idx is not None:
+                self.weight._data[self.padding_idx] = 0
+
+    def forward(self, x):
+        return F.embedding(x, self.weight, self.padding_idx)
+
+    def extra_repr(self):
+        pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+
+
+# --- convolution ----------------------------------------------------------------------------
+def _tuple(v, n):
+    return (int(v),) * n if isinstance(v, (int, np.integer)) else tuple(int(x) for x in v)
+
+
+class _ConvNd(Module):
+    _dims = 2
+    _transposed = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", output_padding=0):
+        super().__init__()
+        n = self._dims
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{type(self).__name__}: groups={groups} must divide in_channels "
+                             f"({in_channels}) and out_channels ({out_channels})")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} is "
+                                      "not supported (only 'zeros')")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _tuple(kernel_size, n)
+        self.stride, self.dilation = _tuple(stride, n), _tuple(dilation, n)
+        self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
+        self.output_padding = _tuple(output_padding, n)
+        self.groups = groups
+        if self._transposed:
+            self.weight = _empty(in_channels, out_channels // groups, *self.kernel_size)
+        else:
+            self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size)
+        self.bias = _empty(out_channels) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init.fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def _check(self, x):
+        if x.ndim != self._dims + 2 or x.shape[1] != self.in_channels:
+            layout = "[N, C, L]" if self._dims == 1 else "[N, C, H, W]"
+            raise ValueError(f"{type(self).__name__}: expected input {layout} with C="
+                             f"{self.in_channels} channels, got shape {list(x.shape)}")
+
+    def extra_repr(self):
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
+        if self.padding != (0,) * self._dims:
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * self._dims:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution over [N, C, H, W]; padding may be an int, a pair, 'same' or 'valid'."""
+
+    def forward(self, x):
+        self._check(x)
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class Conv1d(_ConvNd):
+    _dims = 1
+
+    def forward(self, x):
+        self._check(x)
+        padding = self.padding if isinstance(self.padding, str) else self.padding[0]
+        return F.conv1d(x, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
+                        self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, output_padding)
+
+    def forward(self, x, output_size=None):
+        self._check(x)
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation, output_size)
+
+
+class ConvTranspose1d(ConvTranspose2d):
+    _dims = 1
+
+    def forward(self, x):
+        self._check(x)
+        return F.conv_transpose1d(x, self.weight, self.bias, self.stride[0], self.padding[0],
+                                  self.output_padding[0], self.groups, self.dilation[0])
+
+
+# --- pooling --------------------------------------------------------------------------------
+class MaxPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.dilation, self.ceil_mode = dilation, ceil_mode
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
+
+
+class MaxPool1d(MaxPool2d):
+    def forward(self, x):
+        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode)
+
+
+class AvgPool2d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None, exclusive=None):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.divisor_override = ceil_mode, divisor_override
+        self.count_include_pad = count_include_pad if exclusive is None else not exclusive
+
+    def forward(self, x):
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
+
+
+class AvgPool1d(AvgPool2d):
+    def forward(self, x):
+        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, x):
+        return F.adaptive_avg_pool1d(x, self.output_size)
+
+
+# --- normalisation ------------------------------------------------------------------------
+class _BatchNorm(Module):
+    _ndims = (2, 3, 4)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(ones(num_features)) if affine else None
+        self.bias = Parameter(zeros(num_features)) if affine else None
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features))
+            self.register_buffer("running_var", ones(num_features))
+            self.register_buffer("num_batches_tracked", tensor(0))
+        else:
+            self.running_mean = self.running_var = None
+
+    def forward(self, x):
+        if x.ndim not in self._ndims or x.shape[1] != self.num_features:
+            raise ValueError(f"{type(self).__name__}({self.num_features}): expected an input of "
+                             f"{' or '.join(str(d) for d in self._ndims)} dimensions with "
+                             f"{self.num_features} channels on axis 1, got shape {list(x.shape)}")
+        use_batch = self.training or not self.track_running_stats
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked._data += 1
+        return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
+                            self.running_var if self.track_running_stats else None, self.weight,
+                            self.bias, use_batch, self.momentum, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    _ndims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    _ndims = (4,)
+
+
+BatchNorm = _BatchNorm
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
+        super().__init__()
+        if isinstance(normalized_shape, (int, np.integer)):
+            normalized_shape = (int(normalized_shape),)
+        self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.weight = Parameter(ones(self.normalized_shape)) if elementwise_affine else None
+        self.bias = Parameter(zeros(self.normalized_shape)) if elementwise_affine and bias \
+            else None
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}"
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
+                             f"num_groups ({num_groups})")
+        self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.weight = Parameter(ones(num_channels)) if affine else None
+        self.bias = Parameter(zeros(num_channels)) if affine else None
+
+    def forward(self, x):
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}"
+
+
+# --- activations ----------------------------------------------------------------------------
+def _activation(name, fn_name, *arg_names, defaults=()):
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        values = dict(zip(arg_names, defaults))
+        values.update(zip(arg_names, args))
+        for k, v in kwargs.items():
+            if k in arg_names:
+                values[k] = v
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def forward(self, x):
+        return getattr(F, fn_name)(x, *(getattr(self, a) for a in arg_names))
+
+    def extra_repr(self):
+        return ", ".join(f"{a}={getattr(self, a)}" for a in arg_names)
+    return type(name, (Module,), {"__init__": __init__, "forward": forward,
+                                  "extra_repr": extra_repr,
+                                  "__doc__": f"Module form of nn.functional.{fn_name}."})
+
+
+ReLU = _activation("ReLU", "relu")
+ReLU6 = _activation("ReLU6", "relu6")
+LeakyReLU = _activation("LeakyReLU", "leaky_relu", "negative_slope", defaults=(0.01,))
+ELU = _activation("ELU", "elu", "alpha", defaults=(1.0,))
+SELU = _activation("SELU", "selu")
+CELU = _activation("CELU", "celu", "alpha", defaults=(1.0,))
+GELU = _activation("GELU", "gelu", "approximate", defaults=("none",))
+SiLU = _activation("SiLU", "silu")
+Swish = SiLU
+Mish = _activation("Mish", "mish")
+Sigmoid = _activation("Sigmoid", "sigmoid")
+Tanh = _activation("Tanh", "tanh")
+Softplus = _activation("Softplus", "softplus", "beta", "threshold", defaults=(1.0, 20.0))
+Softsign = _activation("Softsign", "softsign")
+Hardtanh = _activation("Hardtanh", "hardtanh", "min_val", "max_val", defaults=(-1.0, 1.0))
+Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid")
+Hardswish = _activation("Hardswish", "hardswish")
+LogSigmoid = _activation("LogSigmoid", "logsigmoid")
+Tanhshrink = _activation("Tanhshrink", "tanhshrink")
+
+
+class Softmax(Module):
+    def __init__(self, dim=None, axis=None):
+        super().__init__()
+        self.dim = axis if axis is not None else (-1 if dim is None else dim)
+
+    def forward(self, x):
+        return _ops.softmax(x, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, x):
+        return _ops.log_softmax(x, self.dim)
+
+
+class PReLU(Module):
+    """max(0, x) + a * min(0, x) with a learnable slope (one, or one per channel)."""
+
+    def __init__(self, num_parameters=1, init=0.25):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(np.full(num_parameters, init, dtypes.default_float.np))
+
+    def forward(self, x):
+        a = self.weight
+        if self.num_parameters > 1:
+            a = _ops.reshape(a, (1, -1) + (1,) * (x.ndim - 2))
+        return _ops.maximum(x, 0.0) + a * _ops.minimum(x, 0.0)
+
+
+Conv1D, Conv2D, Conv2DTranspose = Conv1d, Conv2d, ConvTranspose2d
+MaxPool2D, AvgPool2D, AdaptiveAvgPool2D = MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
+BatchNorm1D, BatchNorm2D = BatchNorm1d, BatchNorm2d

@@ -1,0 +1,99 @@
+"""Loss modules: the losses of `nn.functional` with their options bound at construction."""
+from . import functional as F
+from .module import Module
+
+__all__ = ["MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
+           "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+
+    def extra_repr(self):
+        return f"reduction={self.reduction!r}" if self.reduction != "mean" else ""
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, self.reduction, self.delta)
+
+
+class CrossEntropyLoss(_Loss):
+    """Cross-entropy of logits against class indices or class probabilities (see F.cross_entropy)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0, *, axis=None, soft_label=None):
+        super().__init__(size_average, reduce, reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+        self.label_smoothing, self.axis, self.soft_label = label_smoothing, axis, soft_label
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing,
+                               axis=self.axis, soft_label=self.soft_label)
+
+
+class NLLLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class BCELoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.weight = weight
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class KLDivLoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

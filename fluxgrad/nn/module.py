@@ -1,0 +1,387 @@
+"""`Module` (alias `Layer`): a tree of sub-modules owning parameters and buffers.
+
+Attributes set to a `Parameter` or a `Module` are registered automatically;
+`state_dict` / `load_state_dict` name them by their dotted path. PaddlePaddle's
+spellings (`create_parameter`, `add_parameter`, `add_sublayer`, `set_state_dict`,
+`clear_gradients`) sit beside PyTorch's.
+"""
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from .._core import dtypes
+from .._core.grad_mode import no_grad
+from .._core.node import HookHandle
+from .._core.tensor import Tensor
+from .parameter import Parameter
+
+__all__ = ["Module", "Layer"]
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class of every layer: subclass it, set layers/parameters in `__init__`, write `forward`."""
+
+    training = True
+
+    def __init__(self, *args, **kwargs):
+        d = self.__dict__
+        d["_parameters"] = OrderedDict()
+        d["_buffers"] = OrderedDict()
+        d["_non_persistent"] = set()
+        d["_modules"] = OrderedDict()
+        d["_forward_pre_hooks"] = OrderedDict()
+        d["_forward_hooks"] = OrderedDict()
+        d["training"] = True
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} has no forward(); define "
+                                  "forward(self, ...) in your Module subclass")
+
+    def __call__(self, *args, **kwargs):
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                new = hook(self, args)
+                if new is not None:
+                    args = new if isinstance(new, tuple) else (new,)
+        out = self.forward(*args, **kwargs)
+        if self._forward_hooks:
+            for hook in list(self._forward_hooks.values()):
+                new = hook(self, args, out)
+                if new is not None:
+                    out = new
+        return out
+
+    # --- registration -----------------------------------------------------
+    def _check_init(self):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}: call super().__init__() before "
+                                 "assigning parameters or sub-modules")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if isinstance(value, Parameter):
+            self._check_init()
+            self._forget(name)
+            d["_parameters"][name] = value
+        elif isinstance(value, Module):
+            self._check_init()
+            self._forget(name)
+            d["_modules"][name] = value
+        elif "_parameters" in d and name in d["_parameters"]:
+            if value is not None:
+                raise TypeError(f"can't assign a {type(value).__name__} to the parameter "
+                                f"{name!r}; assign a nn.Parameter (or None)")
+            d["_parameters"][name] = None
+        elif "_modules" in d and name in d["_modules"]:
+            if value is not None:
+                raise TypeError(f"can't assign a {type(value).__name__} to the sub-module "
+                                f"{name!r}; assign a Module (or None)")
+            d["_modules"][name] = None
+        elif "_buffers" in d and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"can't assign a {type(value).__name__} to the buffer {name!r}; "
+                                "assign a Tensor (or None)")
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_modules", "_buffers"):
+            d[table].pop(name, None)
+        d.pop(name, None)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in d.get(table, ()):
+                del d[table][name]
+                d["_non_persistent"].discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+    def register_parameter(self, name, param):
+        """Register `param` (a Parameter, or None) under `name`."""
+        self._check_init()
+        _check_name(name, self, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter({name!r}): expected a nn.Parameter or None, got "
+                            f"{type(param).__name__}; wrap a tensor as nn.Parameter(t)")
+        self._forget(name)
+        self._parameters[name] = param
+        return param
+
+    def add_parameter(self, name, parameter):
+        """PaddlePaddle's spelling of `register_parameter`; returns the parameter."""
+        return self.register_parameter(name, parameter)
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """A tensor that is state (saved in `state_dict` if persistent) but not a parameter."""
+        self._check_init()
+        _check_name(name, self, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer({name!r}): expected a Tensor or None, got "
+                            f"{type(tensor).__name__}")
+        self._forget(name)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def add_module(self, name, module):
+        """Register `module` as a child named `name`."""
+        self._check_init()
+        _check_name(name, self, "sub-module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module({name!r}): {type(module).__name__} is not a Module")
+        self._forget(name)
+        self._modules[name] = module
+        return module
+
+    register_module = add_module
+    add_sublayer = add_module
+
+    def create_parameter(self, shape, dtype=None, is_bias=False, default_initializer=None,
+                         attr=None):
+        """A new Parameter of `shape` (PaddlePaddle): zeros for a bias, else Xavier uniform.
+
+        `default_initializer` is a function that fills a tensor in place, such as
+        `lambda p: nn.init.normal_(p, std=0.01)`. The parameter is returned, not registered;
+        assign it to an attribute to register it.
+        """
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.default_float
+        param = Parameter(np.zeros(tuple(int(s) for s in shape), dtype.np))
+        from . import init
+        if default_initializer is not None:
+            default_initializer(param)
+        elif not is_bias:
+            init.xavier_uniform_(param)
+        return param
+
+    # --- traversal --------------------------------------------------------
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
+                continue
+            yield from child.named_modules(memo, prefix + ("." if prefix else "") + name,
+                                           remove_duplicate)
+
+    def modules(self):
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self):
+        for _, child in self.named_children():
+            yield child
+
+    def _named_members(self, table, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mod_prefix, module in modules:
+            for name, value in getattr(module, table).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True, include_sublayers=None):
+        if include_sublayers is not None:
+            recurse = include_sublayers
+        return [p for _, p in self.named_parameters(recurse=recurse)]
+
+    def named_buffers(self, prefix="", recurse=True):
+        return self._named_members("_buffers", prefix, recurse)
+
+    def buffers(self, recurse=True):
+        return [b for _, b in self.named_buffers(recurse=recurse)]
+
+    def sublayers(self, include_self=False):
+        mods = list(self.modules())
+        return mods if include_self else mods[1:]
+
+    def get_submodule(self, target):
+        module = self
+        for part in target.split(".") if target else []:
+            if part not in module._modules:
+                raise AttributeError(f"{type(module).__name__} has no sub-module {part!r} "
+                                     f"(looking up {target!r})")
+            module = module._modules[part]
+        return module
+
+    # --- state ------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Parameters and persistent buffers by dotted name (detached unless `keep_vars`)."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                destination[prefix + name] = b if keep_vars else b.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy values from `state_dict` into this module's parameters and buffers, in place.
+
+        With `strict`, missing or unexpected keys raise; a shape mismatch always raises.
+        Returns (missing_keys, unexpected_keys).
+        """
+        if not hasattr(state_dict, "items"):
+            raise TypeError(f"load_state_dict expects a dict of name -> tensor, got "
+                            f"{type(state_dict).__name__}")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict:
+            if missing:
+                errors.append("missing keys: " + ", ".join(repr(k) for k in missing))
+            if unexpected:
+                errors.append("unexpected keys: " + ", ".join(repr(k) for k in unexpected))
+        updates = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            array = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if array.shape != target._data.shape:
+                errors.append(f"size mismatch for {key!r}: the checkpoint has shape "
+                              f"{list(array.shape)}, this model has {list(target.shape)}")
+                continue
+            updates.append((target, array))
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n  "
+                               + "\n  ".join(errors))
+        with no_grad():
+            for target, array in updates:
+                np.copyto(target._data, array, casting="unsafe")
+                target._bump_version()
+        return IncompatibleKeys(missing, unexpected)
+
+    set_state_dict = load_state_dict
+    set_dict = load_state_dict
+
+    # --- modes and gradients ------------------------------------------------
+    def train(self, mode=True):
+        for m in self.modules():
+            m.__dict__["training"] = bool(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad = requires_grad
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Drop every parameter's `.grad` (or zero it in place with set_to_none=False)."""
+        for p in self.parameters():
+            if p.grad is not None:
+                if set_to_none:
+                    p.grad = None
+                else:
+                    p.grad._data[...] = 0
+
+    def clear_gradients(self, set_to_zero=True):
+        """PaddlePaddle's spelling: zero every parameter's gradient (drop it if not set_to_zero)."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    def apply(self, fn):
+        """Call `fn(module)` on every sub-module (children first) and on this module."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, dtype=None, *args, **kwargs):
+        """Cast floating parameters and buffers to `dtype` in place (devices are ignored: CPU only)."""
+        if dtype is None or isinstance(dtype, str) and dtype in ("cpu", "cuda", "gpu"):
+            return self
+        target = dtypes.as_dtype(dtype).np
+        for t in list(self.parameters()) + self.buffers():
+            if t._data.dtype.kind == "f" and t._data.dtype != target:
+                t._data = t._data.astype(target)
+                if t.grad is not None:
+                    t.grad = Tensor._make(t.grad._data.astype(target))
+        return self
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def cpu(self):
+        return self
+
+    # --- hooks ------------------------------------------------------------
+    def register_forward_pre_hook(self, hook):
+        """`hook(module, args)` before forward; a returned value replaces the args."""
+        return HookHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """`hook(module, args, output)` after forward; a returned value replaces the output."""
+        return HookHandle(self._forward_hooks, hook)
+
+    register_forward_post_hook = register_forward_hook
+
+    # --- printing ---------------------------------------------------------
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = []
+        for name, child in self._modules.items():
+            text = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {text}")
+        head = type(self).__name__ + "(" + self.extra_repr()
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+Layer = Module
+
+
+def _check_name(name, module, what):
+    if not isinstance(name, str) or not name or "." in name:
+        raise KeyError(f"a {what} name must be a non-empty string without '.', got {name!r}")
+    if name in module.__dict__ and name not in ("training",):
+        raise KeyError(f"attribute {name!r} already exists on {type(module).__name__}")

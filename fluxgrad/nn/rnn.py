@@ -1,0 +1,204 @@
+"""Recurrent layers: RNN, LSTM, GRU (multi-layer, bidirectional, batch_first) and their cells.
+
+Composites of matmul and activations, with PyTorch's parameter names, gate
+order (LSTM: i, f, g, o; GRU: r, z, n) and initialisation U(-1/sqrt(H), 1/sqrt(H)).
+The input projection of a whole sequence is one matmul; the loop runs over time steps.
+"""
+import math
+
+import numpy as np
+
+from .. import ops as _ops
+from .._core import dtypes
+from ..creation import zeros
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+__all__ = ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"]
+
+_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _step(mode, gi, h, c, w_hh, b_hh):
+    """One time step given the input projection `gi` (bias included); returns (h, c)."""
+    gh = F.linear(h, w_hh, b_hh)
+    if mode == "RNN_TANH":
+        return _ops.tanh(gi + gh), None
+    if mode == "RNN_RELU":
+        return _ops.relu(gi + gh), None
+    if mode == "LSTM":
+        i, f, g, o = _ops.chunk(gi + gh, 4, -1)
+        c = _ops.sigmoid(f) * c + _ops.sigmoid(i) * _ops.tanh(g)
+        return _ops.sigmoid(o) * _ops.tanh(c), c
+    gi_r, gi_z, gi_n = _ops.chunk(gi, 3, -1)
+    gh_r, gh_z, gh_n = _ops.chunk(gh, 3, -1)
+    r = _ops.sigmoid(gi_r + gh_r)
+    z = _ops.sigmoid(gi_z + gh_z)
+    n = _ops.tanh(gi_n + r * gh_n)
+    return (1 - z) * n + z * h, None
+
+
+def _uniform_all(module, hidden_size):
+    bound = 1 / math.sqrt(hidden_size) if hidden_size else 0
+    for p in module.parameters():
+        init.uniform_(p, -bound, bound)
+
+
+def _param(*shape):
+    return Parameter(np.empty(shape, dtypes.default_float.np))
+
+
+class _Cell(Module):
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh"):
+        super().__init__()
+        if self._mode.startswith("RNN"):
+            if nonlinearity not in ("tanh", "relu"):
+                raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got "
+                                 f"{nonlinearity!r}")
+            self._mode = "RNN_" + nonlinearity.upper()
+        gates = _GATES[self._mode] * hidden_size
+        self.input_size, self.hidden_size = input_size, hidden_size
+        self.weight_ih = _param(gates, input_size)
+        self.weight_hh = _param(gates, hidden_size)
+        self.bias_ih = _param(gates) if bias else None
+        self.bias_hh = _param(gates) if bias else None
+        _uniform_all(self, hidden_size)
+
+    def forward(self, x, hx=None):
+        if x.shape[-1] != self.input_size or x.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: expected input [batch, {self.input_size}] "
+                             f"or [{self.input_size}], got shape {list(x.shape)}")
+        batch = x.shape[:-1]
+        initial = zeros(*batch, self.hidden_size, dtype=x.dtype)
+        if self._mode == "LSTM":
+            h, c = hx if hx is not None else (initial, initial)
+        else:
+            h, c = (hx if hx is not None else initial), None
+        h, c = _step(self._mode, F.linear(x, self.weight_ih, self.bias_ih), h, c,
+                     self.weight_hh, self.bias_hh)
+        return (h, c) if self._mode == "LSTM" else h
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}"
+
+
+class RNNCell(_Cell):
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+
+
+class LSTMCell(_Cell):
+    _mode = "LSTM"
+
+
+class GRUCell(_Cell):
+    _mode = "GRU"
+
+
+class _RNNBase(Module):
+    _mode = "RNN_TANH"
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, nonlinearity="tanh"):
+        super().__init__()
+        if self._mode.startswith("RNN"):
+            self._mode = "RNN_" + nonlinearity.upper()
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, dropout
+        self.bidirectional = bidirectional
+        gates = _GATES[self._mode] * hidden_size
+        directions = 2 if bidirectional else 1
+        for layer in range(num_layers):
+            size = input_size if layer == 0 else hidden_size * directions
+            for suffix in ("", "_reverse")[:directions]:
+                setattr(self, f"weight_ih_l{layer}{suffix}", _param(gates, size))
+                setattr(self, f"weight_hh_l{layer}{suffix}", _param(gates, hidden_size))
+                if bias:
+                    setattr(self, f"bias_ih_l{layer}{suffix}", _param(gates))
+                    setattr(self, f"bias_hh_l{layer}{suffix}", _param(gates))
+        _uniform_all(self, hidden_size)
+
+    def _direction(self, x, layer, suffix, h, c, reverse):
+        gi = F.linear(x, getattr(self, f"weight_ih_l{layer}{suffix}"),
+                      getattr(self, f"bias_ih_l{layer}{suffix}", None))
+        w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
+        b_hh = getattr(self, f"bias_hh_l{layer}{suffix}", None)
+        steps = _ops.unbind(gi, 0)
+        outputs = []
+        for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
+            h, c = _step(self._mode, steps[t], h, c, w_hh, b_hh)
+            outputs.append(h)
+        if reverse:
+            outputs.reverse()
+        return _ops.stack(outputs, 0), h, c
+
+    def forward(self, x, hx=None):
+        unbatched = x.ndim == 2
+        if x.ndim not in (2, 3) or x.shape[-1] != self.input_size:
+            raise ValueError(f"{type(self).__name__}: expected input [seq, batch, "
+                             f"{self.input_size}] (batch first if batch_first=True), got shape "
+                             f"{list(x.shape)}")
+        if unbatched:
+            x = _ops.unsqueeze(x, 1)
+        elif self.batch_first:
+            x = _ops.transpose(x, 0, 1)
+        directions = 2 if self.bidirectional else 1
+        batch = x.shape[1]
+        initial = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
+        if self._mode == "LSTM":
+            h0, c0 = hx if hx is not None else (initial, initial)
+            if unbatched and hx is not None:
+                h0, c0 = _ops.unsqueeze(h0, 1), _ops.unsqueeze(c0, 1)
+        else:
+            h0 = hx if hx is not None else initial
+            if unbatched and hx is not None:
+                h0 = _ops.unsqueeze(h0, 1)
+            c0 = None
+        h_n, c_n = [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d, suffix in enumerate(("", "_reverse")[:directions]):
+                k = layer * directions + d
+                out, h, c = self._direction(x, layer, suffix, h0[k],
+                                            None if c0 is None else c0[k], d == 1)
+                outs.append(out)
+                h_n.append(h)
+                c_n.append(c)
+            x = outs[0] if directions == 1 else _ops.concat(outs, -1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout)
+        h_n = _ops.stack(h_n, 0)
+        c_n = _ops.stack(c_n, 0) if self._mode == "LSTM" else None
+        if unbatched:
+            x = _ops.squeeze(x, 1)
+            h_n = _ops.squeeze(h_n, 1)
+            c_n = None if c_n is None else _ops.squeeze(c_n, 1)
+        elif self.batch_first:
+            x = _ops.transpose(x, 0, 1)
+        return (x, (h_n, c_n)) if self._mode == "LSTM" else (x, h_n)
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.batch_first:
+            s += ", batch_first=True"
+        if self.bidirectional:
+            s += ", bidirectional=True"
+        return s
+
+
+class RNN(_RNNBase):
+    """Elman RNN; input [seq, batch, features] ([batch, seq, features] with batch_first)."""
+
+
+class LSTM(_RNNBase):
+    """LSTM; returns (output, (h_n, c_n))."""
+    _mode = "LSTM"
+
+
+class GRU(_RNNBase):
+    _mode = "GRU"

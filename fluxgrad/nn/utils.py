@@ -1,0 +1,62 @@
+"""`nn.utils`: gradient clipping and flattening parameters to one vector (outside the graph)."""
+import numpy as np
+
+from .._core.tensor import Tensor
+
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+
+
+def _params(parameters):
+    return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+    """Scale all gradients together, in place, so their joint norm is at most `max_norm`.
+
+    Returns the total norm before clipping (a 0-d tensor).
+    """
+    grads = [p.grad._data for p in _params(parameters) if p.grad is not None]
+    if not grads:
+        return Tensor(np.zeros((), np.float32))
+    norm_type = float(norm_type)
+    if norm_type == np.inf:
+        total = max(float(np.abs(g).max()) if g.size else 0.0 for g in grads)
+    else:
+        total = float(sum(float(np.sum(np.abs(g) ** norm_type)) for g in grads)) ** (1 / norm_type)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(f"clip_grad_norm_: the total gradient norm is {total}; pass "
+                           "error_if_nonfinite=False to clip anyway")
+    scale = max_norm / (total + 1e-6)
+    if scale < 1:
+        for g in grads:
+            g *= scale
+    return Tensor(np.asarray(total, grads[0].dtype))
+
+
+def clip_grad_value_(parameters, clip_value):
+    """Clamp every gradient element to [-clip_value, clip_value], in place."""
+    for p in _params(parameters):
+        if p.grad is not None:
+            np.clip(p.grad._data, -clip_value, clip_value, out=p.grad._data)
+
+
+def parameters_to_vector(parameters):
+    """All parameters flattened and concatenated into one 1-d tensor (a copy)."""
+    params = _params(parameters)
+    return Tensor(np.concatenate([p._data.reshape(-1) for p in params]) if params
+                  else np.zeros(0, np.float32))
+
+
+def vector_to_parameters(vec, parameters):
+    """Copy consecutive slices of `vec` into the parameters, in place."""
+    data = vec._data if isinstance(vec, Tensor) else np.asarray(vec)
+    params = _params(parameters)
+    total = sum(p.size for p in params)
+    if data.shape != (total,):
+        raise ValueError(f"vector_to_parameters: expected a vector of {total} elements, got shape "
+                         f"{list(data.shape)}")
+    start = 0
+    for p in params:
+        p._data[...] = data[start:start + p.size].reshape(p.shape)
+        p._bump_version()
+        start += p.size

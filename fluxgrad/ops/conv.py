@@ -1,0 +1,547 @@
+"""Convolution and pooling on NCHW tensors, on BLAS: im2col by stride tricks, then one matmul.
+
+Convolution is bilinear, and its two transposes are ops of the same kind, so
+three primitives close under differentiation (to any order):
+  conv2d(x, w) = y,   conv2d_input(y, w) = x-shaped,   conv2d_weight(x, y) = w-shaped,
+with <conv2d(x, w), y> = <x, conv2d_input(y, w)> = <w, conv2d_weight(x, y)>.
+`conv2d_input` is the transposed convolution (`conv_transpose2d`). Max pooling
+backward scatters the cotangent to each window's argmax, and that scatter's
+transpose gathers from it; average pooling is linear with its transpose beside it.
+Python loops here run over kernel offsets (kh * kw), never over pixels.
+`pads` are explicit (top, bottom, left, right), so 'same' padding may be uneven.
+1-d convolution is the 2-d one with a height of 1.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .._core.dispatch import apply
+from .._core.primitive import Primitive
+from .._core.tensor import Tensor, tensor_method
+from ._family import linear, promote
+from .shape import reshape
+
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
+           "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d"]
+
+
+# --- array helpers (impl only) ----------------------------------------------------------
+def _pad(x, pads, value=0.0):
+    pt, pb, pl, pr = pads
+    if not any(pads):
+        return x
+    out = np.full(x.shape[:2] + (x.shape[2] + pt + pb, x.shape[3] + pl + pr), value, x.dtype)
+    out[:, :, pt:pt + x.shape[2], pl:pl + x.shape[3]] = x
+    return out
+
+
+def _out_size(size, pad, kernel, stride, dilation):
+    return (size + pad - dilation * (kernel - 1) - 1) // stride + 1
+
+
+def _cols(xp, kernel, stride, dilation, out_hw, groups):
+    """im2col: the padded input's windows as a (N, groups, C/groups * kh * kw, ho * wo) array."""
+    sn, sc, sh, sw = xp.strides
+    view = as_strided(xp, (xp.shape[0], xp.shape[1], *kernel, *out_hw),
+                      (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0],
+                       sw * stride[1]), writeable=False)
+    return view.reshape(xp.shape[0], groups, -1, out_hw[0] * out_hw[1])
+
+
+def _offsets(kernel, stride, dilation, out_hw):
+    """For each kernel offset, the slices of the padded input that offset touches."""
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            r0, c0 = i * dilation[0], j * dilation[1]
+            yield i, j, (slice(None), slice(None),
+                         slice(r0, r0 + stride[0] * (out_hw[0] - 1) + 1, stride[0]),
+                         slice(c0, c0 + stride[1] * (out_hw[1] - 1) + 1, stride[1]))
+
+
+def _crop(xp, pads, size):
+    pt, _, pl, _ = pads
+    return xp[:, :, pt:pt + size[0], pl:pl + size[1]]
+
+
+# Batched over the samples, so every result comes out in NCHW order without a transpose.
+def _conv_impl(x, w, *, stride, pads, dilation, groups):
+    n = x.shape[0]
+    co, _, kh, kw = w.shape
+    xp = _pad(x, pads)
+    out_hw = (_out_size(xp.shape[2], 0, kh, stride[0], dilation[0]),
+              _out_size(xp.shape[3], 0, kw, stride[1], dilation[1]))
+    cols = _cols(xp, (kh, kw), stride, dilation, out_hw, groups)
+    y = np.matmul(w.reshape(groups, co // groups, -1), cols)
+    return y.reshape(n, co, *out_hw)
+
+
+def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
+    n, co, ho, wo = y.shape
+    _, cg, kh, kw = w.shape
+    y2 = y.reshape(n, groups, co // groups, ho * wo)
+    cols = np.matmul(w.reshape(groups, co // groups, -1).transpose(0, 2, 1), y2)
+    cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    xp = np.zeros((n, groups * cg, size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3]),
+                  np.result_type(y, w))
+    for i, j, where in _offsets((kh, kw), stride, dilation, (ho, wo)):
+        xp[where] += cols[:, :, i, j]
+    return _crop(xp, pads, size)
+
+
+def _conv_weight_impl(x, y, *, stride, pads, dilation, groups, kernel):
+    n, co, ho, wo = y.shape
+    cg = x.shape[1] // groups
+    cols = _cols(_pad(x, pads), kernel, stride, dilation, (ho, wo), groups)
+    y2 = y.reshape(n, groups, co // groups, ho * wo)
+    return np.matmul(y2, cols.transpose(0, 1, 3, 2)).sum(0).reshape(co, cg, *kernel)
+
+
+def _bilinear_jvp(fn, a, b, a_dot, b_dot, **params):
+    terms = []
+    if a_dot is not None:
+        terms.append(fn(a_dot, b, **params))
+    if b_dot is not None:
+        terms.append(fn(a, b_dot, **params))
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _conv(x, w, **p):
+    return apply(conv2d_p, x, w, **p)
+
+
+def _conv_input(y, w, *, size, **p):
+    return apply(conv2d_input_p, y, w, size=tuple(size), **p)
+
+
+def _conv_weight(x, y, *, kernel, **p):
+    return apply(conv2d_weight_p, x, y, kernel=tuple(kernel), **p)
+
+
+conv2d_p = Primitive(
+    "conv2d", _conv_impl,
+    vjp=(lambda out_bar, out, x, w, **p: _conv_input(out_bar, w, size=x.shape[2:], **p),
+         lambda out_bar, out, x, w, **p: _conv_weight(x, out_bar, kernel=w.shape[2:], **p)),
+    jvp=lambda tangents, out, x, w, **p: _bilinear_jvp(_conv, x, w, *tangents, **p))
+
+conv2d_input_p = Primitive(
+    "conv2d_input", _conv_input_impl,
+    vjp=(lambda out_bar, out, y, w, *, size, **p: _conv(out_bar, w, **p),
+         lambda out_bar, out, y, w, *, size, **p: _conv_weight(out_bar, y, kernel=w.shape[2:],
+                                                                **p)),
+    jvp=lambda tangents, out, y, w, *, size, **p: _bilinear_jvp(
+        _conv_input, y, w, *tangents, size=size, **p))
+
+conv2d_weight_p = Primitive(
+    "conv2d_weight", _conv_weight_impl,
+    vjp=(lambda out_bar, out, x, y, *, kernel, **p: _conv_input(y, out_bar, size=x.shape[2:],
+                                                                  **p),
+         lambda out_bar, out, x, y, *, kernel, **p: _conv(x, out_bar, **p)),
+    jvp=lambda tangents, out, x, y, *, kernel, **p: _bilinear_jvp(
+        _conv_weight, x, y, *tangents, kernel=kernel, **p))
+
+
+# --- argument normalisation ------------------------------------------------------------
+def _pair(value, name, op, n=2):
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * n
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise ValueError(f"{op}: {name} must be an int or {n} ints, got {value}")
+    return value
+
+
+def _conv_pads(padding, kernel, dilation, stride, op):
+    """(top, bottom, left, right) from an int, a pair, a 4-tuple, 'valid' or 'same'."""
+    if isinstance(padding, str):
+        mode = padding.lower()
+        if mode == "valid":
+            return (0, 0, 0, 0)
+        if mode != "same":
+            raise ValueError(f"{op}: padding must be 'same', 'valid' or ints, got {padding!r}")
+        if any(s != 1 for s in stride):
+            raise ValueError(f"{op}: padding='same' needs stride 1, got stride {stride}")
+        pads = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            pads += [total // 2, total - total // 2]
+        return tuple(pads)
+    if isinstance(padding, (int, np.integer)):
+        p = int(padding)
+        pads = (p, p, p, p)
+    else:
+        padding = tuple(int(v) for v in padding)
+        if len(padding) == 2:
+            pads = (padding[0], padding[0], padding[1], padding[1])
+        elif len(padding) == 4:
+            pads = padding
+        else:
+            raise ValueError(f"{op}: padding must be an int, 2 or 4 ints, 'same' or 'valid', got "
+                             f"{padding}")
+    if any(p < 0 for p in pads):
+        raise ValueError(f"{op}: padding can't be negative, got {padding}")
+    return pads
+
+
+def _check_input(x, ndim, op, what="input"):
+    if not isinstance(x, Tensor):
+        x = Tensor(x)
+    if x.ndim != ndim:
+        layout = {3: "[N, C, L]", 4: "[N, C, H, W]"}[ndim]
+        raise ValueError(f"{op}: expected a {ndim}-d {what} {layout}, got shape {list(x.shape)}")
+    return x
+
+
+@tensor_method("conv2d")
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d cross-correlation of `input` [N, C, H, W] with `weight` [C_out, C/groups, kH, kW].
+
+    `padding` is an int, a pair, (top, bottom, left, right), 'valid' or 'same'.
+    """
+    x = _check_input(input, 4, "conv2d")
+    w = _check_input(weight, 4, "conv2d", "weight")
+    return _conv2d(x, w, bias, stride, padding, dilation, groups, "conv2d")
+
+
+def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
+    stride = _pair(stride, "stride", op)
+    dilation = _pair(dilation, "dilation", op)
+    groups = int(groups)
+    co, cg, kh, kw = w.shape
+    if groups < 1 or x.shape[1] % groups or co % groups:
+        raise ValueError(f"{op}: groups={groups} must divide both the input channels "
+                         f"({x.shape[1]}) and the output channels ({co})")
+    if x.shape[1] != cg * groups:
+        raise ValueError(f"{op}: the input has {x.shape[1]} channels but the weight "
+                         f"{list(w.shape)} expects {cg * groups} (= weight.shape[1] * groups "
+                         f"{groups})")
+    if min(stride) < 1 or min(dilation) < 1:
+        raise ValueError(f"{op}: stride and dilation must be positive, got {stride}, {dilation}")
+    pads = _conv_pads(padding, (kh, kw), dilation, stride, op)
+    for size, pad, k, d, axis in ((x.shape[2], pads[0] + pads[1], kh, dilation[0], "height"),
+                                  (x.shape[3], pads[2] + pads[3], kw, dilation[1], "width")):
+        if size + pad < d * (k - 1) + 1:
+            raise ValueError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
+                             f"the dilated kernel ({d * (k - 1) + 1}); input shape "
+                             f"{list(x.shape)}, weight shape {list(w.shape)}")
+    x, w = promote(x, w)
+    y = apply(conv2d_p, x, w, stride=stride, pads=pads, dilation=dilation, groups=groups)
+    if bias is not None:
+        y = y + reshape(bias, (1, -1, 1, 1))
+    return y
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d cross-correlation of `input` [N, C, L] with `weight` [C_out, C/groups, k]."""
+    x = _check_input(input, 3, "conv1d")
+    w = _check_input(weight, 3, "conv1d", "weight")
+    if not isinstance(padding, str):
+        p = _pair(padding, "padding", "conv1d", 1)[0] if not isinstance(
+            padding, (tuple, list)) or len(padding) == 1 else None
+        if p is None:
+            left, right = (int(v) for v in padding)
+            padding = (0, 0, left, right)
+        else:
+            padding = (0, p)
+    y = _conv2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
+                reshape(w, (w.shape[0], w.shape[1], 1, w.shape[2])), None,
+                (1, _pair(stride, "stride", "conv1d", 1)[0]), padding,
+                (1, _pair(dilation, "dilation", "conv1d", 1)[0]), groups, "conv1d")
+    y = reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+    if bias is not None:
+        y = y + reshape(bias, (1, -1, 1))
+    return y
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None):
+    """Transposed 2-d convolution (the input-gradient of conv2d); weight [C_in, C_out/groups, kH, kW]."""
+    op = "conv_transpose2d"
+    y = _check_input(input, 4, op)
+    w = _check_input(weight, 4, op, "weight")
+    stride = _pair(stride, "stride", op)
+    dilation = _pair(dilation, "dilation", op)
+    padding = _pair(padding, "padding", op)
+    groups = int(groups)
+    if y.shape[1] != w.shape[0]:
+        raise ValueError(f"{op}: the input has {y.shape[1]} channels but the weight "
+                         f"{list(w.shape)} expects {w.shape[0]} (weight.shape[0])")
+    if groups < 1 or w.shape[0] % groups:
+        raise ValueError(f"{op}: groups={groups} must divide the input channels ({w.shape[0]})")
+    kernel = w.shape[2:]
+    base = [(y.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (kernel[a] - 1) + 1
+            for a in range(2)]
+    if output_size is not None:
+        size = tuple(int(s) for s in tuple(output_size)[-2:])
+        extra = [size[a] - base[a] for a in range(2)]
+    else:
+        extra = list(_pair(output_padding, "output_padding", op))
+    for a in range(2):
+        if not 0 <= extra[a] < max(stride[a], dilation[a]):
+            raise ValueError(f"{op}: output padding {extra[a]} must be smaller than the stride "
+                             f"or dilation ({stride[a]}, {dilation[a]})")
+    size = (base[0] + extra[0], base[1] + extra[1])
+    pads = (padding[0], padding[0], padding[1], padding[1])
+    y, w = promote(y, w)
+    x = apply(conv2d_input_p, y, w, stride=stride, pads=pads, dilation=dilation, groups=groups,
+              size=size)
+    if bias is not None:
+        x = x + reshape(bias, (1, -1, 1, 1))
+    return x
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed 1-d convolution; weight [C_in, C_out/groups, k]."""
+    y = _check_input(input, 3, "conv_transpose1d")
+    w = _check_input(weight, 3, "conv_transpose1d", "weight")
+    one = lambda v, name: (1, _pair(v, name, "conv_transpose1d", 1)[0])  # noqa: E731
+    x = conv_transpose2d(reshape(y, (y.shape[0], y.shape[1], 1, y.shape[2])),
+                         reshape(w, (w.shape[0], w.shape[1], 1, w.shape[2])), None,
+                         one(stride, "stride"), (0, _pair(padding, "padding", "conv_transpose1d",
+                                                          1)[0]),
+                         (0, _pair(output_padding, "output_padding", "conv_transpose1d", 1)[0]),
+                         groups, one(dilation, "dilation"))
+    x = reshape(x, (x.shape[0], x.shape[1], x.shape[3]))
+    if bias is not None:
+        x = x + reshape(bias, (1, -1, 1))
+    return x
+
+
+# --- max pooling -----------------------------------------------------------------------
+def _pool_geometry(shape, kernel, stride, pads, dilation):
+    return (_out_size(shape[2], pads[0] + pads[1], kernel[0], stride[0], dilation[0]),
+            _out_size(shape[3], pads[2] + pads[3], kernel[1], stride[1], dilation[1]))
+
+
+def _slices(xp, kernel, stride, dilation, out_hw):
+    for i, j, where in _offsets(kernel, stride, dilation, out_hw):
+        yield i * kernel[1] + j, xp[where]
+
+
+def _max_pool_impl(x, *, kernel, stride, pads, dilation):
+    """The window maxima and, as a second output, each window's first argmax (0..kh*kw-1)."""
+    out_hw = _pool_geometry(x.shape, kernel, stride, pads, dilation)
+    best = idx = None
+    for k, window in _slices(_pad(x, pads, -np.inf), kernel, stride, dilation, out_hw):
+        if best is None:
+            best, idx = window.copy(), np.zeros(window.shape, np.int32)
+            continue
+        greater = window > best
+        np.copyto(best, window, where=greater)
+        np.copyto(idx, k, where=greater)
+    return best, idx
+
+
+def _overlapping(kernel, stride, dilation):
+    return any(d * (k - 1) + 1 > s for k, s, d in zip(kernel, stride, dilation))
+
+
+def _scatter_impl(g, idx, *, kernel, stride, pads, dilation, size):
+    xp = np.zeros(g.shape[:2] + (size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3]),
+                  g.dtype)
+    overlap = _overlapping(kernel, stride, dilation)
+    for i, j, where in _offsets(kernel, stride, dilation, g.shape[2:]):
+        hit = idx == i * kernel[1] + j
+        if overlap:
+            xp[where] += np.where(hit, g, 0)
+        else:
+            np.copyto(xp[where], g, where=hit)
+    return _crop(xp, pads, size)
+
+
+def _gather_impl(h, idx, *, kernel, stride, pads, dilation):
+    out = np.zeros(idx.shape, h.dtype)
+    for k, window in _slices(_pad(h, pads), kernel, stride, dilation, idx.shape[2:]):
+        np.copyto(out, window, where=idx == k)
+    return out
+
+
+def _no_cotangent(out_bar, out, *inputs, **p):
+    return None  # the argmax indices are integers: no gradient
+
+
+def _scatter(g, idx, size, p):
+    return apply(max_pool2d_scatter_p, g, idx, size=tuple(size), **p)
+
+
+max_pool2d_p = Primitive(
+    "max_pool2d", _max_pool_impl, n_outputs=2,
+    vjp=lambda out_bar, out, x, **p: (_scatter(out_bar[0], out[1], x.shape[2:], p),),
+    jvp=lambda tangents, out, x, **p: (apply(max_pool2d_gather_p, tangents[0], out[1], **p),
+                                       None))
+
+# scatter(g, idx): g placed at each window's argmax; gather(h, idx) reads h there. Both are
+# linear in their first argument and each other's transpose.
+max_pool2d_scatter_p = Primitive(
+    "max_pool2d_scatter", _scatter_impl,
+    vjp=(lambda out_bar, out, g, idx, *, size, **p: apply(max_pool2d_gather_p, out_bar, idx, **p),
+         _no_cotangent),
+    jvp=lambda tangents, out, g, idx, *, size, **p: _scatter(tangents[0], idx, size, p))
+
+max_pool2d_gather_p = Primitive(
+    "max_pool2d_gather", _gather_impl,
+    vjp=(lambda out_bar, out, h, idx, **p: _scatter(out_bar, idx, h.shape[2:], p),
+         _no_cotangent),
+    jvp=lambda tangents, out, h, idx, **p: apply(max_pool2d_gather_p, tangents[0], idx, **p))
+
+
+def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False):
+    kernel = _pair(kernel_size, "kernel_size", op)
+    stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride",
+                                                                                  op)
+    dilation = _pair(dilation, "dilation", op)
+    padding = _pair(padding, "padding", op)
+    for a in range(2):
+        if padding[a] * 2 > kernel[a]:
+            raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
+                             f"{kernel}")
+    pads = [padding[0], padding[0], padding[1], padding[1]]
+    if ceil_mode:
+        for a in range(2):
+            size, eff = x.shape[2 + a] + 2 * padding[a], dilation[a] * (kernel[a] - 1) + 1
+            out = -(-(size - eff) // stride[a]) + 1
+            if (out - 1) * stride[a] >= x.shape[2 + a] + padding[a]:
+                out -= 1  # the last window must start inside the input or the left padding
+            pads[2 * a + 1] += max(0, (out - 1) * stride[a] + eff - size)
+    pads = tuple(pads)
+    for a in range(2):
+        if x.shape[2 + a] + pads[2 * a] + pads[2 * a + 1] < dilation[a] * (kernel[a] - 1) + 1:
+            raise ValueError(f"{op}: the kernel {kernel} is larger than the padded input "
+                             f"{list(x.shape[2:])}")
+    return kernel, stride, pads, dilation
+
+
+@tensor_method("max_pool2d")
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Maximum over kH x kW windows of `input` [N, C, H, W] (padding counts as -inf)."""
+    if return_indices:
+        raise NotImplementedError("max_pool2d: return_indices=True is not supported")
+    x = _check_input(input, 4, "max_pool2d")
+    kernel, stride, pads, dilation = _pool_args(x, kernel_size, stride, padding, "max_pool2d",
+                                                dilation, ceil_mode)
+    return apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads, dilation=dilation)[0]
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    x = _check_input(input, 3, "max_pool1d")
+    one = lambda v, name: (1, _pair(v, name, "max_pool1d", 1)[0])  # noqa: E731
+    y = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
+                   one(kernel_size, "kernel_size"),
+                   None if stride is None else one(stride, "stride"),
+                   (0, _pair(padding, "padding", "max_pool1d", 1)[0]),
+                   one(dilation, "dilation"), ceil_mode)
+    return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+
+
+# --- average pooling ---------------------------------------------------------------------
+def _window_sum(xp, kernel, stride, out_hw):
+    total = None
+    for _, window in _slices(xp, kernel, stride, (1, 1), out_hw):
+        total = window.copy() if total is None else np.add(total, window, out=total)
+    return total
+
+
+def _divisor(shape, kernel, stride, pads, count_include_pad, divisor_override, dtype):
+    if divisor_override:
+        return np.asarray(divisor_override, dtype)
+    if count_include_pad:
+        return np.asarray(kernel[0] * kernel[1], dtype)
+    ones = _pad(np.ones((1, 1) + tuple(shape[2:]), dtype), pads)
+    return _window_sum(ones, kernel, stride, _pool_geometry(shape, kernel, stride, pads, (1, 1)))
+
+
+def _avg_pool_impl(x, *, kernel, stride, pads, count_include_pad, divisor_override):
+    out_hw = _pool_geometry(x.shape, kernel, stride, pads, (1, 1))
+    total = _window_sum(_pad(x, pads), kernel, stride, out_hw)
+    return total / _divisor(x.shape, kernel, stride, pads, count_include_pad, divisor_override,
+                            x.dtype)
+
+
+def _avg_pool_t_impl(g, *, kernel, stride, pads, count_include_pad, divisor_override, size):
+    shape = g.shape[:2] + tuple(size)
+    g = g / _divisor(shape, kernel, stride, pads, count_include_pad, divisor_override, g.dtype)
+    xp = np.zeros(shape[:2] + (size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3]), g.dtype)
+    for _, _, where in _offsets(kernel, stride, (1, 1), g.shape[2:]):
+        xp[where] += g
+    return _crop(xp, pads, size)
+
+
+avg_pool2d_p = linear(
+    "avg_pool2d", _avg_pool_impl,
+    lambda out_bar, x, **p: apply(avg_pool2d_transpose_p, out_bar, size=tuple(x.shape[2:]), **p))
+avg_pool2d_transpose_p = linear(
+    "avg_pool2d_transpose", _avg_pool_t_impl,
+    lambda out_bar, g, *, size, **p: apply(avg_pool2d_p, out_bar, **p))
+
+
+@tensor_method("avg_pool2d")
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None, exclusive=None):
+    """Mean over kH x kW windows of `input` [N, C, H, W].
+
+    `exclusive=True` (PaddlePaddle) is `count_include_pad=False`.
+    """
+    if ceil_mode:
+        raise NotImplementedError("avg_pool2d: ceil_mode=True is not supported")
+    if exclusive is not None:
+        count_include_pad = not exclusive
+    x = _check_input(input, 4, "avg_pool2d")
+    kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d")
+    return apply(avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+                 count_include_pad=bool(count_include_pad),
+                 divisor_override=None if divisor_override is None else int(divisor_override))
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    x = _check_input(input, 3, "avg_pool1d")
+    one = lambda v, name: (1, _pair(v, name, "avg_pool1d", 1)[0])  # noqa: E731
+    y = avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
+                   one(kernel_size, "kernel_size"),
+                   None if stride is None else one(stride, "stride"),
+                   (0, _pair(padding, "padding", "avg_pool1d", 1)[0]), ceil_mode,
+                   count_include_pad)
+    return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+
+
+def _adaptive_matrix(size, out, dtype):
+    """Rows average the bins PyTorch's adaptive pooling uses: [floor(i*n/o), ceil((i+1)*n/o))."""
+    m = np.zeros((out, size), dtype)
+    for i in range(out):
+        start, stop = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, start:stop] = 1.0 / (stop - start)
+    return m
+
+
+@tensor_method("adaptive_avg_pool2d")
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed output size [oH, oW] (None keeps that dimension)."""
+    x = _check_input(input, 4, "adaptive_avg_pool2d")
+    if isinstance(output_size, (int, np.integer)) or output_size is None:
+        output_size = (output_size, output_size)
+    oh, ow = (x.shape[2 + a] if s is None else int(s) for a, s in enumerate(output_size))
+    h, w = x.shape[2:]
+    if (oh, ow) == (h, w):
+        return x
+    if (oh, ow) == (1, 1):
+        from .reduce import mean
+        return mean(x, axis=(2, 3), keepdims=True)
+    if h % oh == 0 and w % ow == 0:
+        return avg_pool2d(x, (h // oh, w // ow))
+    from .linalg import matmul
+    rows = Tensor._make(_adaptive_matrix(h, oh, x._data.dtype))
+    cols = Tensor._make(_adaptive_matrix(w, ow, x._data.dtype).T.copy())
+    return matmul(matmul(rows, x), cols)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    x = _check_input(input, 3, "adaptive_avg_pool1d")
+    y = adaptive_avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
+                            (1, int(output_size)))
+    return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+

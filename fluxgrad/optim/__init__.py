@@ -1,0 +1,7 @@
+"""`fluxgrad.optim` (alias `fluxgrad.optimizer`): optimizers and learning-rate schedulers."""
+from . import lr_scheduler
+from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
+
+lr = lr_scheduler
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler", "lr"]

@@ -1,0 +1,309 @@
+"""Learning-rate schedulers, in closed form of the epoch (step) counter.
+
+PyTorch style: `StepLR(optimizer, step_size=10)` then `scheduler.step()` each
+epoch. PaddlePaddle style: `StepLR(learning_rate=0.1, step_size=10)` passed as
+an optimizer's `learning_rate`; the optimizer then attaches it.
+"""
+import bisect
+import math
+
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+           "LambdaLR", "LinearLR", "LinearWarmup", "OneCycleLR", "ReduceLROnPlateau",
+           "StepDecay", "MultiStepDecay", "ExponentialDecay", "CosineAnnealingDecay",
+           "LambdaDecay"]
+
+
+class LRScheduler:
+    """Base: subclasses give `lr_at(base_lr, epoch)`; `step()` advances the epoch."""
+
+    def __init__(self, optimizer=None, last_epoch=-1, *, learning_rate=None):
+        from .optimizer import Optimizer
+        if isinstance(optimizer, (int, float)) and learning_rate is None:
+            optimizer, learning_rate = None, optimizer
+        self.optimizer = None
+        self.last_epoch = last_epoch
+        if isinstance(optimizer, Optimizer):
+            self._attach(optimizer)
+        elif optimizer is not None:
+            raise TypeError(f"{type(self).__name__}: expected an Optimizer or a learning rate, "
+                            f"got {type(optimizer).__name__}")
+        else:
+            if learning_rate is None:
+                raise TypeError(f"{type(self).__name__}: pass an optimizer (PyTorch style) or "
+                                "learning_rate=... (PaddlePaddle style)")
+            self.base_lrs = [float(learning_rate)]
+            self.step()
+
+    def _attach(self, optimizer):
+        first = self.optimizer is None and not hasattr(self, "base_lrs")
+        self.optimizer = optimizer
+        if first:
+            self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
+            self.step()
+        else:
+            self.base_lrs = [self.base_lrs[0]] * len(optimizer.param_groups)
+            self._apply()
+
+    def lr_at(self, base_lr, epoch):
+        raise NotImplementedError
+
+    def get_lr(self):
+        return [self.lr_at(b, self.last_epoch) for b in self.base_lrs]
+
+    @property
+    def last_lr(self):
+        return self._last_lr[0]
+
+    def get_last_lr(self):
+        return list(self._last_lr)
+
+    def __call__(self):
+        return self.last_lr
+
+    def step(self, epoch=None):
+        self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
+        self._apply()
+
+    def _apply(self):
+        self._last_lr = self.get_lr()
+        if self.optimizer is not None:
+            for group, lr in zip(self.optimizer.param_groups, self._last_lr):
+                group["lr"] = lr
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items()
+                if k != "optimizer" and not callable(v)}
+
+    def load_state_dict(self, state):
+        self.__dict__.update(state)
+        self._apply()
+
+    set_state_dict = load_state_dict
+
+
+class StepLR(LRScheduler):
+    """lr * gamma ** (epoch // step_size)."""
+
+    def __init__(self, optimizer=None, step_size=1, gamma=0.1, last_epoch=-1, *,
+                 learning_rate=None):
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return base_lr * self.gamma ** (epoch // self.step_size)
+
+
+class MultiStepLR(LRScheduler):
+    """lr * gamma ** (number of milestones reached)."""
+
+    def __init__(self, optimizer=None, milestones=(), gamma=0.1, last_epoch=-1, *,
+                 learning_rate=None):
+        self.milestones, self.gamma = sorted(milestones), gamma
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return base_lr * self.gamma ** bisect.bisect_right(self.milestones, epoch)
+
+
+class ExponentialLR(LRScheduler):
+    def __init__(self, optimizer=None, gamma=0.9, last_epoch=-1, *, learning_rate=None):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return base_lr * self.gamma ** epoch
+
+
+class CosineAnnealingLR(LRScheduler):
+    """eta_min + (lr - eta_min) (1 + cos(pi epoch / T_max)) / 2."""
+
+    def __init__(self, optimizer=None, T_max=1, eta_min=0.0, last_epoch=-1, *,
+                 learning_rate=None):
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return self.eta_min + (base_lr - self.eta_min) * (
+            1 + math.cos(math.pi * epoch / self.T_max)) / 2
+
+
+class LambdaLR(LRScheduler):
+    """lr * lr_lambda(epoch)."""
+
+    def __init__(self, optimizer=None, lr_lambda=None, last_epoch=-1, *, learning_rate=None):
+        self.lr_lambda = lr_lambda
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return base_lr * self.lr_lambda(epoch)
+
+
+class LinearLR(LRScheduler):
+    """Factor going linearly from start_factor to end_factor over total_iters epochs."""
+
+    def __init__(self, optimizer=None, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1, *, learning_rate=None):
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        frac = min(epoch, self.total_iters) / self.total_iters
+        return base_lr * (self.start_factor + (self.end_factor - self.start_factor) * frac)
+
+
+class LinearWarmup(LRScheduler):
+    """PaddlePaddle's warmup: start_lr -> end_lr linearly over warmup_steps, then `learning_rate`
+    (a number, or a scheduler that takes over)."""
+
+    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1):
+        self.inner = learning_rate if isinstance(learning_rate, LRScheduler) else None
+        self.warmup_steps, self.start_lr, self.end_lr = warmup_steps, start_lr, end_lr
+        base = self.inner.base_lrs[0] if self.inner else float(learning_rate)
+        super().__init__(None, last_epoch, learning_rate=base)
+
+    def lr_at(self, base_lr, epoch):
+        if epoch < self.warmup_steps:
+            return self.start_lr + (self.end_lr - self.start_lr) * epoch / self.warmup_steps
+        if self.inner is not None:
+            return self.inner.lr_at(self.inner.base_lrs[0], epoch - self.warmup_steps)
+        return base_lr
+
+
+class OneCycleLR(LRScheduler):
+    """The one-cycle policy: warm up to max_lr over pct_start of the steps, then anneal to
+    max_lr / div_factor / final_div_factor; momentum (or beta1) cycles inversely."""
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
+                 max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
+                 last_epoch=-1):
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError("OneCycleLR: give total_steps, or epochs and steps_per_epoch")
+            total_steps = epochs * steps_per_epoch
+        self.total_steps = total_steps
+        self.anneal = self._cos if anneal_strategy == "cos" else self._linear
+        initial = max_lr / div_factor
+        self.initial_lr, self.max_lr = initial, max_lr
+        self.min_lr = initial / final_div_factor
+        if three_phase:
+            self.phases = [(pct_start * total_steps - 1, "initial", "max"),
+                           (2 * pct_start * total_steps - 2, "max", "initial"),
+                           (total_steps - 1, "initial", "min")]
+        else:
+            self.phases = [(pct_start * total_steps - 1, "initial", "max"),
+                           (total_steps - 1, "max", "min")]
+        self.cycle_momentum = cycle_momentum
+        self.base_momentum, self.max_momentum = base_momentum, max_momentum
+        for group in optimizer.param_groups:
+            group["initial_lr"] = initial
+        super().__init__(optimizer, last_epoch)
+
+    @staticmethod
+    def _cos(start, end, pct):
+        return end + (start - end) / 2 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _linear(start, end, pct):
+        return (end - start) * pct + start
+
+    def _value(self, epoch, values):
+        if epoch >= self.total_steps:
+            raise ValueError(f"OneCycleLR: stepped {epoch + 1} times, more than total_steps "
+                             f"({self.total_steps})")
+        start_step = 0
+        for end_step, start, end in self.phases:
+            if epoch <= end_step or end_step == self.phases[-1][0]:
+                pct = (epoch - start_step) / (end_step - start_step)
+                return self.anneal(values[start], values[end], pct)
+            start_step = end_step
+        raise AssertionError("unreachable")
+
+    def lr_at(self, base_lr, epoch):
+        return self._value(epoch, {"initial": self.initial_lr, "max": self.max_lr,
+                                   "min": self.min_lr})
+
+    def _apply(self):
+        super()._apply()
+        if not self.cycle_momentum or self.optimizer is None:
+            return
+        m = self._value(self.last_epoch, {"initial": self.max_momentum,
+                                          "max": self.base_momentum,
+                                          "min": self.max_momentum})
+        for group in self.optimizer.param_groups:
+            if "betas" in group:
+                group["betas"] = (m, group["betas"][1])
+            elif "momentum" in group:
+                group["momentum"] = m
+
+
+class ReduceLROnPlateau:
+    """Multiply the lr by `factor` when `metric` (passed to step) stops improving for `patience` epochs."""
+
+    def __init__(self, optimizer=None, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel", cooldown=0, min_lr=0.0, eps=1e-8, *, learning_rate=None):
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be < 1, got {factor}")
+        if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
+            raise ValueError("ReduceLROnPlateau: mode is 'min' or 'max', threshold_mode 'rel' "
+                             "or 'abs'")
+        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
+        self.threshold, self.threshold_mode, self.cooldown = threshold, threshold_mode, cooldown
+        self.eps = eps
+        n = len(optimizer.param_groups) if optimizer is not None else 1
+        self.min_lrs = list(min_lr) if isinstance(min_lr, (list, tuple)) else [min_lr] * n
+        self._lrs = ([g["lr"] for g in optimizer.param_groups] if optimizer is not None
+                     else [float(learning_rate)])
+        self.best = math.inf if mode == "min" else -math.inf
+        self.num_bad_epochs = self.cooldown_counter = 0
+        self.last_epoch = 0
+
+    def _better(self, a):
+        if self.mode == "min":
+            limit = self.best * (1 - self.threshold) if self.threshold_mode == "rel" \
+                else self.best - self.threshold
+            return a < limit
+        limit = self.best * (1 + self.threshold) if self.threshold_mode == "rel" \
+            else self.best + self.threshold
+        return a > limit
+
+    def step(self, metrics, epoch=None):
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self._better(current):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            for i, lr in enumerate(self._lrs):
+                new = max(lr * self.factor, self.min_lrs[i])
+                if lr - new > self.eps:
+                    self._lrs[i] = new
+            if self.optimizer is not None:
+                for group, lr in zip(self.optimizer.param_groups, self._lrs):
+                    group["lr"] = lr
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+
+    def get_last_lr(self):
+        return list(self._lrs)
+
+    @property
+    def last_lr(self):
+        return self._lrs[0]
+
+    def _attach(self, optimizer):
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group["lr"] = self._lrs[0]
+        self._lrs = [self._lrs[0]] * len(optimizer.param_groups)
+        self.min_lrs = [self.min_lrs[0]] * len(optimizer.param_groups)
+
+    def __call__(self):
+        return self._lrs[0]
+
+
+StepDecay, MultiStepDecay, ExponentialDecay = StepLR, MultiStepLR, ExponentialLR
+CosineAnnealingDecay, LambdaDecay = CosineAnnealingLR, LambdaLR

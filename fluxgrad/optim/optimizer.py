@@ -1,0 +1,345 @@
+"""Optimizers: SGD, Adam, AdamW, RMSprop, Adagrad, with parameter groups and state dicts.
+
+Updates happen in place on the parameters' arrays, outside the graph, in NumPy
+(each parameter's version counter is bumped, so a graph that saved the old
+value refuses to backward through it). Both spellings work:
+`SGD(model.parameters(), lr=0.01)` and `Adam(learning_rate=1e-3, parameters=...)`.
+"""
+import math
+
+import numpy as np
+
+from .._core.tensor import Tensor
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+
+
+class Optimizer:
+    """Base class: holds `param_groups` (dicts of 'params' plus options) and per-parameter `state`."""
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = {}
+        self.param_groups = []
+        self._scheduler = None
+        lr = defaults.get("lr")
+        if hasattr(lr, "_attach"):
+            self._scheduler = lr
+            defaults["lr"] = lr.last_lr
+        if params is None:
+            raise TypeError(f"{type(self).__name__}: pass the parameters to optimize, e.g. "
+                            f"{type(self).__name__}(model.parameters(), lr=...) or "
+                            "parameters=model.parameters()")
+        if isinstance(params, Tensor):
+            raise TypeError(f"{type(self).__name__}: params must be an iterable of tensors or of "
+                            "dicts (parameter groups), not a single Tensor; wrap it in a list")
+        params = list(params)
+        if not params:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list")
+        if not isinstance(params[0], dict):
+            params = [{"params": params}]
+        for group in params:
+            self.add_param_group(group)
+        if self._scheduler is not None:
+            self._scheduler._attach(self)
+
+    def add_param_group(self, group):
+        group = dict(group)
+        params = group["params"]
+        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{type(self).__name__}: expected tensors to optimize, got "
+                                f"{type(p).__name__}")
+            if not p.is_leaf:
+                raise ValueError(f"{type(self).__name__} can't optimize a non-leaf tensor "
+                                 f"(shape {list(p.shape)}); optimize the leaves it came from")
+            if id(p) in seen:
+                raise ValueError("a parameter appears in more than one parameter group")
+        for key, value in self.defaults.items():
+            group.setdefault(key, value)
+        group.setdefault("initial_lr", group["lr"])
+        self.param_groups.append(group)
+
+    # --- gradients ------------------------------------------------------------
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    if set_to_none:
+                        p.grad = None
+                    else:
+                        p.grad._data[...] = 0
+
+    def clear_grad(self, set_to_zero=True):
+        """PaddlePaddle's spelling: zero the gradients (drop them if not set_to_zero)."""
+        self.zero_grad(set_to_none=not set_to_zero)
+
+    clear_gradients = clear_grad
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Backward from `loss`, then one step (gradients are not cleared)."""
+        loss.backward()
+        self.step()
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            from .._core.grad_mode import enable_grad
+            with enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                g = p.grad._data
+                if group.get("maximize"):
+                    g = -g
+                self._update(p._data, g, self.state.setdefault(p, {}), group)
+                p._version[0] += 1
+        return loss
+
+    def _update(self, p, g, state, group):
+        raise NotImplementedError
+
+    # --- learning rate ----------------------------------------------------------
+    def get_lr(self):
+        """PaddlePaddle's spelling: the first group's learning rate."""
+        return self.param_groups[0]["lr"]
+
+    def set_lr(self, value):
+        for group in self.param_groups:
+            group["lr"] = float(value)
+
+    # --- state ------------------------------------------------------------------
+    def state_dict(self):
+        """{'state': {index: {name: tensor}}, 'param_groups': [options + 'params' indices]}."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = []
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+                packed["params"].append(index[id(p)])
+            groups.append(packed)
+        state = {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p in self.state and self.state[p]:
+                    state[index[id(p)]] = {
+                        k: Tensor(np.array(v)) if isinstance(v, np.ndarray) else v
+                        for k, v in self.state[p].items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(f"load_state_dict: the saved state has {len(groups)} parameter "
+                             f"groups, this optimizer has {len(self.param_groups)}")
+        params = {}
+        for i, (saved, group) in enumerate(zip(groups, self.param_groups)):
+            if len(saved["params"]) != len(group["params"]):
+                raise ValueError(f"load_state_dict: parameter group {i} has "
+                                 f"{len(saved['params'])} parameters in the saved state but "
+                                 f"{len(group['params'])} here")
+            for key, value in saved.items():
+                if key != "params":
+                    group[key] = tuple(value) if isinstance(value, list) else value
+            for idx, p in zip(saved["params"], group["params"]):
+                params[idx] = p
+        self.state = {}
+        for idx, entries in state_dict["state"].items():
+            p = params[int(idx)]
+            restored = {}
+            for key, value in entries.items():
+                if isinstance(value, Tensor):
+                    value = np.array(value._data, dtype=p._data.dtype if value._data.ndim
+                                     else value._data.dtype)
+                    if value.ndim and value.shape != p.shape:
+                        raise ValueError(f"load_state_dict: state {key!r} of parameter {idx} has "
+                                         f"shape {list(value.shape)}, the parameter has "
+                                         f"{list(p.shape)}")
+                restored[key] = value
+            self.state[p] = restored
+
+    set_state_dict = load_state_dict
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k, v in sorted(group.items()):
+                if k != "params":
+                    lines.append(f"    {k}: {v}")
+        return "\n".join(lines) + "\n)"
+
+
+def _pick(value, paddle_value, default=None):
+    if paddle_value is not None:
+        return paddle_value
+    return default if value is None else value
+
+
+def _params(params, parameters):
+    return parameters if params is None else params
+
+
+def _weight_decay(value):
+    """A float, or PaddlePaddle's L2Decay-like object with a `coeff`."""
+    if value is None:
+        return 0.0
+    return float(getattr(value, "coeff", getattr(value, "_coeff", value)))
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum, dampening, Nesterov and L2 decay."""
+
+    def __init__(self, params=None, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
+                 nesterov=False, *, maximize=False, learning_rate=None, parameters=None,
+                 grad_clip=None, name=None):
+        lr = _pick(lr, learning_rate)
+        if not isinstance(lr, (int, float)) and not hasattr(lr, "_attach"):
+            raise TypeError(f"SGD: lr must be a number or an LRScheduler, got {type(lr).__name__}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening = 0")
+        super().__init__(_params(params, parameters),
+                         dict(lr=lr, momentum=momentum, dampening=dampening,
+                              weight_decay=_weight_decay(weight_decay), nesterov=nesterov,
+                              maximize=maximize))
+
+    def _update(self, p, g, state, group):
+        wd, momentum = group["weight_decay"], group["momentum"]
+        if wd:
+            g = g + wd * p
+        if momentum:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = np.array(g, copy=True)
+            else:
+                buf *= momentum
+                buf += (1 - group["dampening"]) * g
+            g = g + momentum * buf if group["nesterov"] else buf
+        p -= group["lr"] * g
+
+
+class Adam(Optimizer):
+    """Adam (L2 weight decay added to the gradient); `amsgrad` keeps the running max of v."""
+
+    _decoupled = False
+
+    def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 amsgrad=False, *, maximize=False, learning_rate=None, parameters=None,
+                 beta1=None, beta2=None, epsilon=None, grad_clip=None, lazy_mode=False,
+                 name=None):
+        betas = (_pick(betas[0], beta1), _pick(betas[1], beta2))
+        for b in betas:
+            if not 0 <= b < 1:
+                raise ValueError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
+        super().__init__(_params(params, parameters),
+                         dict(lr=_pick(lr, learning_rate), betas=tuple(betas),
+                              eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
+                              amsgrad=amsgrad, maximize=maximize))
+
+    def _update(self, p, g, state, group):
+        lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
+        b1, b2 = group["betas"]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(p)
+            state["exp_avg_sq"] = np.zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = np.zeros_like(p)
+        if wd:
+            if self._decoupled:
+                p *= 1 - lr * wd
+            else:
+                g = g + wd * p
+        state["step"] += 1
+        t = state["step"]
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * (g * g)
+        if group["amsgrad"]:
+            np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
+            v = state["max_exp_avg_sq"]
+        denom = np.sqrt(v)
+        denom /= math.sqrt(1 - b2 ** t)
+        denom += eps
+        p -= (lr / (1 - b1 ** t)) * (m / denom)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (`p *= 1 - lr * weight_decay` before the update)."""
+
+    _decoupled = True
+
+    def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, **kwargs):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kwargs)
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params=None, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0,
+                 momentum=0.0, centered=False, *, maximize=False, learning_rate=None,
+                 parameters=None, rho=None, epsilon=None, grad_clip=None, name=None):
+        super().__init__(_params(params, parameters),
+                         dict(lr=_pick(lr, learning_rate), alpha=_pick(alpha, rho),
+                              eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
+                              momentum=momentum, centered=centered, maximize=maximize))
+
+    def _update(self, p, g, state, group):
+        alpha, wd, momentum = group["alpha"], group["weight_decay"], group["momentum"]
+        if not state:
+            state["step"] = 0
+            state["square_avg"] = np.zeros_like(p)
+            if momentum:
+                state["momentum_buffer"] = np.zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = np.zeros_like(p)
+        state["step"] += 1
+        if wd:
+            g = g + wd * p
+        sq = state["square_avg"]
+        sq *= alpha
+        sq += (1 - alpha) * (g * g)
+        if group["centered"]:
+            ga = state["grad_avg"]
+            ga *= alpha
+            ga += (1 - alpha) * g
+            avg = np.sqrt(sq - ga * ga)
+        else:
+            avg = np.sqrt(sq)
+        avg += group["eps"]
+        if momentum:
+            buf = state["momentum_buffer"]
+            buf *= momentum
+            buf += g / avg
+            p -= group["lr"] * buf
+        else:
+            p -= group["lr"] * (g / avg)
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params=None, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
+                 initial_accumulator_value=0.0, eps=1e-10, *, maximize=False, learning_rate=None,
+                 parameters=None, epsilon=None, grad_clip=None, name=None):
+        super().__init__(_params(params, parameters),
+                         dict(lr=_pick(lr, learning_rate), lr_decay=lr_decay,
+                              weight_decay=_weight_decay(weight_decay),
+                              initial_accumulator_value=initial_accumulator_value,
+                              eps=_pick(eps, epsilon), maximize=maximize))
+
+    def _update(self, p, g, state, group):
+        if not state:
+            state["step"] = 0
+            state["sum"] = np.full_like(p, group["initial_accumulator_value"])
+        state["step"] += 1
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        state["sum"] += g * g
+        p -= clr * (g / (np.sqrt(state["sum"]) + group["eps"]))

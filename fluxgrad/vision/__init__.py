@@ -1,0 +1,4 @@
+"""`fluxgrad.vision`: model definitions (`fluxgrad.vision.models`)."""
+from . import models
+
+__all__ = ["models"]

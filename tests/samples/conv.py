@@ -1,0 +1,133 @@
+"""Samples for the convolution and pooling primitives (fluxgrad/ops/conv.py)."""
+import numpy as np
+
+import fluxgrad as fg
+from . import Sample, normal
+
+try:
+    import torch
+    import torch.nn.functional as TF
+except ImportError:  # pragma: no cover
+    torch = TF = None
+
+
+def _conv(stride=1, padding=0, dilation=1, groups=1):
+    return Sample(
+        "conv2d", lambda x, w: fg.conv2d(x, w, None, stride, padding, dilation, groups),
+        None, lambda x, w: TF.conv2d(x, w, None, stride, padding, dilation, groups))
+
+
+def _conv_t(stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return Sample(
+        "conv2d_input",
+        lambda y, w: fg.conv_transpose2d(y, w, None, stride, padding, output_padding, groups,
+                                         dilation),
+        None,
+        lambda y, w: TF.conv_transpose2d(y, w, None, stride, padding, output_padding, groups,
+                                         dilation))
+
+
+def _with_args(sample, *arrays):
+    sample.args = list(arrays)
+    return sample
+
+
+def _conv_weight(stride, padding, dilation, groups, kernel, x, y):
+    """The weight-gradient op on its own, against torch.nn.grad.conv2d_weight."""
+    def fn(x, y):
+        from fluxgrad._core.dispatch import apply
+        from fluxgrad.ops.conv import conv2d_weight_p
+        return apply(conv2d_weight_p, x, y, stride=(stride,) * 2, pads=(padding,) * 4,
+                     dilation=(dilation,) * 2, groups=groups, kernel=kernel)
+
+    def torch_fn(x, y):
+        w_shape = (y.shape[1], x.shape[1] // groups) + kernel
+        return torch.nn.grad.conv2d_weight(x, w_shape, y, stride, padding, dilation, groups)
+    return Sample("conv2d_weight", fn, [x, y], torch_fn)
+
+
+def _distinct(*shape, seed=0):
+    """Values with no ties, so max pooling's argmax is stable under finite differences."""
+    n = int(np.prod(shape))
+    return (np.random.default_rng(seed).permutation(n).reshape(shape) * 0.37 / n) - 0.1
+
+
+SAMPLES = [
+    _with_args(_conv(), normal(2, 3, 5, 5), normal(4, 3, 3, 3, seed=1)),
+    _with_args(_conv(stride=2, padding=1), normal(1, 2, 6, 7), normal(3, 2, 3, 2, seed=1)),
+    _with_args(_conv(dilation=2, padding=2), normal(2, 2, 6, 6), normal(2, 2, 3, 3, seed=1)),
+    _with_args(_conv(groups=2, stride=(1, 2)), normal(2, 4, 5, 6), normal(6, 2, 2, 3, seed=1)),
+    _with_args(_conv(padding="same"), normal(1, 2, 5, 4), normal(3, 2, 2, 3, seed=1)),
+    _with_args(_conv(), normal(1, 1, 1, 1), normal(1, 1, 1, 1, seed=1)),
+    _with_args(_conv_t(), normal(2, 3, 4, 4), normal(3, 2, 3, 3, seed=1)),
+    _with_args(_conv_t(stride=2, padding=1, output_padding=1), normal(1, 2, 3, 4),
+               normal(2, 3, 3, 3, seed=1)),
+    _with_args(_conv_t(groups=2, dilation=2), normal(1, 4, 3, 3), normal(4, 1, 2, 2, seed=1)),
+    _conv_weight(1, 1, 1, 1, (3, 3), normal(2, 3, 5, 5), normal(2, 4, 5, 5, seed=1)),
+    _conv_weight(2, 0, 1, 2, (2, 2), normal(1, 4, 5, 5), normal(1, 2, 2, 2, seed=1)),
+    Sample("conv2d", lambda x, w: fg.conv1d(x, w, None, 2, 1),
+           [normal(2, 3, 7), normal(4, 3, 3, seed=1)],
+           lambda x, w: TF.conv1d(x, w, None, 2, 1)),
+    Sample("max_pool2d", lambda x: fg.max_pool2d(x, 2), [_distinct(2, 3, 4, 6)],
+           lambda x: TF.max_pool2d(x, 2)),
+    Sample("max_pool2d", lambda x: fg.max_pool2d(x, 3, 2, 1), [_distinct(1, 2, 5, 6)],
+           lambda x: TF.max_pool2d(x, 3, 2, 1)),
+    Sample("max_pool2d", lambda x: fg.max_pool2d(x, (2, 3), (1, 2), dilation=(2, 1),
+                                                 ceil_mode=True),
+           [_distinct(1, 2, 6, 7)],
+           lambda x: TF.max_pool2d(x, (2, 3), (1, 2), dilation=(2, 1), ceil_mode=True)),
+    Sample("max_pool2d", lambda x: fg.max_pool1d(x, 2), [_distinct(2, 2, 6)],
+           lambda x: TF.max_pool1d(x, 2)),
+    Sample("avg_pool2d", lambda x: fg.avg_pool2d(x, 2), [normal(2, 3, 4, 6)],
+           lambda x: TF.avg_pool2d(x, 2)),
+    Sample("avg_pool2d", lambda x: fg.avg_pool2d(x, 3, 2, 1), [normal(1, 2, 5, 6)],
+           lambda x: TF.avg_pool2d(x, 3, 2, 1)),
+    Sample("avg_pool2d", lambda x: fg.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+           [normal(1, 2, 5, 6)],
+           lambda x: TF.avg_pool2d(x, 3, 2, 1, count_include_pad=False)),
+    Sample("avg_pool2d", lambda x: fg.adaptive_avg_pool2d(x, (2, 3)), [normal(2, 2, 4, 6)],
+           lambda x: TF.adaptive_avg_pool2d(x, (2, 3))),
+]
+
+
+def _pool_transpose_samples():
+    # the transposes on their own: differentiate the pooling op's VJP in its cotangent
+    def avg_t(g):
+        from fluxgrad._core.dispatch import apply
+        from fluxgrad.ops.conv import avg_pool2d_transpose_p
+        return apply(avg_pool2d_transpose_p, g, kernel=(3, 3), stride=(2, 2), pads=(1, 1, 1, 1),
+                     count_include_pad=False, divisor_override=None, size=(5, 6))
+
+    def avg_t_torch(g):
+        x = torch.zeros(g.shape[:2] + (5, 6), dtype=g.dtype, requires_grad=True)
+        y = TF.avg_pool2d(x, 3, 2, 1, count_include_pad=False)
+        return torch.autograd.grad(y, x, g, create_graph=True)[0]
+
+    x = _distinct(1, 2, 5, 6, seed=3)
+    pool = dict(kernel=(3, 3), stride=(2, 2), pads=(1, 1, 1, 1), dilation=(1, 1))
+
+    def argmax():
+        from fluxgrad.ops.conv import max_pool2d_p
+        return fg.tensor(max_pool2d_p.impl(x, **pool)[1])
+
+    def scatter(g):
+        from fluxgrad._core.dispatch import apply
+        from fluxgrad.ops.conv import max_pool2d_scatter_p
+        return apply(max_pool2d_scatter_p, g, argmax(), size=(5, 6), **pool)
+
+    def scatter_torch(g):
+        xt = torch.tensor(x, requires_grad=True)
+        y = TF.max_pool2d(xt, 3, 2, 1)
+        return torch.autograd.grad(y, xt, g, create_graph=True)[0]
+
+    def gather(h):
+        from fluxgrad._core.dispatch import apply
+        from fluxgrad.ops.conv import max_pool2d_gather_p
+        return apply(max_pool2d_gather_p, h, argmax(), **pool)
+
+    return [Sample("avg_pool2d_transpose", avg_t, [normal(1, 2, 3, 3)], avg_t_torch),
+            Sample("max_pool2d_scatter", scatter, [normal(1, 2, 3, 3)], scatter_torch),
+            Sample("max_pool2d_gather", gather, [normal(1, 2, 5, 6)])]
+
+
+SAMPLES += _pool_transpose_samples()
