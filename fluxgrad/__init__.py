@@ -4,8 +4,15 @@ from ._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_ena
 from ._core.tensor import Tensor
 from .creation import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
-from . import autograd
+from . import autograd, func, linalg
 from .autograd import grad
+from . import data, nn, optim, vision
+from .serialization import load, save
+from . import viz
+from .dlpack import from_dlpack
+
+optimizer = optim
+io = data
 
 bool = bool_
 float = float32

@@ -70,11 +70,12 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
         needed = _needed(roots, capture, deps)
     ready = []
     add = OPS["add"]
+    taken = {id(_root(seed._data)) for seed in seeds}
     with set_grad_enabled(create_graph):
         for root, seed in zip(roots, seeds):
             node = root._grad_fn
             if node is None:
-                _finish_leaf(root, seed, create_graph, capture_ids, captured)
+                _finish_leaf(root, seed, create_graph, capture_ids, captured, taken)
                 continue
             _add_to_buffer(buffers, node, root._out_index, seed)
         for root in roots:
@@ -86,7 +87,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
             node = ready.pop()
             out_bar = buffers.pop(id(node), None)
             if out_bar is not None:
-                out_bar = _run_hooks(node, out_bar, capture_ids, captured)
+                out_bar = _run_hooks(node, out_bar, capture_ids, captured, taken)
             if out_bar is None or (capture is not None and id(node) not in needed):
                 x_bars = (None,) * len(node.edges)
             else:
@@ -114,7 +115,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                         ready.append(target)
                     elif key in buffers:
                         _finish_leaf(target, buffers.pop(key)[0], create_graph, capture_ids,
-                                     captured)
+                                     captured, taken)
     if capture is None:
         return None
     if not allow_unused:
@@ -161,7 +162,7 @@ def _pullback(node, out_bar):
     return x_bars
 
 
-def _run_hooks(node, out_bar, capture_ids, captured):
+def _run_hooks(node, out_bar, capture_ids, captured, taken):
     if node.hooks:
         for index, table in node.hooks.items():
             g = out_bar[index]
@@ -178,6 +179,7 @@ def _run_hooks(node, out_bar, capture_ids, captured):
             if t is not None and out_bar[index] is not None:
                 g = out_bar[index]
                 t.grad = g if t.grad is None else t.grad + g
+                taken.add(id(_root(t.grad._data)))
                 if not g._requires_grad:
                     t.grad = t.grad.detach()
     if capture_ids:
@@ -189,7 +191,7 @@ def _run_hooks(node, out_bar, capture_ids, captured):
     return out_bar
 
 
-def _finish_leaf(leaf, g, create_graph, capture_ids, captured):
+def _finish_leaf(leaf, g, create_graph, capture_ids, captured, taken=None):
     if leaf._hooks:
         for hook in list(leaf._hooks.values()):
             new = hook(g)
@@ -199,10 +201,12 @@ def _finish_leaf(leaf, g, create_graph, capture_ids, captured):
         for i in capture_ids.get((id(leaf), 0), ()):
             captured[i] = g
         return
-    _accumulate(leaf, g, create_graph)
+    _accumulate(leaf, g, create_graph, taken)
 
 
-def _accumulate(leaf, g, create_graph):
+def _accumulate(leaf, g, create_graph, taken=None):
+    """Add `g` into `leaf.grad`. A first gradient is stored without a copy when nothing else
+    seen in this pass (a seed, a retained grad, another leaf) shares its memory."""
     if not leaf._requires_grad:
         return
     if g._data.shape != leaf._data.shape:
@@ -212,11 +216,24 @@ def _accumulate(leaf, g, create_graph):
     if create_graph:
         leaf.grad = g if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
-        leaf.grad = Tensor._make(g._data.copy())
+        data = g._data
+        owner = id(_root(data))
+        if taken is None or owner in taken:
+            data = data.copy()
+        else:
+            taken.add(owner)
+        leaf.grad = Tensor._make(data)
     elif leaf.grad._requires_grad:
         leaf.grad = Tensor._make(leaf.grad._data + g._data)
     else:
         leaf.grad._data += g._data
+
+
+def _root(array):
+    """The array that owns the memory `array` views."""
+    while isinstance(array.base, type(array)):
+        array = array.base
+    return array
 
 
 def _add_to_buffer(buffers, target, index, g):

@@ -17,12 +17,12 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar
 
 
-def elementwise(name, impl, derivative, *, saves_out=False):
+def elementwise(name, impl, derivative, *, saves_out=False, saves_inputs=True):
     return Primitive(
         name, impl,
         vjp=(lambda out_bar, out, x: out_bar * derivative(x, out),),
         jvp=lambda tangents, out, x: tangents[0] * derivative(x, out),
-        saves_out=saves_out)
+        saves_out=saves_out, saves_inputs=saves_inputs)
 
 
 def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True):

@@ -1,28 +1,46 @@
-"""Elementwise ops: arithmetic, powers, exponentials and logs, trigonometry, comparisons.
+"""Elementwise ops: arithmetic, powers, exponentials and logs, trigonometry, rounding,
+clamping and selection, comparisons.
 
 Broadcasting follows NumPy; the engine sums a broadcast operand's cotangent
-back to its shape, so the rules here are written for equal shapes.
+back to its shape, so the rules here are written for equal shapes. Dtypes
+promote as in PyTorch; floating functions (exp, sin, true division, ...) turn
+integer and bool inputs into float32. Derivatives at kinks are PyTorch's
+subgradients: |x|' = 0 at 0, clamp passes the gradient on its boundary, ties
+of maximum/minimum split it evenly; rounding has zero gradient.
 """
+import math
+
 import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
-from ._family import binary, elementwise, float_result, promote
+from . import _special
+from ._family import binary, elementwise, float_result, promote, promote_all
 
 __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "square", "exp",
-           "log", "sqrt", "tanh", "sin", "cos", "abs", "sign", "maximum", "minimum", "where",
-           "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-           "floor_divide", "remainder", "logical_not", "logical_and", "logical_or",
-           "logical_xor", "sub", "mul", "div", "true_divide", "neg"]
+           "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
+           "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+           "atanh", "arcsin", "arccos", "arctan", "arctan2", "arcsinh", "arccosh", "arctanh",
+           "erf", "erfc", "abs", "sign", "floor", "ceil", "round", "trunc", "fix", "frac", "clamp",
+           "clip", "clamp_min", "clamp_max", "maximum", "minimum", "where", "lerp", "logaddexp",
+           "addcmul", "addcdiv", "equal", "not_equal", "less", "less_equal", "greater",
+           "greater_equal", "eq", "ne", "lt", "le", "gt", "ge", "less_than", "greater_than", "mod",
+           "floor_mod", "isnan", "isinf", "isfinite", "floor_divide", "remainder", "fmod",
+           "logical_not", "logical_and", "logical_or", "logical_xor", "sub", "mul", "div",
+           "true_divide", "neg"]
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 
 # --- dtype conversion -------------------------------------------------------------------
 cast_p = Primitive(
     "cast", lambda x, *, dtype: x.astype(dtype.np),
     vjp=(lambda out_bar, out, x, *, dtype: cast(out_bar, x.dtype),),
-    jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype))
+    jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype), saves_inputs=False)
 
 
 @tensor_method("astype", "to", "type")
@@ -40,15 +58,18 @@ def cast(x, dtype):
 add_p = Primitive(
     "add", np.add,
     vjp=(lambda out_bar, out, x, y: out_bar, lambda out_bar, out, x, y: out_bar),
-    jvp=lambda tangents, out, x, y: _sum_tangents(tangents[0], tangents[1]))
+    jvp=lambda tangents, out, x, y: _sum_tangents(tangents[0], tangents[1]),
+    saves_inputs=False)
 
 subtract_p = Primitive(
     "sub", np.subtract,
     vjp=(lambda out_bar, out, x, y: out_bar, lambda out_bar, out, x, y: -out_bar),
     jvp=lambda tangents, out, x, y: _sum_tangents(
-        tangents[0], None if tangents[1] is None else -tangents[1]))
+        tangents[0], None if tangents[1] is None else -tangents[1]),
+    saves_inputs=False)
 
-multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x)
+multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x,
+                    saves_inputs="others")
 
 divide_p = Primitive(
     "div", np.true_divide,
@@ -61,54 +82,96 @@ divide_p = Primitive(
 negative_p = Primitive(
     "neg", np.negative,
     vjp=(lambda out_bar, out, x: -out_bar,),
-    jvp=lambda tangents, out, x: -tangents[0])
+    jvp=lambda tangents, out, x: -tangents[0], saves_inputs=False)
+
+
+def _pow_dx(x, y):
+    # x**0 is constant, also at x == 0 where y * x**(y - 1) would be 0 * inf
+    if isinstance(y, Tensor):
+        return where(y == 0, 0.0, y * x ** (y - 1))
+    if y == 0:
+        return zeros_like_rule(x)
+    return 2 * x if y == 2 else y * x ** (y - 1)
 
 
 def _pow_dy(x, y, out):
     # d(x**y)/dy = x**y log x, taken as 0 where x == 0 and y >= 0 (the limit from above)
-    safe = where(equal(x, 0), 1.0, x)
-    return where(logical_and(equal(x, 0), greater_equal(y, 0)), 0.0, out * log(safe))
+    if not isinstance(x, Tensor):
+        if x > 0:
+            return out * math.log(x)
+        x = Tensor._make(np.asarray(x, y._data.dtype))
+    zero = x == 0
+    return where(logical_and(zero, y >= 0), 0.0, out * log(where(zero, 1.0, x)))
 
 
-pow_p = binary("pow", np.power, lambda x, y, out: y * x ** (y - 1), _pow_dy, saves_out=True)
+pow_p = Primitive(
+    "pow", np.power,
+    vjp=(lambda out_bar, out, x, y: out_bar * _pow_dx(x, y),
+         lambda out_bar, out, x, y: out_bar * _pow_dy(x, y, out)),
+    jvp=lambda tangents, out, x, y: _sum_tangents(
+        None if tangents[0] is None else tangents[0] * _pow_dx(x, y),
+        None if tangents[1] is None else tangents[1] * _pow_dy(x, y, out)),
+    saves_out=True)
 
 
-def _sum_tangents(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
+def _sum_tangents(*terms):
+    """The sum of the tangents that are not None (None if all are)."""
+    total = None
+    for t in terms:
+        if t is not None:
+            total = t if total is None else total + t
+    return total
 
 
 @tensor_method("add", "__add__")
-def add(x, y):
+def add(x, y, *, alpha=1):
+    """x + alpha * y."""
+    if alpha != 1:
+        y = y * alpha
     return apply(add_p, *promote(x, y))
 
 
 @tensor_method("subtract", "sub", "__sub__")
-def subtract(x, y):
+def subtract(x, y, *, alpha=1):
+    """x - alpha * y."""
+    if alpha != 1:
+        y = y * alpha
     return apply(subtract_p, *promote(x, y))
 
 
 @tensor_method("multiply", "mul", "__mul__")
 def multiply(x, y):
+    """x * y."""
     return apply(multiply_p, *promote(x, y))
 
 
 @tensor_method("divide", "div", "true_divide", "__truediv__")
-def divide(x, y):
+def divide(x, y, *, rounding_mode=None):
+    """x / y; `rounding_mode` 'trunc' or 'floor' rounds the quotient (zero gradient)."""
     x, y = promote(x, y)
-    return apply(divide_p, float_result(x), float_result(y))
+    if rounding_mode is None:
+        return apply(divide_p, float_result(x), float_result(y))
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', "
+                         f"not {rounding_mode!r}")
+    if (x.dtype if isinstance(x, Tensor) else y.dtype).is_floating_point:
+        q = apply(divide_p, x, y)
+        return trunc(q) if rounding_mode == "trunc" else floor(q)
+    if rounding_mode == "floor":
+        return floor_divide(x, y)
+    a, b = getattr(x, "_data", x), getattr(y, "_data", y)
+    return Tensor._make(np.asarray(np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)))
 
 
 @tensor_method("negative", "neg", "__neg__")
 def negative(x):
+    """-x."""
     return apply(negative_p, x)
 
 
 @tensor_method("pow", "__pow__")
 def pow(x, y):
+    """x ** y, for a tensor or scalar exponent (and a scalar base: `2 ** x`)."""
     return apply(pow_p, *promote(x, y))
 
 
@@ -121,110 +184,185 @@ Tensor.__pos__ = lambda self: self
 sub, mul, div, true_divide, neg = subtract, multiply, divide, divide, negative
 
 
-# --- unary math -------------------------------------------------------------------------
-exp_p = elementwise("exp", np.exp, lambda x, out: out, saves_out=True)
+@tensor_method("square")
+def square(x):
+    """x * x."""
+    if x._data.dtype == np.bool_:
+        x = cast(x, dtypes.int64)
+    return x * x
+
+
+@tensor_method("addcmul")
+def addcmul(x, tensor1, tensor2, *, value=1):
+    """x + value * tensor1 * tensor2."""
+    return x + value * tensor1 * tensor2 if value != 1 else x + tensor1 * tensor2
+
+
+@tensor_method("addcdiv")
+def addcdiv(x, tensor1, tensor2, *, value=1):
+    """x + value * tensor1 / tensor2."""
+    return x + value * tensor1 / tensor2 if value != 1 else x + tensor1 / tensor2
+
+
+# --- unary math: f and f'(x, out) --------------------------------------------------------
+def _from_out(name, impl, derivative):
+    """An elementwise op whose derivative is a function of its output alone."""
+    return elementwise(name, impl, lambda x, out: derivative(out), saves_out=True,
+                       saves_inputs=False)
+
+
+exp_p = _from_out("exp", np.exp, lambda out: out)
+exp2_p = _from_out("exp2", np.exp2, lambda out: out * _LN2)
+expm1_p = _from_out("expm1", np.expm1, lambda out: out + 1)
 log_p = elementwise("log", np.log, lambda x, out: 1 / x)
-sqrt_p = elementwise("sqrt", np.sqrt, lambda x, out: 0.5 / out, saves_out=True)
-tanh_p = elementwise("tanh", np.tanh, lambda x, out: 1 - out * out, saves_out=True)
+log2_p = elementwise("log2", np.log2, lambda x, out: 1 / (x * _LN2))
+log10_p = elementwise("log10", np.log10, lambda x, out: 1 / (x * _LN10))
+log1p_p = elementwise("log1p", np.log1p, lambda x, out: 1 / (x + 1))
+sqrt_p = _from_out("sqrt", np.sqrt, lambda out: 0.5 / out)
+rsqrt_p = _from_out("rsqrt", lambda x: 1 / np.sqrt(x), lambda out: out * out * out * -0.5)
+reciprocal_p = _from_out("reciprocal", np.reciprocal, lambda out: -(out * out))
 sin_p = elementwise("sin", np.sin, lambda x, out: cos(x))
 cos_p = elementwise("cos", np.cos, lambda x, out: -sin(x))
+tan_p = _from_out("tan", np.tan, lambda out: 1 + out * out)
+asin_p = elementwise("asin", np.arcsin, lambda x, out: rsqrt(1 - x * x))
+acos_p = elementwise("acos", np.arccos, lambda x, out: -rsqrt(1 - x * x))
+atan_p = elementwise("atan", np.arctan, lambda x, out: 1 / (1 + x * x))
+sinh_p = elementwise("sinh", np.sinh, lambda x, out: cosh(x))
+cosh_p = elementwise("cosh", np.cosh, lambda x, out: sinh(x))
+tanh_p = _from_out("tanh", np.tanh, lambda out: 1 - out * out)
+asinh_p = elementwise("asinh", np.arcsinh, lambda x, out: rsqrt(x * x + 1))
+acosh_p = elementwise("acosh", np.arccosh, lambda x, out: rsqrt(x * x - 1))
+atanh_p = elementwise("atanh", np.arctanh, lambda x, out: 1 / (1 - x * x))
+erf_p = elementwise("erf", _special.erf, lambda x, out: exp(-x * x) * _TWO_OVER_SQRT_PI)
+erfc_p = elementwise("erfc", _special.erfc, lambda x, out: exp(-x * x) * -_TWO_OVER_SQRT_PI)
 # |x|' = sign(x): the subgradient 0 at the kink, as PyTorch
 abs_p = elementwise("abs", np.abs, lambda x, out: sign(x))
 
 
-def _unary_float(prim):
+def _unary_float(prim, *aliases):
     def op(x):
         return apply(prim, float_result(x))
     op.__name__ = prim.name
     op.__doc__ = f"Elementwise {prim.name}(x)."
-    return tensor_method(prim.name)(op)
+    return tensor_method(prim.name, *aliases)(op)
 
 
 exp = _unary_float(exp_p)
+exp2 = _unary_float(exp2_p)
+expm1 = _unary_float(expm1_p)
 log = _unary_float(log_p)
+log2 = _unary_float(log2_p)
+log10 = _unary_float(log10_p)
+log1p = _unary_float(log1p_p)
 sqrt = _unary_float(sqrt_p)
-tanh = _unary_float(tanh_p)
+rsqrt = _unary_float(rsqrt_p)
+reciprocal = _unary_float(reciprocal_p)
 sin = _unary_float(sin_p)
 cos = _unary_float(cos_p)
+tan = _unary_float(tan_p)
+asin = arcsin = _unary_float(asin_p, "arcsin")
+acos = arccos = _unary_float(acos_p, "arccos")
+atan = arctan = _unary_float(atan_p, "arctan")
+sinh = _unary_float(sinh_p)
+cosh = _unary_float(cosh_p)
+tanh = _unary_float(tanh_p)
+asinh = arcsinh = _unary_float(asinh_p, "arcsinh")
+acosh = arccosh = _unary_float(acosh_p, "arccosh")
+atanh = arctanh = _unary_float(atanh_p, "arctanh")
+erf = _unary_float(erf_p)
+erfc = _unary_float(erfc_p)
 
 
-@tensor_method("abs", "__abs__")
+@tensor_method("abs", "absolute", "__abs__")
 def abs(x):
+    """|x|, with gradient sign(x) (0 at 0)."""
     return apply(abs_p, x)
 
 
-@tensor_method("square")
-def square(x):
-    return x * x
+def _atan2_scale(x, y):
+    # 1 / (x^2 + y^2), taken as 0 at the origin, as PyTorch
+    r = x * x + y * y
+    origin = r == 0
+    return where(origin, 0.0, 1 / where(origin, 1.0, r))
 
 
-# --- piecewise and selection --------------------------------------------------------------
-sign_p = Primitive("sign", np.sign, vjp=(lambda out_bar, out, x: zeros_like_rule(x),),
-                   jvp=lambda tangents, out, x: zeros_like_rule(x))
+atan2_p = binary("atan2", np.arctan2, lambda x, y, out: y * _atan2_scale(x, y),
+                 lambda x, y, out: -x * _atan2_scale(x, y))
 
 
+@tensor_method("atan2", "arctan2")
+def atan2(x, y):
+    """The angle of the point (y, x): atan(x / y) in the right quadrant (x is the ordinate)."""
+    x, y = promote(x, y)
+    return apply(atan2_p, float_result(x), float_result(y))
+
+
+arctan2 = atan2
+
+logaddexp_p = binary("logaddexp", np.logaddexp, lambda x, y, out: exp(x - out),
+                     lambda x, y, out: exp(y - out), saves_out=True)
+
+
+@tensor_method("logaddexp")
+def logaddexp(x, y):
+    """log(exp(x) + exp(y)), without overflow."""
+    x, y = promote(x, y)
+    return apply(logaddexp_p, float_result(x), float_result(y))
+
+
+# --- piecewise constant: zero gradient ------------------------------------------------------
 def zeros_like_rule(x):
     return Tensor._make(np.zeros_like(x._data))
 
 
-@tensor_method("sign")
+def _piecewise_constant(name, impl):
+    return Primitive(name, impl, vjp=(lambda out_bar, out, x, **params: zeros_like_rule(x),),
+                     jvp=lambda tangents, out, x, **params: zeros_like_rule(x),
+                     saves_inputs=False)
+
+
+sign_p = _piecewise_constant("sign", np.sign)
+floor_p = _piecewise_constant("floor", np.floor)
+ceil_p = _piecewise_constant("ceil", np.ceil)
+trunc_p = _piecewise_constant("trunc", np.trunc)
+round_p = _piecewise_constant("round", lambda x, *, decimals: np.round(x, decimals))
+
+
+@tensor_method("sign", "sgn")
 def sign(x):
+    """-1, 0 or 1 by the sign of x (zero gradient)."""
+    if x._data.dtype == np.bool_:
+        return Tensor._make(x._data.copy())
     return apply(sign_p, x)
 
 
-where_p = Primitive(
-    "where", np.where,
-    vjp=(None,
-         lambda out_bar, out, c, x, y: where(c, out_bar, 0.0),
-         lambda out_bar, out, c, x, y: where(c, 0.0, out_bar)),
-    jvp=lambda tangents, out, c, x, y: where(
-        c, 0.0 if tangents[1] is None else tangents[1],
-        0.0 if tangents[2] is None else tangents[2]))
+def _rounding(prim, *aliases):
+    def op(x):
+        if x._data.dtype.kind != "f":
+            return Tensor._make(x._data.copy())
+        return apply(prim, x)
+    op.__name__ = prim.name
+    op.__doc__ = f"Elementwise {prim.name}(x) (zero gradient; integer tensors are unchanged)."
+    return tensor_method(prim.name, *aliases)(op)
 
 
-@tensor_method("where")
-def where(condition, x, y):
-    """Elements of `x` where `condition` holds, else of `y` (broadcast together)."""
-    if not isinstance(condition, Tensor):
-        condition = Tensor(np.asarray(condition, dtype=bool))
-    elif condition._data.dtype != np.bool_:
-        condition = Tensor._make(condition._data.astype(bool))
-    x, y = promote(x, y)
-    return apply(where_p, condition, x, y)
+floor = _rounding(floor_p)
+ceil = _rounding(ceil_p)
+trunc = fix = _rounding(trunc_p, "fix")
 
 
-def _select_rule(pick):
-    # ties split the gradient evenly between the two inputs, as PyTorch
-    def rule(out_bar, out, x, y):
-        return out_bar * where(equal(x, y), 0.5, where(pick(x, y), 1.0, 0.0))
-    return rule
+@tensor_method("round")
+def round(x, decimals=0):
+    """Round half to even, to `decimals` decimal places (zero gradient)."""
+    if x._data.dtype.kind != "f":
+        return Tensor._make(x._data.copy())
+    return apply(round_p, x, decimals=int(decimals))
 
 
-maximum_p = Primitive(
-    "maximum", np.maximum,
-    vjp=(_select_rule(lambda x, y: greater(x, y)), _select_rule(lambda x, y: greater(y, x))),
-    jvp=lambda tangents, out, x, y: _select_jvp(tangents, x, y, greater))
-minimum_p = Primitive(
-    "minimum", np.minimum,
-    vjp=(_select_rule(lambda x, y: less(x, y)), _select_rule(lambda x, y: less(y, x))),
-    jvp=lambda tangents, out, x, y: _select_jvp(tangents, x, y, less))
-
-
-def _select_jvp(tangents, x, y, beats):
-    x_dot = 0.0 if tangents[0] is None else tangents[0]
-    y_dot = 0.0 if tangents[1] is None else tangents[1]
-    weight = where(equal(x, y), 0.5, where(beats(x, y), 1.0, 0.0))
-    return x_dot * weight + y_dot * (1.0 - weight)
-
-
-@tensor_method("maximum")
-def maximum(x, y):
-    return apply(maximum_p, *promote(x, y))
-
-
-@tensor_method("minimum")
-def minimum(x, y):
-    return apply(minimum_p, *promote(x, y))
+@tensor_method("frac")
+def frac(x):
+    """x - trunc(x): the fractional part, with the sign of x."""
+    return x - trunc(x)
 
 
 # --- comparisons, logic and integer arithmetic: no gradient ------------------------------
@@ -246,25 +384,228 @@ floor_divide = _no_grad_binary(np.floor_divide, "floor_divide", "__floordiv__")
 logical_and = _no_grad_binary(np.logical_and, "logical_and", "__and__")
 logical_or = _no_grad_binary(np.logical_or, "logical_or", "__or__")
 logical_xor = _no_grad_binary(np.logical_xor, "logical_xor", "__xor__")
+eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
+less_than, greater_than = less, greater
 Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
 
-remainder_p = Primitive(
-    "remainder", np.remainder,
-    vjp=(lambda out_bar, out, x, y: out_bar,
-         lambda out_bar, out, x, y: -out_bar * floor_divide(x, y)),
-    jvp=lambda tangents, out, x, y: _sum_tangents(
-        tangents[0], None if tangents[1] is None else -tangents[1] * floor_divide(x, y)))
+
+@tensor_method("logical_not", "__invert__")
+def logical_not(x):
+    """Elementwise not, a bool tensor."""
+    return Tensor._make(np.asarray(np.logical_not(x._data)))
 
 
-@tensor_method("remainder", "mod", "__mod__")
+def _predicate(np_fn, name):
+    def op(x):
+        return Tensor._make(np.asarray(np_fn(x._data)))
+    op.__name__ = name
+    op.__doc__ = f"Elementwise {name}(x), a bool tensor."
+    return tensor_method(name)(op)
+
+
+isnan = _predicate(np.isnan, "isnan")
+isinf = _predicate(np.isinf, "isinf")
+isfinite = _predicate(np.isfinite, "isfinite")
+
+
+# --- clamping and selection ------------------------------------------------------------------
+def _clamp_impl(x, lo, hi):
+    if lo is not None:
+        x = np.maximum(x, lo)
+    if hi is not None:
+        x = np.minimum(x, hi)
+    return x
+
+
+# The gradient goes to x where lo <= x <= hi, else to the bound that was taken (to hi
+# when lo > hi, where the result is hi everywhere), as PyTorch.
+def _clamp_x_mask(x, lo, hi):
+    if lo is None:
+        return x <= hi
+    if hi is None:
+        return x >= lo
+    return logical_and(x >= lo, x <= hi)
+
+
+def _clamp_lo_mask(x, lo, hi):
+    return x < lo if hi is None else logical_and(x < lo, lo < hi)
+
+
+def _clamp_hi_mask(x, lo, hi):
+    return x > hi if lo is None else logical_or(x > hi, hi < lo)
+
+
+_CLAMP_MASKS = (_clamp_x_mask, _clamp_lo_mask, _clamp_hi_mask)
+
+
+def _passed_where(mask):
+    return lambda out_bar, out, x, lo, hi: where(mask(x, lo, hi), out_bar, 0.0)
+
+
+clamp_p = Primitive(
+    "clamp", _clamp_impl,
+    vjp=tuple(_passed_where(mask) for mask in _CLAMP_MASKS),
+    jvp=lambda tangents, out, x, lo, hi: _sum_tangents(*(
+        where(mask(x, lo, hi), t, 0.0) for mask, t in zip(_CLAMP_MASKS, tangents)
+        if t is not None)))
+
+
+@tensor_method("clamp", "clip")
+def clamp(x, min=None, max=None):
+    """`x` limited to [min, max]; either bound may be None, a scalar or a tensor.
+
+    Where min > max the result is max. The gradient passes to x where
+    min <= x <= max (boundaries included), otherwise to the bound that was taken.
+    """
+    if min is None and max is None:
+        raise ValueError("clamp: give at least one of min and max")
+    if x._data.dtype.kind != "f" or type(min) not in _PLAIN or type(max) not in _PLAIN:
+        x, min, max = _promote_bounds(x, min, max)
+    return apply(clamp_p, x, min, max)
+
+
+_PLAIN = (type(None), int, float)  # bounds that need no promotion against a float tensor
+
+
+def _promote_bounds(x, lo, hi):
+    present = [b for b in (lo, hi) if b is not None]
+    x, *present = promote_all(x, *present)
+    lo = None if lo is None else present.pop(0)
+    hi = None if hi is None else present.pop(0)
+    return x, lo, hi
+
+
+clip = clamp
+
+
+@tensor_method("clamp_min")
+def clamp_min(x, min):
+    """clamp(x, min, None)."""
+    return clamp(x, min, None)
+
+
+@tensor_method("clamp_max")
+def clamp_max(x, max):
+    """clamp(x, None, max)."""
+    return clamp(x, None, max)
+
+
+where_p = Primitive(
+    "where", np.where,
+    vjp=(None,
+         lambda out_bar, out, c, x, y: where(c, out_bar, 0.0),
+         lambda out_bar, out, c, x, y: where(c, 0.0, out_bar)),
+    jvp=lambda tangents, out, c, x, y: where(
+        c, 0.0 if tangents[1] is None else tangents[1],
+        0.0 if tangents[2] is None else tangents[2]),
+    saves_inputs="others")
+
+
+@tensor_method("where")
+def where(condition, x, y):
+    """Elements of `x` where `condition` holds, else of `y` (broadcast together)."""
+    if not isinstance(condition, Tensor):
+        condition = Tensor(np.asarray(condition, dtype=bool))
+    elif condition._data.dtype != np.bool_:
+        condition = Tensor._make(condition._data.astype(bool))
+    x, y = promote(x, y)
+    return apply(where_p, condition, x, y)
+
+
+def _selected(out_bar, wins, x, y):
+    # the larger (smaller) input takes the gradient; ties split it evenly, as PyTorch
+    return where(wins, out_bar, where(equal(x, y), out_bar * 0.5, 0.0))
+
+
+def _select_jvp(beats):
+    def jvp(tangents, out, x, y):
+        x_dot = 0.0 if tangents[0] is None else tangents[0]
+        y_dot = 0.0 if tangents[1] is None else tangents[1]
+        return where(beats(x, y), x_dot, where(beats(y, x), y_dot, (x_dot + y_dot) * 0.5))
+    return jvp
+
+
+maximum_p = Primitive(
+    "maximum", np.maximum,
+    vjp=(lambda out_bar, out, x, y: _selected(out_bar, greater(x, y), x, y),
+         lambda out_bar, out, x, y: _selected(out_bar, greater(y, x), x, y)),
+    jvp=_select_jvp(greater))
+minimum_p = Primitive(
+    "minimum", np.minimum,
+    vjp=(lambda out_bar, out, x, y: _selected(out_bar, less(x, y), x, y),
+         lambda out_bar, out, x, y: _selected(out_bar, less(y, x), x, y)),
+    jvp=_select_jvp(less))
+
+
+@tensor_method("maximum")
+def maximum(x, y):
+    """The elementwise larger of x and y (ties split the gradient)."""
+    return apply(maximum_p, *promote(x, y))
+
+
+@tensor_method("minimum")
+def minimum(x, y):
+    """The elementwise smaller of x and y (ties split the gradient)."""
+    return apply(minimum_p, *promote(x, y))
+
+
+def _lerp_impl(start, end, weight):
+    # as PyTorch: from the nearer end, so that weight 1 gives `end` exactly
+    diff = end - start
+    if not isinstance(weight, np.ndarray):
+        return start + weight * diff if weight < 0.5 else end - diff * (1 - weight)
+    return np.where(weight < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+lerp_p = Primitive(
+    "lerp", _lerp_impl,
+    vjp=(lambda out_bar, out, start, end, weight: out_bar * (1 - weight),
+         lambda out_bar, out, start, end, weight: out_bar * weight,
+         lambda out_bar, out, start, end, weight: out_bar * (end - start)),
+    jvp=lambda tangents, out, start, end, weight: _sum_tangents(
+        None if tangents[0] is None else tangents[0] * (1 - weight),
+        None if tangents[1] is None else tangents[1] * weight,
+        None if tangents[2] is None else tangents[2] * (end - start)),
+    saves_inputs="others")
+
+
+@tensor_method("lerp")
+def lerp(start, end, weight):
+    """start + weight * (end - start); `weight` a scalar or a tensor."""
+    if not (type(weight) is float and isinstance(start, Tensor) and isinstance(end, Tensor)
+            and start._data.dtype == end._data.dtype and start._data.dtype.kind == "f"):
+        start, end, weight = promote_all(start, end, weight)
+    return apply(lerp_p, start, end, weight)
+
+
+# --- modulus --------------------------------------------------------------------------------
+def _modulus(name, impl, quotient):
+    # r = x - q y: dr/dx = 1, dr/dy = -q
+    return Primitive(
+        name, impl,
+        vjp=(lambda out_bar, out, x, y: out_bar,
+             lambda out_bar, out, x, y: -out_bar * quotient(x, y)),
+        jvp=lambda tangents, out, x, y: _sum_tangents(
+            tangents[0], None if tangents[1] is None else -tangents[1] * quotient(x, y)))
+
+
+remainder_p = _modulus("remainder", np.remainder, lambda x, y: floor_divide(x, y))
+fmod_p = _modulus("fmod", np.fmod, lambda x, y: trunc(x / y))
+
+
+@tensor_method("remainder", "mod", "floor_mod", "__mod__")
 def remainder(x, y):
     """Python-style modulus (the sign of the divisor), as PyTorch's `%`."""
     return apply(remainder_p, *promote(x, y))
 
 
+mod = floor_mod = remainder
+
+
+@tensor_method("fmod")
+def fmod(x, y):
+    """C-style modulus (the sign of the dividend)."""
+    return apply(fmod_p, *promote(x, y))
+
+
 Tensor.__rmod__ = lambda self, other: remainder(other, self)
-
-
-@tensor_method("logical_not", "__invert__")
-def logical_not(x):
-    return Tensor._make(np.logical_not(x._data))

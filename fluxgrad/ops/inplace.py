@@ -1,0 +1,110 @@
+"""In-place Tensor methods (`x.add_(y)`, `x += y`, `x.zero_()`, ...), all made one way.
+
+`x.op_(...)` computes the out-of-place `op(before, ...)`, where `before` is x's
+old value and history (`Tensor._before_inplace`: a private copy of the data when a
+graph is recorded, whose rules may read it), then writes the result into x's
+storage, so views and arrays sharing it see the change, and x takes the result's
+history (`Tensor._rebase_inplace`).
+
+The one primitive here, `fill`, gives x's shape and dtype filled with a value
+(broadcast), with zero gradient to x: the new history of `fill_`, `zero_`, `copy_`.
+"""
+import numpy as np
+
+from .._core.dispatch import apply
+from .._core.primitive import Primitive
+from .._core.tensor import Tensor
+from . import activation, elementwise
+from .elementwise import cast, zeros_like_rule
+
+__all__ = []
+
+
+def _fill_impl(x, value):
+    out = np.empty_like(x)
+    out[...] = value
+    return out
+
+
+def _fill_jvp(tangents, out, x, value):
+    if tangents[1] is None:
+        return zeros_like_rule(x)
+    return cast(tangents[1], x.dtype).broadcast_to(x.shape)
+
+
+fill_p = Primitive(
+    "fill", _fill_impl,
+    vjp=(lambda out_bar, out, x, value: zeros_like_rule(x),
+         lambda out_bar, out, x, value: out_bar),
+    jvp=_fill_jvp, saves_inputs=False)
+
+
+def fill(x, value):
+    """A tensor of x's shape and dtype holding `value` (a scalar or a broadcastable tensor)."""
+    return apply(fill_p, x, value)
+
+
+def apply_inplace(x, op, *args, **kwargs):
+    """`x` overwritten with `op(x, *args, **kwargs)`, as one in-place op; returns `x`."""
+    before = x._before_inplace(*args, *kwargs.values())
+    before._tangent = x._tangent
+    # x.mul_(x) means the old x twice
+    args = [before if a is x else a for a in args]
+    result = op(before, *args, **kwargs)
+    x._rebase_inplace(result)
+    if result._tangent is not None:
+        x._tangent = result._tangent
+    return x
+
+
+def _inplace(name, op):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, op, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = (f"In-place `{name[:-1]}`: writes the result into this tensor and "
+                      "returns it.")
+    return method
+
+
+def _zero(x):
+    return fill(x, 0)
+
+
+def _copy(x, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        src = Tensor(np.asarray(src))
+    try:
+        np.broadcast_shapes(src.shape, x.shape)
+    except ValueError:
+        raise RuntimeError(f"copy_: the source of shape {list(src.shape)} does not broadcast "
+                           f"to the destination's shape {list(x.shape)}") from None
+    return fill(x, src)
+
+
+_OPS = {
+    "add_": elementwise.add, "sub_": elementwise.subtract, "subtract_": elementwise.subtract,
+    "mul_": elementwise.multiply, "multiply_": elementwise.multiply,
+    "div_": elementwise.divide, "divide_": elementwise.divide,
+    "true_divide_": elementwise.divide, "pow_": elementwise.pow, "neg_": elementwise.negative,
+    "negative_": elementwise.negative, "abs_": elementwise.abs, "square_": elementwise.square,
+    "sqrt_": elementwise.sqrt, "rsqrt_": elementwise.rsqrt, "exp_": elementwise.exp,
+    "log_": elementwise.log, "log1p_": elementwise.log1p, "expm1_": elementwise.expm1,
+    "reciprocal_": elementwise.reciprocal, "sin_": elementwise.sin, "cos_": elementwise.cos,
+    "tanh_": elementwise.tanh, "sign_": elementwise.sign, "floor_": elementwise.floor,
+    "ceil_": elementwise.ceil, "round_": elementwise.round, "trunc_": elementwise.trunc,
+    "clamp_": elementwise.clamp, "clip_": elementwise.clamp,
+    "clamp_min_": elementwise.clamp_min, "clamp_max_": elementwise.clamp_max,
+    "lerp_": elementwise.lerp, "addcmul_": elementwise.addcmul,
+    "addcdiv_": elementwise.addcdiv, "remainder_": elementwise.remainder,
+    "fmod_": elementwise.fmod, "relu_": activation.relu, "sigmoid_": activation.sigmoid,
+    "logit_": activation.logit, "fill_": fill, "zero_": _zero, "copy_": _copy,
+}
+
+for _name, _op in _OPS.items():
+    setattr(Tensor, _name, _inplace(_name, _op))
+
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ipow__ = Tensor.pow_
