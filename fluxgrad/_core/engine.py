@@ -7,7 +7,7 @@ rules need not. Rules run under `no_grad` unless `create_graph` is set, in which
 case the gradients are themselves recorded and can be differentiated again.
 """
 from .grad_mode import set_grad_enabled
-from .node import Node, anomaly
+from .node import Node, anomaly, topological
 from .tensor import Tensor
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
@@ -67,7 +67,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
         for i, x in enumerate(capture):
             key = id(x._grad_fn) if x._grad_fn is not None else id(x)
             capture_ids.setdefault((key, x._out_index), []).append(i)
-        needed = _needed(roots, capture, deps)
+        needed = _needed(roots, capture)
     ready = []
     add = OPS["add"]
     taken = {id(_root(seed._data)) for seed in seeds}
@@ -272,28 +272,11 @@ def _count_dependencies(roots):
     return deps
 
 
-def _needed(roots, capture, deps):
+def _needed(roots, capture):
     """Ids of the nodes from which some captured tensor can be reached (the rest is pruned)."""
     targets = {id(x._grad_fn) if x._grad_fn is not None else id(x) for x in capture}
-    remaining = dict(deps)
-    order = []
-    stack = [r._grad_fn for r in roots if r._grad_fn is not None and remaining.get(id(r._grad_fn)) == 0]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        order.append(node)
-        for edge in node.edges:
-            if edge is None or not isinstance(edge[0], Node):
-                continue
-            key = id(edge[0])
-            remaining[key] -= 1
-            if remaining[key] == 0:
-                stack.append(edge[0])
     needed = set()
-    for node in reversed(order):
+    for node in topological([r._grad_fn for r in roots if r._grad_fn is not None]):
         for edge in node.edges:
             if edge is not None and (id(edge[0]) in targets or id(edge[0]) in needed):
                 needed.add(id(node))

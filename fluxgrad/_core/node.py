@@ -122,3 +122,22 @@ class HookHandle:
 
     def remove(self):
         self.table.pop(self.key, None)
+
+
+def topological(roots):
+    """The nodes that lead to `roots`, each after every node it depends on (iterative DFS)."""
+    order, done = [], set()
+    stack = [(node, False) for node in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if id(node) in done:
+            continue
+        if expanded:
+            done.add(id(node))
+            order.append(node)
+            continue
+        stack.append((node, True))
+        for edge in node.edges:
+            if edge is not None and isinstance(edge[0], Node) and id(edge[0]) not in done:
+                stack.append((edge[0], False))
+    return order

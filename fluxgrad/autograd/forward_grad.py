@@ -4,7 +4,7 @@ Each node on a path from `inputs` to `outputs` gets its output tangent from its
 op's JVP rule, in topological order; no backward pass is run. The rules are
 fluxgrad ops, so with grad enabled the result is itself differentiable.
 """
-from .._core.node import Node
+from .._core.node import topological
 from .._core.tensor import Tensor
 from ..creation import ones_like
 
@@ -34,7 +34,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
             raise ValueError(f"forward_grad: grad_inputs[{i}] has shape {list(v.shape)}, "
                              f"inputs[{i}] has shape {list(x.shape)}")
         tangents[_key(x)] = v
-    for node in _topological(outputs):
+    for node in topological([y._grad_fn for y in outputs if y._grad_fn is not None]):
         in_tangents = tuple(None if edge is None else tangents.get((id(edge[0]), edge[1]))
                             for edge in node.edges)
         if all(t is None for t in in_tangents):
@@ -59,22 +59,3 @@ def _broadcast(t, y):
     if t is None or not isinstance(t, Tensor):
         return t
     return t if t.shape == y.shape else t.broadcast_to(y.shape)
-
-
-def _topological(outputs):
-    """Nodes that lead to `outputs`, each after every node it depends on (iterative DFS)."""
-    order, done = [], set()
-    stack = [(y._grad_fn, False) for y in outputs if y._grad_fn is not None]
-    while stack:
-        node, expanded = stack.pop()
-        if id(node) in done:
-            continue
-        if expanded:
-            done.add(id(node))
-            order.append(node)
-            continue
-        stack.append((node, True))
-        for edge in node.edges:
-            if edge is not None and isinstance(edge[0], Node) and id(edge[0]) not in done:
-                stack.append((edge[0], False))
-    return order

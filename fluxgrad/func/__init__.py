@@ -52,6 +52,16 @@ def _prepare_args(args, nums):
     return args, prepared
 
 
+def _regroup(flat, prepared, argnums):
+    """Per-leaf results back into the arguments' structures: one argument if `argnums` is an
+    int, else a tuple with one entry per prepared argument."""
+    results, start = [], 0
+    for _, new, rebuild in prepared:
+        results.append(rebuild(flat[start:start + len(new)]))
+        start += len(new)
+    return results[0] if isinstance(argnums, int) else tuple(results)
+
+
 def value_and_grad(f, argnums=0, has_aux=False):
     """`f`'s value and its gradient w.r.t. the arguments in `argnums` (f must return a scalar)."""
     def wrapper(*args, **kwargs):
@@ -68,11 +78,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
             nested = any(x.requires_grad for old, _, _ in prepared for x in old)
             grads = _grad(value, inputs, create_graph=nested, allow_unused=True) if inputs else ()
         grads = [zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
-        results, start = [], 0
-        for old, new, rebuild in prepared:
-            results.append(rebuild(grads[start:start + len(new)]))
-            start += len(new)
-        g = results[0] if isinstance(argnums, int) else tuple(results)
+        g = _regroup(grads, prepared, argnums)
         if not nested:
             value, aux = value.detach(), tree_map(Tensor.detach, aux)
         return ((value, aux), g) if has_aux else (value, g)
@@ -123,11 +129,7 @@ def vjp(f, *primals, has_aux=False):
                 grads = _grad([y for y, _ in pairs], inputs, [c for _, c in pairs],
                               retain_graph=True, create_graph=nested, allow_unused=True)
         grads = [zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
-        results, start = [], 0
-        for _, new, rebuild in prepared:
-            results.append(rebuild(grads[start:start + len(new)]))
-            start += len(new)
-        return tuple(results)
+        return _regroup(grads, prepared, None)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -186,81 +188,66 @@ def _unit(shape, index, like):
     return Tensor(e.reshape(shape))
 
 
-def jacrev(f, argnums=0, has_aux=False):
-    """The Jacobian by reverse mode (one VJP per output element): shape out.shape + in.shape."""
+def _jacobian_transform(f, argnums, has_aux, name, jacobians):
+    """A Jacobian transform; `jacobians(out, inputs, nested)` gives one per input leaf."""
     def wrapper(*args):
-        nums = _argnums(argnums, len(args), "jacrev")
+        nums = _argnums(argnums, len(args), name)
         with enable_grad():
             args, prepared = _prepare_args(args, nums)
             out = f(*args)
-        out, aux = _split_aux(out, has_aux, "jacrev")
+        out, aux = _split_aux(out, has_aux, name)
         if not isinstance(out, Tensor):
-            raise TypeError("jacrev: f must return a single tensor")
+            raise TypeError(f"{name}: f must return a single tensor")
         inputs = [x for _, new, _ in prepared for x in new]
         nested = any(x.requires_grad for old, _, _ in prepared for x in old)
-        rows = [[] for _ in inputs]
-        for i in range(out.numel()):
-            if out.requires_grad:
-                with enable_grad():
-                    gs = _grad(out, inputs, _unit(out.shape, i, out), retain_graph=True,
-                               create_graph=nested, allow_unused=True)
-            else:
-                gs = (None,) * len(inputs)
-            for k, (x, g) in enumerate(zip(inputs, gs)):
-                rows[k].append(zeros_like(x) if g is None else g)
-        jacs = [_stack_rows(r, out.shape, x.shape) for r, x in zip(rows, inputs)]
-        result, start = [], 0
-        for _, new, rebuild in prepared:
-            result.append(rebuild(jacs[start:start + len(new)]))
-            start += len(new)
-        jac = result[0] if isinstance(argnums, int) else tuple(result)
+        jac = _regroup(jacobians(out, inputs, nested), prepared, argnums)
         return (jac, aux) if has_aux else jac
     return wrapper
 
 
-def _stack_rows(rows, out_shape, in_shape):
+def _rows_by_vjp(out, inputs, nested):
+    rows = [[] for _ in inputs]
+    for i in range(out.numel()):
+        gs = (None,) * len(inputs)
+        if out.requires_grad:
+            with enable_grad():
+                gs = _grad(out, inputs, _unit(out.shape, i, out), retain_graph=True,
+                           create_graph=nested, allow_unused=True)
+        for k, (x, g) in enumerate(zip(inputs, gs)):
+            rows[k].append((zeros_like(x) if g is None else g).reshape(-1))
+    return [_assemble(r, 0, out.shape, x.shape) for r, x in zip(rows, inputs)]
+
+
+def _columns_by_jvp(out, inputs, nested):
+    jacs = []
+    for k, x in enumerate(inputs):
+        cols = []
+        for j in range(x.numel()):
+            tangents = [_unit(x.shape, j, x) if m == k else zeros_like(z)
+                        for m, z in enumerate(inputs)]
+            dot = forward_grad(out, inputs, tangents) if out.requires_grad else None
+            cols.append((zeros_like(out) if dot is None else dot).reshape(-1))
+        jacs.append(_assemble(cols, 1, out.shape, x.shape))
+    return jacs
+
+
+def _assemble(vectors, axis, out_shape, in_shape):
+    """Rows (axis 0) or columns (axis 1) of a flat Jacobian, shaped out_shape + in_shape."""
     from ..ops import stack
-    if not rows:
-        return Tensor(np.zeros(tuple(out_shape) + tuple(in_shape)))
-    return stack(rows).reshape(tuple(out_shape) + tuple(in_shape))
+    shape = tuple(out_shape) + tuple(in_shape)
+    if not vectors:
+        return Tensor(np.zeros(shape))
+    return stack(vectors, axis=axis).reshape(shape)
+
+
+def jacrev(f, argnums=0, has_aux=False):
+    """The Jacobian by reverse mode (one VJP per output element): shape out.shape + in.shape."""
+    return _jacobian_transform(f, argnums, has_aux, "jacrev", _rows_by_vjp)
 
 
 def jacfwd(f, argnums=0, has_aux=False):
     """The Jacobian by forward mode (one JVP per input element): shape out.shape + in.shape."""
-    def wrapper(*args):
-        nums = _argnums(argnums, len(args), "jacfwd")
-        with enable_grad():
-            args, prepared = _prepare_args(args, nums)
-            out = f(*args)
-        out, aux = _split_aux(out, has_aux, "jacfwd")
-        if not isinstance(out, Tensor):
-            raise TypeError("jacfwd: f must return a single tensor")
-        inputs = [x for _, new, _ in prepared for x in new]
-        jacs = []
-        for k, x in enumerate(inputs):
-            cols = []
-            for j in range(x.numel()):
-                tangents = [_unit(x.shape, j, x) if m == k else zeros_like(z)
-                            for m, z in enumerate(inputs)]
-                dot = forward_grad(out, inputs, tangents) if out.requires_grad else None
-                cols.append(zeros_like(out) if dot is None else dot)
-            jacs.append(_stack_cols(cols, out.shape, x.shape))
-        result, start = [], 0
-        for _, new, rebuild in prepared:
-            result.append(rebuild(jacs[start:start + len(new)]))
-            start += len(new)
-        jac = result[0] if isinstance(argnums, int) else tuple(result)
-        return (jac, aux) if has_aux else jac
-    return wrapper
-
-
-def _stack_cols(cols, out_shape, in_shape):
-    from ..ops import stack
-    n_out = int(np.prod(out_shape))
-    if not cols:
-        return Tensor(np.zeros(tuple(out_shape) + tuple(in_shape)))
-    stacked = stack([c.reshape(n_out) for c in cols], axis=1)
-    return stacked.reshape(tuple(out_shape) + tuple(in_shape))
+    return _jacobian_transform(f, argnums, has_aux, "jacfwd", _columns_by_jvp)
 
 
 def hessian(f, argnums=0):
