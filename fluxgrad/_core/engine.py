@@ -80,13 +80,13 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
             _add_to_buffer(buffers, node, root._out_index, seed)
         for root in roots:
             node = root._grad_fn
-            if node is not None and deps[id(node)] == 0:
-                deps[id(node)] = -1
+            if node is not None and deps[node] == 0:
+                deps[node] = -1
                 ready.append(node)
         while ready:
             node = ready.pop()
-            out_bar = buffers.pop(id(node), None)
-            if out_bar is not None:
+            out_bar = buffers.pop(node, None)
+            if out_bar is not None and (node.hooks or node.retained or capture_ids):
                 out_bar = _run_hooks(node, out_bar, capture_ids, captured, taken)
             if out_bar is None or (capture is not None and id(node) not in needed):
                 x_bars = (None,) * len(node.edges)
@@ -100,21 +100,20 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                 if edge is None:
                     continue
                 target = edge[0]
-                key = id(target)
                 if x_bar is not None:
-                    slot = buffers.get(key)
+                    slot = buffers.get(target)
                     if slot is None:
-                        slot = buffers[key] = ([None] * target.prim.n_outputs
-                                               if isinstance(target, Node) else [None])
+                        slot = buffers[target] = ([None] * target.prim.n_outputs
+                                                  if isinstance(target, Node) else [None])
                     prev = slot[edge[1]]
                     slot[edge[1]] = x_bar if prev is None else add(prev, x_bar)
-                count = deps[key] - 1
-                deps[key] = count
+                count = deps[target] - 1
+                deps[target] = count
                 if count == 0:
                     if isinstance(target, Node):
                         ready.append(target)
-                    elif key in buffers:
-                        _finish_leaf(target, buffers.pop(key)[0], create_graph, capture_ids,
+                    elif target in buffers:
+                        _finish_leaf(target, buffers.pop(target)[0], create_graph, capture_ids,
                                      captured, taken)
     if capture is None:
         return None
@@ -131,7 +130,8 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
 def _pullback(node, out_bar):
     if node.inputs is None:
         node.check_alive()
-    node.check_versions()
+    if node.versions is not None or node.out_version is not None:
+        node.check_versions()
     prim = node.prim
     inputs = node.inputs
     edges = node.edges
@@ -237,11 +237,10 @@ def _root(array):
 
 
 def _add_to_buffer(buffers, target, index, g):
-    key = id(target)
-    slot = buffers.get(key)
+    slot = buffers.get(target)
     if slot is None:
         n = target.prim.n_outputs if isinstance(target, Node) else 1
-        slot = buffers[key] = [None] * n
+        slot = buffers[target] = [None] * n
     prev = slot[index]
     slot[index] = g if prev is None else OPS["add"](prev, g)
 
@@ -252,23 +251,22 @@ def _count_dependencies(roots):
     stack = []
     for root in roots:
         node = root._grad_fn
-        if node is not None and id(node) not in deps:
-            deps[id(node)] = 0
+        if node is not None and node not in deps:
+            deps[node] = 0
             stack.append(node)
+    get = deps.get
     while stack:
-        node = stack.pop()
-        for edge in node.edges:
+        for edge in stack.pop().edges:
             if edge is None:
                 continue
             target = edge[0]
-            key = id(target)
-            count = deps.get(key)
+            count = get(target)
             if count is None:
-                deps[key] = 1
+                deps[target] = 1
                 if isinstance(target, Node):
                     stack.append(target)
             else:
-                deps[key] = count + 1
+                deps[target] = count + 1
     return deps
 
 
