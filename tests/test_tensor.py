@@ -139,3 +139,14 @@ def test_repr_with_grad_fn_matches_torch():
 
 def test_format_of_a_0d_tensor_with_a_spec_formats_the_number():
     assert f"{fluxgrad.tensor(2.5):.2f}" == "2.50"
+
+
+def test_paddle_gradient_of_the_backward_root_is_its_seed_and_clear_grad_zeroes_it():
+    inputs = [fg.to_tensor(np.ones((2, 2), np.float32), stop_gradient=False) for _ in range(3)]
+    loss = fg.sum(fg.add_n(inputs))
+    loss.backward()
+    assert loss.grad is None
+    np.testing.assert_array_equal(loss.gradient(), 1.0)
+    loss.clear_grad()
+    np.testing.assert_array_equal(loss.gradient(), 0.0)
+    np.testing.assert_array_equal(inputs[0].gradient(), np.ones((2, 2)))

@@ -15,7 +15,7 @@ from .node import HookHandle
 
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version", "grad",
-                 "_hooks", "name", "_tangent", "__weakref__")
+                 "_hooks", "name", "_tangent", "_seed", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
@@ -218,21 +218,29 @@ class Tensor:
         from .engine import backward
         backward((self,), None if gradient is None else (gradient,), retain_graph,
                  create_graph, inputs)
+        if self._grad_fn is not None:
+            self._seed = Tensor._make(np.ones_like(self._data) if gradient is None else
+                                      np.array(as_array(gradient), dtype=self._data.dtype))
 
     def zero_grad(self, set_to_zero=True):
         """Zero this tensor's `.grad` in place (or drop it with set_to_zero=False)."""
-        if self.grad is not None:
-            if set_to_zero:
-                self.grad._data[...] = 0
-            else:
-                self.grad = None
+        for grad in (self.grad, getattr(self, "_seed", None)):
+            if grad is not None and set_to_zero:
+                grad._data[...] = 0
+        if not set_to_zero:
+            self.grad = self._seed = None
 
     clear_grad = zero_grad
     clear_gradient = zero_grad
 
     def gradient(self):
-        """PaddlePaddle's spelling: `.grad` as a NumPy array (None if there is none)."""
-        return None if self.grad is None else self.grad._data
+        """PaddlePaddle's: the gradient from the last backward() as a NumPy array, or None.
+
+        That is `.grad`, or, for the tensor backward() was called on, the gradient it was
+        seeded with (PaddlePaddle keeps it; `.grad` of a non-leaf stays None, as in PyTorch).
+        """
+        grad = self.grad if self.grad is not None else getattr(self, "_seed", None)
+        return None if grad is None else grad._data
 
     def _bump_version(self):
         self._version[0] += 1
