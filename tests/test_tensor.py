@@ -142,8 +142,9 @@ def test_format_of_a_0d_tensor_with_a_spec_formats_the_number():
 
 
 def test_paddle_gradient_of_the_backward_root_is_its_seed_and_clear_grad_zeroes_it():
-    inputs = [fg.to_tensor(np.ones((2, 2), np.float32), stop_gradient=False) for _ in range(3)]
-    loss = fg.sum(fg.add_n(inputs))
+    inputs = [fluxgrad.to_tensor(np.ones((2, 2), np.float32), stop_gradient=False)
+              for _ in range(3)]
+    loss = fluxgrad.sum(fluxgrad.add_n(inputs))
     loss.backward()
     assert loss.grad is None
     np.testing.assert_array_equal(loss.gradient(), 1.0)
