@@ -59,22 +59,19 @@ def _record(prim, inputs, params):
     node.params = params
     node.inputs = inputs
     edges = []
+    versions = [] if prim.saves_inputs else None
     for x in inputs:
-        if isinstance(x, Tensor) and x._requires_grad:
-            edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
-        else:
-            edges.append(None)
+        if isinstance(x, Tensor):
+            if versions is not None:
+                versions.append(x._version[0])
+            if x._requires_grad:
+                edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
+                continue
+        elif versions is not None:
+            versions.append(None)
+        edges.append(None)
     node.edges = edges
-    saves = prim.saves_inputs
-    if saves is True:
-        node.versions = [x._version[0] if isinstance(x, Tensor) else None for x in inputs]
-    elif saves == "others":
-        # bilinear ops: an input's value is read only by the other inputs' rules
-        differentiated = [i for i, e in enumerate(edges) if e is not None]
-        node.versions = [x._version[0] if isinstance(x, Tensor) and differentiated not in ([], [i])
-                         else None for i, x in enumerate(inputs)]
-    else:
-        node.versions = None
+    node.versions = versions
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     node.trace = _anomaly.record() if _anomaly.enabled else None

@@ -10,6 +10,9 @@ node, which keeps higher-order derivatives exact.
 import types
 import weakref
 
+from .hooks import HookHandle
+from .tensor import Tensor
+
 # Anomaly mode (`fluxgrad.autograd.detect_anomaly` sets these): while `enabled`, every new
 # node gets `trace = record()` (the user's call site) and backward calls `check(node, x_bars)`.
 anomaly = types.SimpleNamespace(enabled=False, record=None, check=None)
@@ -30,13 +33,11 @@ class Node:
 
     @property
     def saved_tensors(self):
-        from .tensor import Tensor
         self.check_alive()
         return tuple(x for x in self.inputs if isinstance(x, Tensor))
 
     def outputs(self):
         """The output tensor(s), rebuilt from the saved arrays if they died."""
-        from .tensor import Tensor
         refs, datas = self.out_ref, self.out_data
         if self.prim.n_outputs == 1:
             out = refs()
@@ -54,9 +55,13 @@ class Node:
 
     def check_versions(self):
         if self.versions is not None:
-            for x, seen in zip(self.inputs, self.versions):
-                if seen is not None and x._version[0] != seen:
-                    raise RuntimeError(self._modified_message(x, seen, "an input"))
+            for i, (x, seen) in enumerate(zip(self.inputs, self.versions)):
+                if seen is None or x._version[0] == seen:
+                    continue
+                if self.prim.saves_inputs == "others" and all(
+                        e is None for j, e in enumerate(self.edges) if j != i):
+                    continue  # only rules of the other inputs read this one, and none runs
+                raise RuntimeError(self._modified_message(x, seen, "an input"))
         if self.out_version is not None:
             counter, seen = self.out_version
             if counter[0] != seen:
@@ -108,20 +113,6 @@ class AccumulateGrad:
 
     def __repr__(self):
         return "<AccumulateGrad>"
-
-
-class HookHandle:
-    """Returned by `register_hook`; `.remove()` takes the hook off."""
-    __slots__ = ("table", "key")
-    _next_key = 0
-
-    def __init__(self, table, fn):
-        HookHandle._next_key += 1
-        self.table, self.key = table, HookHandle._next_key
-        table[self.key] = fn
-
-    def remove(self):
-        self.table.pop(self.key, None)
 
 
 def topological(roots):

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes
 from .grad_mode import state as _grad_state
-from .node import HookHandle
+from .hooks import HookHandle
 
 
 class Tensor:

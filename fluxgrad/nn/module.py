@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.grad_mode import no_grad
-from .._core.node import HookHandle
+from .._core.hooks import HookHandle
 from .._core.tensor import Tensor
 from .parameter import Parameter
 

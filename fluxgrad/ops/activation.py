@@ -15,7 +15,7 @@ from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import tensor_method
 from . import _special
-from ._family import elementwise, float_result
+from ._family import elementwise, float_result, from_output, fused_backward
 from .elementwise import abs, clamp, erfc, exp, log, logical_and, tanh, where
 
 __all__ = ["sigmoid", "logit", "relu", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
@@ -37,8 +37,9 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(np.minimum(-x, _EXP_LIMIT[x.dtype])))
 
 
-sigmoid_p = elementwise("sigmoid", _sigmoid, lambda x, out: out * (1 - out), saves_out=True,
-                        saves_inputs=False)
+sigmoid_backward_p, sigmoid_backward = fused_backward(
+    "sigmoid_backward", lambda g, y: g * y * (1 - y), lambda g, y: g * (1 - 2 * y))
+sigmoid_p = from_output("sigmoid", _sigmoid, sigmoid_backward)
 
 
 @tensor_method("sigmoid")

@@ -17,7 +17,8 @@ from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
-from ._family import binary, elementwise, float_result, promote, promote_all
+from ._family import (binary, elementwise, float_result, from_output, fused_backward, promote,
+                      promote_all)
 
 __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "square", "exp",
            "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
@@ -229,7 +230,9 @@ acos_p = elementwise("acos", np.arccos, lambda x, out: -rsqrt(1 - x * x))
 atan_p = elementwise("atan", np.arctan, lambda x, out: 1 / (1 + x * x))
 sinh_p = elementwise("sinh", np.sinh, lambda x, out: cosh(x))
 cosh_p = elementwise("cosh", np.cosh, lambda x, out: sinh(x))
-tanh_p = _from_out("tanh", np.tanh, lambda out: 1 - out * out)
+tanh_backward_p, tanh_backward = fused_backward(
+    "tanh_backward", lambda g, y: g * (1 - y * y), lambda g, y: -2 * g * y)
+tanh_p = from_output("tanh", np.tanh, tanh_backward)
 asinh_p = elementwise("asinh", np.arcsinh, lambda x, out: rsqrt(x * x + 1))
 acosh_p = elementwise("acosh", np.arccosh, lambda x, out: rsqrt(x * x - 1))
 atanh_p = elementwise("atanh", np.arctanh, lambda x, out: 1 / (1 - x * x))

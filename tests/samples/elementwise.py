@@ -322,3 +322,20 @@ def _inplace_samples():
 
 SAMPLES = (_unary_samples() + _rounding_samples() + _arithmetic_samples()
            + _selection_samples() + _cast_samples() + _inplace_samples())
+
+
+def _fused_backward_samples():
+    from fluxgrad.ops.activation import sigmoid_backward
+    from fluxgrad.ops.elementwise import tanh_backward
+    aten = lambda name: lambda g, y: getattr(__import__("torch").ops.aten, name)(g, y)  # noqa: E731
+    samples = []
+    for g_shape, y_shape in [((3, 4), (3, 4)), ((), ()), ((2, 3), (3,))]:
+        g = normal(*g_shape, seed=5)
+        y = rng(6).uniform(-0.9, 0.9, y_shape)
+        samples.append(Sample("tanh_backward", tanh_backward, [g, y], aten("tanh_backward")))
+        samples.append(Sample("sigmoid_backward", sigmoid_backward, [g, (y + 1) / 2],
+                              aten("sigmoid_backward")))
+    return samples
+
+
+SAMPLES += _fused_backward_samples()
