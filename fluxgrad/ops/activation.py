@@ -61,8 +61,8 @@ def logit(x, eps=None):
 # --- the ReLU family --------------------------------------------------------------------
 relu_p = Primitive(
     "relu", lambda x: np.maximum(x, 0),
-    vjp=(lambda out_bar, out, x: where(x > 0, out_bar, 0.0),),
-    jvp=lambda tangents, out, x: where(x > 0, tangents[0], 0.0))
+    vjp=(lambda out_bar, out, x: out_bar * (x > 0),),  # a product: np.where is 3x slower
+    jvp=lambda tangents, out, x: tangents[0] * (x > 0))
 
 
 @tensor_method("relu")

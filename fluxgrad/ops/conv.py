@@ -39,13 +39,39 @@ def _out_size(size, pad, kernel, stride, dilation):
     return (size + pad - dilation * (kernel - 1) - 1) // stride + 1
 
 
+def _padded_nhwc(x, pads, size=None):
+    """`x` [N, C, H, W] (any layout) zero-padded, in a C-contiguous [N, H', W', C] array."""
+    pt, pb, pl, pr = pads
+    n, c, h, w = x.shape
+    out = np.zeros((n, h + pt + pb, w + pl + pr, c), x.dtype)
+    out[:, pt:pt + h, pl:pl + w] = x.transpose(0, 2, 3, 1)
+    return out
+
+
 def _cols(xp, kernel, stride, dilation, out_hw, groups):
-    """im2col: the padded input's windows as a (N, groups, C/groups * kh * kw, ho * wo) array."""
-    sn, sc, sh, sw = xp.strides
-    view = as_strided(xp, (xp.shape[0], xp.shape[1], *kernel, *out_hw),
-                      (sn, sc, sh * dilation[0], sw * dilation[1], sh * stride[0],
-                       sw * stride[1]), writeable=False)
-    return view.reshape(xp.shape[0], groups, -1, out_hw[0] * out_hw[1])
+    """im2col of a padded [N, H', W', C] array: an (N * ho * wo, groups, kh * kw * C/groups) copy."""
+    sn, sh, sw, sc = xp.strides
+    cg = xp.shape[3] // groups
+    view = as_strided(xp, (xp.shape[0], *out_hw, groups, *kernel, cg),
+                      (sn, sh * stride[0], sw * stride[1], sc * cg, sh * dilation[0],
+                       sw * dilation[1], sc), writeable=False)
+    return view.reshape(xp.shape[0] * out_hw[0] * out_hw[1], groups, -1)
+
+
+def _weight_rows(w, groups):
+    """[C_out, C/groups, kh, kw] as (groups, C_out/groups, kh * kw * C/groups), the columns' order."""
+    co = w.shape[0]
+    return w.transpose(0, 2, 3, 1).reshape(groups, co // groups, -1)
+
+
+def _rows(y, groups):
+    """[N, C, H, W] (any layout) as (N * H * W, groups, C/groups) rows, free when channels-last."""
+    return y.transpose(0, 2, 3, 1).reshape(-1, groups, y.shape[1] // groups)
+
+
+def _nchw(rows, n, hw):
+    """(N * H * W, C) rows as an [N, C, H, W] view, channels-last in memory."""
+    return rows.reshape(n, *hw, -1).transpose(0, 3, 1, 2)
 
 
 def _offsets(kernel, stride, dilation, out_hw):
@@ -63,37 +89,47 @@ def _crop(xp, pads, size):
     return xp[:, :, pt:pt + size[0], pl:pl + size[1]]
 
 
-# Batched over the samples, so every result comes out in NCHW order without a transpose.
+# Activations are [N, C, H, W] arrays whose memory is channels-last ([N, H, W, C]): then the
+# columns are (N*H*W, C*kh*kw) rows and every convolution is one 2-d matmul per group.
 def _conv_impl(x, w, *, stride, pads, dilation, groups):
     n = x.shape[0]
-    co, _, kh, kw = w.shape
-    xp = _pad(x, pads)
-    out_hw = (_out_size(xp.shape[2], 0, kh, stride[0], dilation[0]),
-              _out_size(xp.shape[3], 0, kw, stride[1], dilation[1]))
-    cols = _cols(xp, (kh, kw), stride, dilation, out_hw, groups)
-    y = np.matmul(w.reshape(groups, co // groups, -1), cols)
-    return y.reshape(n, co, *out_hw)
+    kernel = w.shape[2:]
+    xp = _padded_nhwc(x, pads)
+    out_hw = (_out_size(xp.shape[1], 0, kernel[0], stride[0], dilation[0]),
+              _out_size(xp.shape[2], 0, kernel[1], stride[1], dilation[1]))
+    cols = _cols(xp, kernel, stride, dilation, out_hw, groups)
+    w2 = _weight_rows(w, groups)
+    if groups == 1:
+        return _nchw(cols[:, 0] @ w2[0].T, n, out_hw)
+    y = np.matmul(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1))
+    return _nchw(y.transpose(1, 0, 2).reshape(cols.shape[0], -1), n, out_hw)
 
 
 def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
     n, co, ho, wo = y.shape
     _, cg, kh, kw = w.shape
-    y2 = y.reshape(n, groups, co // groups, ho * wo)
-    cols = np.matmul(w.reshape(groups, co // groups, -1).transpose(0, 2, 1), y2)
-    cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
-    xp = np.zeros((n, groups * cg, size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3]),
-                  np.result_type(y, w))
-    for i, j, where in _offsets((kh, kw), stride, dilation, (ho, wo)):
-        xp[where] += cols[:, :, i, j]
+    # one (rows, C_out/g) @ (C_out/g, C/g) product per group and kernel offset
+    w9 = w.reshape(groups, co // groups, cg, kh * kw).transpose(0, 3, 1, 2)
+    cols = np.matmul(_rows(y, groups).transpose(1, 0, 2)[:, None], w9)
+    cols = cols.reshape(groups, kh, kw, n, ho, wo, cg)
+    xp = np.zeros((n, size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3], groups, cg),
+                  cols.dtype)
+    for i, j, (_, _, rows, columns) in _offsets((kh, kw), stride, dilation, (ho, wo)):
+        xp[:, rows, columns] += cols[:, i, j].transpose(1, 2, 3, 0, 4)
+    xp = xp.reshape(xp.shape[:3] + (-1,)).transpose(0, 3, 1, 2)
     return _crop(xp, pads, size)
 
 
 def _conv_weight_impl(x, y, *, stride, pads, dilation, groups, kernel):
     n, co, ho, wo = y.shape
     cg = x.shape[1] // groups
-    cols = _cols(_pad(x, pads), kernel, stride, dilation, (ho, wo), groups)
-    y2 = y.reshape(n, groups, co // groups, ho * wo)
-    return np.matmul(y2, cols.transpose(0, 1, 3, 2)).sum(0).reshape(co, cg, *kernel)
+    cols = _cols(_padded_nhwc(x, pads), kernel, stride, dilation, (ho, wo), groups)
+    rows = _rows(y, groups)
+    if groups == 1:
+        w2 = (rows[:, 0].T @ cols[:, 0])[None]
+    else:
+        w2 = np.matmul(rows.transpose(1, 2, 0), cols.transpose(1, 0, 2))
+    return w2.reshape(co, *kernel, cg).transpose(0, 3, 1, 2)
 
 
 def _bilinear_jvp(fn, a, b, a_dot, b_dot, **params):
@@ -322,9 +358,33 @@ def _slices(xp, kernel, stride, dilation, out_hw):
         yield i * kernel[1] + j, xp[where]
 
 
+def _tiles(x, kernel, stride, pads, dilation, out_hw):
+    """Non-overlapping windows that tile `x` (kernel == stride, no padding): for each kernel
+    offset k, the view of every window's element k; None for other geometries."""
+    if stride != kernel or dilation != (1, 1) or any(pads) or kernel[0] * kernel[1] > 8:
+        return None
+    kh, kw = kernel
+    oh, ow = out_hw
+    t = x[:, :, :oh * kh, :ow * kw].reshape(x.shape[0], x.shape[1], oh, kh, ow, kw)
+    return [t[:, :, :, i, :, j] for i in range(kh) for j in range(kw)]
+
+
+# the lowest set bit of a window's "equals the max" bits: its first argmax
+_FIRST_BIT = np.array([(v & -v).bit_length() - 1 for v in range(256)], np.int32)
+
+
 def _max_pool_impl(x, *, kernel, stride, pads, dilation):
     """The window maxima and, as a second output, each window's first argmax (0..kh*kw-1)."""
     out_hw = _pool_geometry(x.shape, kernel, stride, pads, dilation)
+    tiles = _tiles(x, kernel, stride, pads, dilation, out_hw)
+    if tiles is not None:
+        best = tiles[0]
+        for tile in tiles[1:]:
+            best = np.maximum(best, tile)
+        bits = np.equal(tiles[0], best).view(np.uint8)
+        for k, tile in enumerate(tiles[1:], 1):
+            bits |= np.equal(tile, best).view(np.uint8) << k
+        return best, _FIRST_BIT[bits]
     best = idx = None
     for k, window in _slices(_pad(x, pads, -np.inf), kernel, stride, dilation, out_hw):
         if best is None:
@@ -341,6 +401,14 @@ def _overlapping(kernel, stride, dilation):
 
 
 def _scatter_impl(g, idx, *, kernel, stride, pads, dilation, size):
+    shape = g.shape[:2] + tuple(size)
+    if _tiles(g[:, :, :0, :0], kernel, stride, pads, dilation, (0, 0)) is not None:
+        # x's windows tile it: each element is g where it was its window's argmax, else 0
+        xs = (np.zeros if shape[2] % kernel[0] or shape[3] % kernel[1] else np.empty)(
+            (shape[0], shape[2], shape[3], shape[1]), g.dtype).transpose(0, 3, 1, 2)
+        for k, tile in enumerate(_tiles(xs, kernel, stride, pads, dilation, g.shape[2:])):
+            np.multiply(g, idx == k, out=tile)
+        return xs
     xp = np.zeros(g.shape[:2] + (size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3]),
                   g.dtype)
     overlap = _overlapping(kernel, stride, dilation)

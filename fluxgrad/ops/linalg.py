@@ -41,8 +41,16 @@ def _matmul_y_bar(out_bar, out, x, y):
     if y.ndim == 2 and x.ndim > 2:
         # fold x's batch into its rows: one (k, B*n) @ (B*n, m) product, no batch to sum
         k, m = y.shape
-        return matmul(_mT(reshape(x, (-1, k))), reshape(out_bar, (-1, m)))
+        x, out_bar = reshape(x, (-1, k)), reshape(out_bar, (-1, m))
+    if y.ndim == 2 and x.ndim == 2 and _is_transposed(y._data):
+        # y is a transposed view (x @ W.T in a linear layer): build its cotangent transposed
+        # too, so that W's gradient comes out contiguous
+        return _mT(matmul(_mT(out_bar), x))
     return matmul(_mT(x), out_bar)
+
+
+def _is_transposed(a):
+    return a.flags.f_contiguous and not a.flags.c_contiguous
 
 
 def _matmul_jvp(tangents, out, x, y):
