@@ -5,9 +5,11 @@ from .loss import *  # noqa: F401,F403
 from .module import Layer, Module
 from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
+from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import layers, loss, rnn
 
 initializer = init
 
-__all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils"] + layers.__all__
+__all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
+            "ClipGradByNorm", "ClipGradByValue"] + layers.__all__
            + loss.__all__ + rnn.__all__)

@@ -3,7 +3,8 @@ import numpy as np
 
 from .._core.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+           "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
 
 
 def _params(parameters):
@@ -60,3 +61,37 @@ def vector_to_parameters(vec, parameters):
         p._data[...] = data[start:start + p.size].reshape(p.shape)
         p._bump_version()
         start += p.size
+
+
+class ClipGradByGlobalNorm:
+    """PaddlePaddle's `grad_clip=`: scale all gradients so their joint 2-norm is <= clip_norm."""
+
+    def __init__(self, clip_norm):
+        self.clip_norm = float(clip_norm)
+
+    def __call__(self, parameters):
+        clip_grad_norm_(parameters, self.clip_norm)
+
+
+class ClipGradByNorm:
+    """PaddlePaddle's `grad_clip=`: scale each gradient on its own so its 2-norm is <= clip_norm."""
+
+    def __init__(self, clip_norm):
+        self.clip_norm = float(clip_norm)
+
+    def __call__(self, parameters):
+        for p in _params(parameters):
+            clip_grad_norm_(p, self.clip_norm)
+
+
+class ClipGradByValue:
+    """PaddlePaddle's `grad_clip=`: clamp every gradient element to [min, max] (min = -max)."""
+
+    def __init__(self, max, min=None):
+        self.max = float(max)
+        self.min = -self.max if min is None else float(min)
+
+    def __call__(self, parameters):
+        for p in _params(parameters):
+            if p.grad is not None:
+                np.clip(p.grad._data, self.min, self.max, out=p.grad._data)

@@ -17,7 +17,12 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 class Optimizer:
     """Base class: holds `param_groups` (dicts of 'params' plus options) and per-parameter `state`."""
 
-    def __init__(self, params, defaults):
+    def __init__(self, params, defaults, grad_clip=None):
+        if grad_clip is not None and not callable(grad_clip):
+            raise TypeError(f"{type(self).__name__}: grad_clip must be a clipping object such as "
+                            "fluxgrad.nn.ClipGradByGlobalNorm(1.0), got "
+                            f"{type(grad_clip).__name__}")
+        self.grad_clip = grad_clip
         self.defaults = defaults
         self.state = {}
         self.param_groups = []
@@ -89,6 +94,8 @@ class Optimizer:
             from .._core.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
+        if self.grad_clip is not None:
+            self.grad_clip([p for group in self.param_groups for p in group["params"]])
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -207,7 +214,7 @@ class SGD(Optimizer):
         super().__init__(_params(params, parameters),
                          dict(lr=lr, momentum=momentum, dampening=dampening,
                               weight_decay=_weight_decay(weight_decay), nesterov=nesterov,
-                              maximize=maximize))
+                              maximize=maximize), grad_clip)
 
     def _update(self, p, g, state, group):
         wd, momentum = group["weight_decay"], group["momentum"]
@@ -240,7 +247,7 @@ class Adam(Optimizer):
         super().__init__(_params(params, parameters),
                          dict(lr=_pick(lr, learning_rate), betas=tuple(betas),
                               eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
-                              amsgrad=amsgrad, maximize=maximize))
+                              amsgrad=amsgrad, maximize=maximize), grad_clip)
 
     def _update(self, p, g, state, group):
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
@@ -289,7 +296,7 @@ class RMSprop(Optimizer):
         super().__init__(_params(params, parameters),
                          dict(lr=_pick(lr, learning_rate), alpha=_pick(alpha, rho),
                               eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
-                              momentum=momentum, centered=centered, maximize=maximize))
+                              momentum=momentum, centered=centered, maximize=maximize), grad_clip)
 
     def _update(self, p, g, state, group):
         alpha, wd, momentum = group["alpha"], group["weight_decay"], group["momentum"]
@@ -331,7 +338,7 @@ class Adagrad(Optimizer):
                          dict(lr=_pick(lr, learning_rate), lr_decay=lr_decay,
                               weight_decay=_weight_decay(weight_decay),
                               initial_accumulator_value=initial_accumulator_value,
-                              eps=_pick(eps, epsilon), maximize=maximize))
+                              eps=_pick(eps, epsilon), maximize=maximize), grad_clip)
 
     def _update(self, p, g, state, group):
         if not state:
