@@ -70,8 +70,8 @@ def _record(prim, inputs, params):
         elif versions is not None:
             versions.append(None)
         edges.append(None)
-    node.edges = edges
-    node.versions = versions
+    node.edges = tuple(edges)
+    node.versions = None if versions is None else tuple(versions)
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     node.trace = _anomaly.record() if _anomaly.enabled else None

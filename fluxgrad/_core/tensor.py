@@ -5,6 +5,7 @@ Ops and their operator methods are attached by `fluxgrad.ops` (see
 """
 import numbers
 import weakref
+from array import array
 
 import numpy as np
 
@@ -23,7 +24,7 @@ class Tensor:
         self._data = as_array(data, dtype)
         self._grad_fn = None
         self._out_index = 0
-        self._version = [0]
+        self._version = new_version_counter()
         self.grad = None
         self._hooks = None
         self.name = None
@@ -39,7 +40,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._out_index = out_index
-        t._version = [0] if version is None else version
+        t._version = new_version_counter() if version is None else version
         t.grad = None
         t._hooks = None
         t.name = None
@@ -289,6 +290,12 @@ class Tensor:
         """Same data, history and version counter: the 'before' of an in-place op."""
         return Tensor._make(self._data, self._requires_grad, self._grad_fn, self._out_index,
                             self._version)
+
+
+def new_version_counter():
+    """A counter of in-place writes, shared by a tensor and its views (an untracked array:
+    the garbage collector never has to visit it)."""
+    return array("q", (0,))
 
 
 def tensor_method(*names):

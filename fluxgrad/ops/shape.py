@@ -13,7 +13,7 @@ import numpy as np
 
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
-from .._core.tensor import Tensor, tensor_method
+from .._core.tensor import Tensor, new_version_counter, tensor_method
 from ._family import as_tensor, linear, promote_all
 
 __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
@@ -66,7 +66,7 @@ def reshape(x, *shape):
         return x
     out = apply(reshape_p, x, shape=target)
     if not np.may_share_memory(out._data, x._data):
-        out._version = [0]  # NumPy had to copy: no longer a view
+        out._version = new_version_counter()  # NumPy had to copy: no longer a view
     return out
 
 
