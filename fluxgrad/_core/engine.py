@@ -137,7 +137,11 @@ def _pullback(node, out_bar):
     edges = node.edges
     params = node.params
     if prim.n_outputs == 1:
-        out = node.outputs() if prim.saves_out else None
+        out = None
+        if prim.saves_out:
+            out = node.out_ref()
+            if out is None:
+                out = node.outputs()
         out_bar = out_bar[0]
     else:
         out = node.outputs()
