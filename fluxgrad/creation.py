@@ -2,12 +2,12 @@
 import numpy as np
 
 from ._core import dtypes
-from ._core.tensor import Tensor, as_array
+from ._core.tensor import Tensor, as_array, tensor_method
 
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
            "arange", "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
            "full_like", "empty_like", "rand_like", "randn_like", "randint_like", "manual_seed",
-           "seed", "get_rng"]
+           "seed", "get_rng", "is_tensor", "numel"]
 
 _rng = np.random.default_rng()
 
@@ -151,3 +151,37 @@ def randn_like(x, dtype=None, requires_grad=False):
 
 def randint_like(x, low=0, high=None, dtype=None):
     return randint(low, high, x.shape, dtype=_like(x, dtype))
+
+
+@tensor_method("new_zeros")
+def new_zeros(x, *shape, dtype=None, requires_grad=False):
+    """Zeros of `shape` with x's dtype (unless `dtype` is given)."""
+    return zeros(*shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+@tensor_method("new_ones")
+def new_ones(x, *shape, dtype=None, requires_grad=False):
+    return ones(*shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+@tensor_method("new_empty")
+def new_empty(x, *shape, dtype=None, requires_grad=False):
+    return empty(*shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+@tensor_method("new_full")
+def new_full(x, size, fill_value, dtype=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+@tensor_method("new_tensor")
+def new_tensor(x, data, dtype=None, requires_grad=False):
+    return tensor(data, dtype=dtype or x.dtype, requires_grad=requires_grad)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(x):
+    return x.numel()

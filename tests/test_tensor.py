@@ -151,3 +151,29 @@ def test_paddle_gradient_of_the_backward_root_is_its_seed_and_clear_grad_zeroes_
     loss.clear_grad()
     np.testing.assert_array_equal(loss.gradient(), 0.0)
     np.testing.assert_array_equal(inputs[0].gradient(), np.ones((2, 2)))
+
+
+def test_dtype_conversion_methods_match_torch_dtypes():
+    x = fluxgrad.tensor([1.5, -2.5])
+    assert x.double().dtype == fluxgrad.float64
+    assert x.long().dtype == fluxgrad.int64 and x.long().tolist() == [1, -2]
+    assert x.int().dtype == fluxgrad.int32
+    assert x.bool().tolist() == [True, True]
+    assert x.to("cpu") is x
+    assert x.to(fluxgrad.tensor([1])).dtype == fluxgrad.int64
+    assert x.type_as(fluxgrad.tensor([1.0], dtype="float64")).dtype == fluxgrad.float64
+
+
+def test_float_conversion_keeps_the_gradient_path():
+    x = fluxgrad.tensor([1.0, 2.0], requires_grad=True)
+    (x.double() * 3).sum().backward()
+    assert x.grad.dtype == fluxgrad.float32
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_new_factory_methods_take_the_tensor_dtype():
+    x = fluxgrad.tensor([1, 2])
+    assert x.new_zeros(2, 3).dtype == fluxgrad.int64 and x.new_zeros(2, 3).shape == (2, 3)
+    assert x.new_ones((2,)).tolist() == [1, 1]
+    assert x.new_full((2,), 7).tolist() == [7, 7]
+    assert x.new_tensor([3.0]).dtype == fluxgrad.int64

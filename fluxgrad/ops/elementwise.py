@@ -30,7 +30,7 @@ __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "
            "greater_equal", "eq", "ne", "lt", "le", "gt", "ge", "less_than", "greater_than", "mod",
            "floor_mod", "isnan", "isinf", "isfinite", "floor_divide", "remainder", "fmod",
            "logical_not", "logical_and", "logical_or", "logical_xor", "sub", "mul", "div",
-           "true_divide", "neg"]
+           "true_divide", "neg", "isclose", "allclose", "nan_to_num"]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -44,7 +44,7 @@ cast_p = Primitive(
     jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype), saves_inputs=False)
 
 
-@tensor_method("astype", "to", "type")
+@tensor_method("astype", "type")
 def cast(x, dtype):
     """`x` converted to `dtype` (a differentiable op between floating dtypes)."""
     dtype = dtypes.as_dtype(dtype)
@@ -53,6 +53,27 @@ def cast(x, dtype):
     if dtype.category != 2:
         return Tensor._make(x._data.astype(dtype.np))
     return apply(cast_p, x, dtype=dtype)
+
+
+@tensor_method("to")
+def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    """PyTorch's `to`: a dtype, another tensor's dtype, or a device ('cpu', the only one)."""
+    for arg in args + ((device,) if device is not None else ()):
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, str) and arg.split(":")[0] == "cpu":
+            continue
+        else:
+            dtype = arg
+    out = x if dtype is None else cast(x, dtype)
+    return out.clone() if copy and out is x else out
+
+
+for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),
+                      ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):
+    setattr(Tensor, _name, lambda self, _dtype=_dtype: cast(self, _dtype))
+Tensor.type_as = lambda self, other: cast(self, other.dtype)
+Tensor.cpu = lambda self: self
 
 
 # --- arithmetic -------------------------------------------------------------------------
@@ -612,3 +633,43 @@ def fmod(x, y):
 
 
 Tensor.__rmod__ = lambda self, other: remainder(other, self)
+
+
+# --- composites: closeness tests, replacing non-finite values -------------------------------
+@tensor_method("isclose")
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Where |a - b| <= atol + rtol * |b| (equal infinities count as close; NaNs only with
+    `equal_nan`), a bool tensor. No gradient."""
+    if rtol < 0 or atol < 0:
+        raise ValueError(f"isclose: rtol and atol must be non-negative, got rtol={rtol}, "
+                         f"atol={atol}")
+    a, b = promote(a, b)
+    return Tensor._make(np.asarray(np.isclose(getattr(a, "_data", a), getattr(b, "_data", b),
+                                              rtol=rtol, atol=atol, equal_nan=equal_nan)))
+
+
+@tensor_method("allclose")
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether `isclose` holds everywhere (a and b broadcast), as a Python bool."""
+    try:
+        return bool(np.all(isclose(a, b, rtol, atol, equal_nan)._data))
+    except ValueError as err:
+        if "broadcast" not in str(err):
+            raise
+        raise ValueError(f"allclose: shapes {list(np.shape(getattr(a, '_data', a)))} and "
+                         f"{list(np.shape(getattr(b, '_data', b)))} don't broadcast") from None
+
+
+@tensor_method("nan_to_num")
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """`x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (default: the
+    dtype's largest and smallest finite values). The gradient is 1 where x is finite, else 0."""
+    if not isinstance(x, Tensor):
+        x = Tensor(x)
+    if x._data.dtype.kind != "f":
+        return x
+    info = np.finfo(x._data.dtype)
+    posinf = float(info.max) if posinf is None else posinf
+    neginf = float(info.min) if neginf is None else neginf
+    out = where(isnan(x), nan, x)
+    return where(equal(x, math.inf), posinf, where(equal(x, -math.inf), neginf, out))
