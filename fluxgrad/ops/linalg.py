@@ -17,11 +17,13 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import float_result, linear, promote, promote_all
 from .elementwise import where
+from .reduce import norm
 from .reduce import sum as _sum
-from .shape import broadcast_to, permute_p, reshape
+from .shape import broadcast_tensors, broadcast_to, permute_p, reshape, select, stack, unsqueeze
 
 __all__ = ["matmul", "dot", "outer", "mm", "mv", "bmm", "einsum", "trace", "diag", "diagonal",
-           "diag_embed", "tril", "triu", "inverse", "det", "slogdet", "solve", "cholesky"]
+           "diag_embed", "tril", "triu", "inverse", "det", "slogdet", "solve", "cholesky",
+           "tensordot", "cross", "kron", "cdist"]
 
 LinAlgError = np.linalg.LinAlgError
 
@@ -607,3 +609,86 @@ def cholesky(x, upper=False):
     triangle of A is read."""
     out = apply(cholesky_p, _square("cholesky", x))
     return _mT(out) if upper else out
+
+
+# --- composites: tensor products, cross product, distances --------------------------------
+def tensordot(a, b, dims=2):
+    """Contract dimensions of `a` with dimensions of `b`, as torch.tensordot: `dims` an int n
+    (the last n of `a` with the first n of `b`) or a pair of lists ([dims of a], [dims of b]).
+    The result holds a's free dimensions, then b's."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    if isinstance(dims, (int, np.integer)):
+        n = int(dims)
+        if not 0 <= n <= min(a.ndim, b.ndim):
+            raise ValueError(f"tensordot: dims={n} must be between 0 and the smaller rank "
+                             f"({min(a.ndim, b.ndim)}) of shapes {list(a.shape)} and "
+                             f"{list(b.shape)}")
+        dims_a, dims_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+    else:
+        if len(dims) != 2:
+            raise ValueError(f"tensordot: dims must be an int or a pair of lists, got {dims!r}")
+        dims_a, dims_b = ([d] if isinstance(d, (int, np.integer)) else list(d) for d in dims)
+        if len(dims_a) != len(dims_b):
+            raise ValueError(f"tensordot: dims lists {dims_a} and {dims_b} differ in length")
+    letters = string.ascii_letters
+    try:
+        dims_a = [int(d) + a.ndim if d < 0 else int(d) for d in dims_a]
+        dims_b = [int(d) + b.ndim if d < 0 else int(d) for d in dims_b]
+        sub_a = list(letters[:a.ndim])
+        sub_b = list(letters[a.ndim:a.ndim + b.ndim])
+        for da, db in zip(dims_a, dims_b):
+            if a.shape[da] != b.shape[db]:
+                raise ValueError(f"tensordot: dimension {da} of a (size {a.shape[da]}) and "
+                                 f"dimension {db} of b (size {b.shape[db]}) can't be contracted: "
+                                 f"sizes differ (shapes {list(a.shape)} and {list(b.shape)})")
+            sub_b[db] = sub_a[da]
+    except IndexError:
+        raise IndexError(f"tensordot: dims {dims_a}, {dims_b} out of range for shapes "
+                         f"{list(a.shape)} and {list(b.shape)}") from None
+    free = [c for i, c in enumerate(sub_a) if i not in dims_a] + \
+        [c for i, c in enumerate(sub_b) if i not in dims_b]
+    return einsum(f"{''.join(sub_a)},{''.join(sub_b)}->{''.join(free)}", a, b)
+
+
+@tensor_method("cross")
+def cross(a, b, dim=None, *, axis=None):
+    """Cross product of 3-vectors along `dim` (a and b broadcast); by default, as torch.cross,
+    the first dimension of size 3."""
+    a, b = broadcast_tensors(*promote(_as_tensor(a), _as_tensor(b)))
+    dim = axis if dim is None else dim
+    if dim is None:
+        dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
+        if dim is None:
+            raise ValueError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
+                             "dim= naming the dimension that holds the 3-vectors")
+    if not -a.ndim <= dim < a.ndim or a.shape[dim] != 3:
+        raise ValueError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
+                         "size 3 (it holds the 3-vectors)")
+    x0, x1, x2 = (select(a, dim, i) for i in range(3))
+    y0, y1, y2 = (select(b, dim, i) for i in range(3))
+    return stack([x1 * y2 - x2 * y1, x2 * y0 - x0 * y2, x0 * y1 - x1 * y0], dim)
+
+
+@tensor_method("kron")
+def kron(a, b):
+    """Kronecker product: block (i, j, ...) of the result is a[i, j, ...] * b; the shorter
+    shape is padded with leading 1s."""
+    a, b = promote(_as_tensor(a), _as_tensor(b))
+    n = max(a.ndim, b.ndim)
+    sa = (1,) * (n - a.ndim) + a.shape
+    sb = (1,) * (n - b.ndim) + b.shape
+    prod = reshape(a, tuple(d for s in sa for d in (s, 1))) * \
+        reshape(b, tuple(d for s in sb for d in (1, s)))
+    return reshape(prod, tuple(x * y for x, y in zip(sa, sb)))
+
+
+def cdist(x1, x2, p=2.0):
+    """p-norm distances between the rows of x1 [B.., P, M] and of x2 [B.., R, M]: [B.., P, R].
+    The gradient at distance 0 is 0 (as torch's for p=2)."""
+    x1, x2 = promote(float_result(_as_tensor(x1)), float_result(_as_tensor(x2)))
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
+                         f"got shapes {list(x1.shape)} and {list(x2.shape)}")
+    if p < 0:
+        raise ValueError(f"cdist: p must be >= 0, got {p}")
+    return norm(unsqueeze(x1, -2) - unsqueeze(x2, -3), p, -1)

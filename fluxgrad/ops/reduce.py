@@ -24,7 +24,7 @@ from .shape import broadcast_to, expand_reduced, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
            "std", "logsumexp", "norm", "cumsum", "cumprod", "all", "any", "add_n",
-           "count_nonzero"]
+           "count_nonzero", "std_mean", "var_mean"]
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 ValuesIndices.__doc__ = "What max/min along a dim return, as torch: `(values, indices)`."
@@ -260,6 +260,25 @@ def std(x, axis=None, unbiased=None, keepdim=False, *, dim=None, correction=None
     centered, axis, keepdims, dof = _centered(x, axis, unbiased, keepdim, dim, correction,
                                               keepdims, "std")
     return norm(centered, 2, axis, keepdims) / math.sqrt(dof)
+
+
+def _with_mean(stat, x, axis, unbiased, keepdim, dim, correction, keepdims):
+    if isinstance(axis, bool):  # torch's legacy std_mean(x, unbiased)
+        axis, unbiased = None, axis
+    return (stat(x, axis, unbiased, keepdim, dim=dim, correction=correction, keepdims=keepdims),
+            mean(float_result(x), axis, keepdim, dim=dim, keepdims=keepdims))
+
+
+def std_mean(x, axis=None, unbiased=None, keepdim=False, *, dim=None, correction=None,
+             keepdims=False):
+    """(std, mean) over `axis`, as torch.std_mean; the arguments are those of `std`."""
+    return _with_mean(std, x, axis, unbiased, keepdim, dim, correction, keepdims)
+
+
+def var_mean(x, axis=None, unbiased=None, keepdim=False, *, dim=None, correction=None,
+             keepdims=False):
+    """(var, mean) over `axis`, as torch.var_mean; the arguments are those of `var`."""
+    return _with_mean(var, x, axis, unbiased, keepdim, dim, correction, keepdims)
 
 
 # --- logsumexp and norms -----------------------------------------------------------------

@@ -21,7 +21,7 @@ __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand
            "unflatten", "permute", "transpose", "swapaxes", "swapdims", "moveaxis", "movedim",
            "concat", "cat", "concatenate", "stack", "split", "chunk", "unbind", "unstack",
            "narrow", "select", "tile", "repeat", "repeat_interleave", "flip", "roll", "pad",
-           "clone", "contiguous", "assign"]
+           "clone", "contiguous", "assign", "meshgrid", "diff", "t"]
 
 
 def _dim(d, ndim, op, extra=0):
@@ -643,3 +643,58 @@ def assign(x, output=None):
     if output is None:
         return result
     return output._rebase_inplace(result)
+
+
+# --- composites: grids, differences, matrix transpose ---------------------------------------
+def meshgrid(*tensors, indexing="ij"):
+    """Coordinate grids from 1-D tensors, as a tuple: with 'ij' output k varies along
+    dimension k; with 'xy' (Cartesian) the first two dimensions are swapped."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    tensors = [as_tensor(x) for x in tensors]
+    for i, x in enumerate(tensors):
+        if x.ndim > 1:
+            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
+                             f"{list(x.shape)}; flatten it first")
+    if len({x._data.dtype for x in tensors}) > 1:
+        tensors = promote_all(*tensors)
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(axes) >= 2:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(tensors)
+    for x, axis in zip(tensors, axes):
+        shape[axis] = x._data.size
+    return tuple(broadcast_to(reshape(x, tuple(-1 if k == axis else 1 for k in range(len(shape)))),
+                              tuple(shape))
+                 for x, axis in zip(tensors, axes))
+
+
+@tensor_method("diff")
+def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
+    """The n-th forward difference along `dim`: out[i] = x[i+1] - x[i], applied n times
+    (`prepend`/`append` are joined to `x` along `dim` first; bool tensors use !=)."""
+    dim = dim if axis is None else axis
+    if x.ndim == 0:
+        raise ValueError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    dim = _dim(dim, x.ndim, "diff")
+    parts = [as_tensor(p) for p in (prepend, x, append) if p is not None]
+    if len(parts) > 1:
+        x = concat(parts, dim)
+    for _ in range(n):
+        m = max(x.shape[dim] - 1, 0)
+        hi, lo = narrow(x, dim, x.shape[dim] - m, m), narrow(x, dim, 0, m)
+        x = hi != lo if x._data.dtype == np.bool_ else hi - lo
+    return x
+
+
+@tensor_method("t")
+def t(x):
+    """The transpose of a matrix (a tensor of 0 or 1 dimensions is returned as it is)."""
+    if x.ndim > 2:
+        raise ValueError(f"t: expects a tensor of at most 2 dimensions, got shape "
+                         f"{list(x.shape)}; use transpose(x, dim0, dim1) or .mT for batches")
+    return transpose(x, 0, 1) if x.ndim == 2 else x
