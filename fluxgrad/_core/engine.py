@@ -103,7 +103,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                 if x_bar is not None:
                     slot = buffers.get(target)
                     if slot is None:
-                        slot = buffers[target] = ([None] * target.prim.n_outputs
+                        slot = buffers[target] = ([None] * target.n_outputs
                                                   if isinstance(target, Node) else [None])
                     prev = slot[edge[1]]
                     slot[edge[1]] = x_bar if prev is None else add(prev, x_bar)
@@ -243,7 +243,7 @@ def _root(array):
 def _add_to_buffer(buffers, target, index, g):
     slot = buffers.get(target)
     if slot is None:
-        n = target.prim.n_outputs if isinstance(target, Node) else 1
+        n = target.n_outputs if isinstance(target, Node) else 1
         slot = buffers[target] = [None] * n
     prev = slot[index]
     slot[index] = g if prev is None else OPS["add"](prev, g)

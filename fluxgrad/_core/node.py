@@ -75,9 +75,13 @@ class Node:
                 f"{now}). Use an out-of-place op (x = x + y instead of x += y), or .clone() "
                 "the tensor before modifying it.")
 
+    @property
+    def n_outputs(self):
+        return 1 if self.prim.n_outputs == 1 else len(self.out_ref)
+
     def release(self):
+        """Free the saved buffers (the weak references to the outputs cost nothing to keep)."""
         self.inputs = None
-        self.out_ref = None
         self.out_data = None
 
     def register_hook(self, index, fn):

@@ -6,6 +6,7 @@ array module, so they can themselves be recorded (higher order).
 
 Rule signatures, with `x, y, ...` the op's inputs (Tensors or Python scalars),
 `out` its output (a tuple for multi-output ops) and `params` its static keywords.
+`n_outputs` is 1, or the number of outputs (None: as many as `impl` returns).
 `saves_out` says a rule reads `out`; `saves_inputs=False` says no rule reads the
 inputs' values (only their shapes and dtypes), so modifying them in place after
 the op is harmless and is not reported; `saves_inputs="others"` (bilinear ops)

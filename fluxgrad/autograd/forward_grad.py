@@ -40,7 +40,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
         if all(t is None for t in in_tangents):
             continue
         node.check_alive()
-        out = node.outputs() if node.prim.saves_out or node.prim.n_outputs > 1 else None
+        out = node.outputs() if node.prim.saves_out or node.prim.n_outputs != 1 else None
         out_dot = node.prim.jvp(in_tangents, out, *node.inputs, **node.params)
         if node.prim.n_outputs == 1:
             out_dot = (out_dot,)

@@ -170,7 +170,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, *, axis=None):
     """`input / max(||input||_p, eps)` along `dim`."""
     if axis is not None:
         dim = axis
-    norm = _ops.sum(_ops.abs(input) ** p, axis=dim, keepdims=True) ** (1.0 / p)
+    norm = _ops.norm(input, p, dim, keepdim=True)
     return input / _ops.maximum(norm, eps)
 
 

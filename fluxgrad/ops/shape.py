@@ -6,7 +6,6 @@ Every primitive here is linear; its transpose is another op of this family
 Views (reshape, permute, split) share their input's version counter, so an
 in-place change through a view is caught by the graph's version checks.
 """
-import copy
 import math
 
 import numpy as np
@@ -324,24 +323,17 @@ concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis),
                      vjp=_concat_vjp, jvp=_concat_jvp, saves_inputs=False)
 
 # One node for all the pieces, so the backward is a single concat, not a sum of scatters.
-# The engine sizes a node's gradient buffer by its record's `n_outputs`, so each piece count
-# gets its own copy of this record (same rules, same node class, not registered again).
 split_p = Primitive(
     "split", lambda x, *, sizes, axis: tuple(np.split(x, np.cumsum(sizes[:-1]), axis=axis)),
     vjp=(lambda out_bar, out, x, *, sizes, axis: apply(concat_p, *out_bar, axis=axis),),
     jvp=lambda tangents, out, x, *, sizes, axis: _split(tangents[0], sizes, axis),
-    n_outputs=2, saves_inputs=False)
-_split_records = {2: split_p}
+    n_outputs=None, saves_inputs=False)
 
 
 def _split(x, sizes, axis):
     if len(sizes) == 1:
         return (x,)
-    record = _split_records.get(len(sizes))
-    if record is None:
-        record = _split_records[len(sizes)] = copy.copy(split_p)
-        record.n_outputs = len(sizes)
-    return apply(record, x, sizes=sizes, axis=axis)
+    return apply(split_p, x, sizes=sizes, axis=axis)
 
 
 def concat(tensors, axis=0, *, dim=None, name=None):

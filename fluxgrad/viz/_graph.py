@@ -314,10 +314,10 @@ def _add_op(b, node, backward):
     module = b.modules.get(node)
     params = ", ".join(f"{k}={_short(v)}" for k, v in node.params.items() if v is not None)
     op = b.new("op", "op", node.prim.name, [params] if params else [], module=module, obj=node)
-    n_out = node.prim.n_outputs
+    n_out = node.n_outputs
     outs = node.outputs() if node.inputs is not None and node.out_ref is not None else None
     for i in range(n_out):
-        t = (outs if n_out > 1 else (outs,))[i] if outs is not None else None
+        t = (outs if node.prim.n_outputs != 1 else (outs,))[i] if outs is not None else None
         out = b.tensor((id(node), i), t, node, i)
         out.module = module
         b.edge(op.id, out.id, "data")
