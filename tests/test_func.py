@@ -163,3 +163,19 @@ def test_transforms_match_torch_func():
     ours_J = func.jacrev(lambda t: fg.tanh(fg.tensor(W) @ t))(fg.tensor(x)).numpy()
     theirs_J = torch.func.jacrev(lambda t: torch.tanh(tW @ t))(torch.tensor(x)).numpy()
     np.testing.assert_allclose(ours_J, theirs_J, rtol=1e-12)
+
+
+def test_third_derivative_by_nesting_transforms():
+    x = fg.tensor([1.0, 2.0], dtype="float64")
+    third = func.jacfwd(func.jacrev(func.grad(lambda t: (t ** 4).sum())))(x)
+    expected = np.zeros((2, 2, 2))
+    expected[0, 0, 0], expected[1, 1, 1] = 24.0, 48.0
+    np.testing.assert_allclose(third.numpy(), expected)
+    assert third.grad_fn is None  # top-level results carry no graph, as torch.func's
+
+
+def test_gradient_of_a_forward_over_reverse_product():
+    x = fg.tensor([1.0, 2.0], dtype="float64")
+    v = fg.tensor([1.0, 0.5], dtype="float64")
+    g = func.grad(lambda t: func.jvp(func.grad(lambda s: (s ** 4).sum()), (t,), (v,))[1].sum())(x)
+    np.testing.assert_allclose(g.numpy(), 24 * x.numpy() * v.numpy())

@@ -372,7 +372,8 @@ def format_tensor(t):
     elif t._requires_grad:
         extras.append("requires_grad=True")
     indent = " " * len("tensor(")
-    body = body.replace("\n", "\n" + indent)
+    body = "\n".join((indent + line if line else line) if i else line
+                     for i, line in enumerate(body.split("\n")))
     return "tensor(" + ", ".join([body] + extras) + ")"
 
 

@@ -200,7 +200,10 @@ def _jacobian_transform(f, argnums, has_aux, name, jacobians):
             raise TypeError(f"{name}: f must return a single tensor")
         inputs = [x for _, new, _ in prepared for x in new]
         nested = any(x.requires_grad for old, _, _ in prepared for x in old)
-        jac = _regroup(jacobians(out, inputs, nested), prepared, argnums)
+        jacs = jacobians(out, inputs, nested)
+        if not nested:
+            jacs = [j.detach() for j in jacs]
+        jac = _regroup(jacs, prepared, argnums)
         return (jac, aux) if has_aux else jac
     return wrapper
 
