@@ -673,3 +673,19 @@ def test_gradgradcheck_fails_when_backward_is_not_differentiable():
     x = leaf([0.5, -1.5])
     assert gradcheck(DetachedCube.apply, x)
     assert gradgradcheck(DetachedCube.apply, x, raise_exception=False) is False
+
+
+def test_no_grad_and_enable_grad_work_as_bare_decorators():
+    @fluxgrad.no_grad
+    def doubled(t):
+        return t * 2
+
+    @fluxgrad.enable_grad
+    def tripled(t):
+        return t * 3
+
+    x = fluxgrad.ones(2, requires_grad=True)
+    assert not doubled(x).requires_grad
+    with fluxgrad.no_grad():
+        assert tripled(x).requires_grad
+    assert fluxgrad.is_grad_enabled()

@@ -1,4 +1,5 @@
-"""Whether ops record the graph: thread-local, switched by context managers that are also decorators."""
+"""Whether ops record the graph: thread-local, switched by context managers that are also
+decorators (`with no_grad():`, `@no_grad()` or `@no_grad`)."""
 import functools
 import threading
 
@@ -14,15 +15,18 @@ def is_grad_enabled():
     return state.enabled
 
 
-class set_grad_enabled:
-    """Turn graph recording on or off: `set_grad_enabled(False)` as a call, `with` block or decorator."""
+class _GradMode:
+    mode = True
 
-    def __init__(self, mode=True):
-        self.prev = state.enabled
-        self.mode = bool(mode)
-        state.enabled = self.mode
+    def __new__(cls, *args):
+        self = super().__new__(cls)
+        if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]):
+            return self(args[0])  # used as a decorator without parentheses
+        return self
 
     def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = self.mode
         return self
 
     def __exit__(self, *exc):
@@ -30,36 +34,40 @@ class set_grad_enabled:
 
     def __call__(self, fn):
         mode = self.mode
-        state.enabled = self.prev
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with set_grad_enabled(mode):
+            prev = state.enabled
+            state.enabled = mode
+            try:
                 return fn(*args, **kwargs)
+            finally:
+                state.enabled = prev
         return wrapper
 
 
-class no_grad(set_grad_enabled):
-    """Ops inside record no graph (`with no_grad():` or `@no_grad()`)."""
-
-    def __init__(self):
-        self.prev = state.enabled
-        self.mode = False
-
-    def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = False
-        return self
+class no_grad(_GradMode):
+    """Ops inside record no graph."""
+    mode = False
 
 
-class enable_grad(set_grad_enabled):
+class enable_grad(_GradMode):
     """Ops inside record the graph again, even within `no_grad`."""
+    mode = True
 
-    def __init__(self):
+
+class set_grad_enabled(_GradMode):
+    """Turn graph recording on or off: as a call (takes effect at once), `with` block or
+    decorator."""
+
+    def __init__(self, mode=True):
+        self.mode = bool(mode)
         self.prev = state.enabled
-        self.mode = True
+        state.enabled = self.mode
 
     def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = True
-        return self
+        return self  # already switched by the call; __exit__ restores
+
+    def __call__(self, fn):
+        state.enabled = self.prev
+        return super().__call__(fn)
