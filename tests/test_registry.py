@@ -50,7 +50,7 @@ def as_tuple(out):
 
 
 def float_outputs(out):
-    return [o for o in as_tuple(out) if o.is_floating_point]
+    return [o for o in as_tuple(out) if o.is_floating_point()]
 
 
 def evaluate(sample, arrays):

@@ -177,3 +177,9 @@ def test_new_factory_methods_take_the_tensor_dtype():
     assert x.new_ones((2,)).tolist() == [1, 1]
     assert x.new_full((2,), 7).tolist() == [7, 7]
     assert x.new_tensor([3.0]).dtype == fluxgrad.int64
+
+
+def test_size_and_is_floating_point_are_methods_as_in_torch():
+    x = fluxgrad.ones(2, 3)
+    assert x.size() == (2, 3) and x.size(1) == 3 and x.size(-2) == 2
+    assert x.is_floating_point() and not fluxgrad.tensor([1]).is_floating_point()

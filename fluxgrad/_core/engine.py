@@ -145,7 +145,7 @@ def _pullback(node, out_bar):
         out_bar = out_bar[0]
     else:
         out = node.outputs()
-        out_bar = tuple(g if g is not None else (OPS["zeros_like"](o) if o.is_floating_point
+        out_bar = tuple(g if g is not None else (OPS["zeros_like"](o) if o.is_floating_point()
                                                  else None)
                         for g, o in zip(out_bar, out))
     rules = prim.vjp_rules

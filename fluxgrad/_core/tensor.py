@@ -68,13 +68,12 @@ class Tensor:
     def dtype(self):
         return dtypes.from_numpy_dtype(self._data.dtype)
 
-    @property
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
-    @property
-    def size(self):
-        return self._data.size
+    def size(self, dim=None):
+        """The shape (PyTorch's `size()`), or the length of dimension `dim`."""
+        return self._data.shape if dim is None else self._data.shape[dim]
 
     def numel(self):
         return self._data.size

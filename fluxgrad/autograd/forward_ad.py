@@ -35,7 +35,7 @@ def make_dual(tensor, tangent):
     if tangent.shape != tensor.shape:
         raise ValueError(f"make_dual: the tangent has shape {list(tangent.shape)} but the tensor "
                          f"has shape {list(tensor.shape)}; they must match")
-    if not tensor.is_floating_point:
+    if not tensor.is_floating_point():
         raise TypeError(f"make_dual: only floating tensors carry tangents, got {tensor.dtype}")
     dual = alias(tensor) if tensor._requires_grad else tensor._shallow_copy()
     dual._tangent = tangent

@@ -92,12 +92,12 @@ def _float_outputs(out):
         if not isinstance(o, Tensor):
             raise TypeError(f"gradcheck: the function returned a {type(o).__name__} as output "
                             f"{i}; it must return Tensors")
-    return [o for o in outs if o.is_floating_point]
+    return [o for o in outs if o.is_floating_point()]
 
 
 def _numerical_jacobian(fn, inputs, slots, outputs, eps):
     """jac[k][j]: the (output k size, input j size) block, from central differences."""
-    blocks = [[np.zeros((o.size, inputs[s].size)) for s in slots] for o in outputs]
+    blocks = [[np.zeros((o.numel(), inputs[s].numel())) for s in slots] for o in outputs]
     for j, slot in enumerate(slots):
         base = inputs[slot]._data
         for e in range(base.size):
@@ -118,10 +118,10 @@ def _analytical_jacobian(outputs, diff):
     """jac[k][j] from reverse mode: one backward pass per output element."""
     blocks = []
     for out in outputs:
-        rows = [np.zeros((out.size, x.size)) for x in diff]
+        rows = [np.zeros((out.numel(), x.numel())) for x in diff]
         if out._requires_grad:
-            for m in range(out.size):
-                one_hot = np.zeros(out.size, dtype=out._data.dtype)
+            for m in range(out.numel()):
+                one_hot = np.zeros(out.numel(), dtype=out._data.dtype)
                 one_hot[m] = 1
                 grads = grad(out, diff, grad_outputs=Tensor(one_hot.reshape(out.shape)),
                              retain_graph=True, allow_unused=True)

@@ -23,7 +23,7 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfw
 
 def _prepare(x):
     """A differentiable stand-in for `x` that keeps its graph and tangent, if it has them."""
-    if not x.is_floating_point:
+    if not x.is_floating_point():
         return x
     if x.requires_grad:
         return alias(x)

@@ -102,7 +102,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
     axes = (0,) + tuple(range(2, x.ndim))
     if training or running_mean is None:
-        count = x.size // x.shape[1]
+        count = x.numel() // x.shape[1]
         if count <= 1:
             raise ValueError(f"batch_norm: expected more than one value per channel in training, "
                              f"got input shape {list(x.shape)}")

@@ -131,7 +131,7 @@ def orthogonal_(tensor, gain=1.0):
     if tensor.ndim < 2:
         raise ValueError(f"orthogonal_ needs at least 2 dimensions, got shape {list(tensor.shape)}")
     rows = tensor.shape[0]
-    cols = tensor.size // rows
+    cols = tensor.numel() // rows
     flat = get_rng().standard_normal((rows, cols))
     if rows < cols:
         flat = flat.T

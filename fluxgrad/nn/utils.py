@@ -52,15 +52,15 @@ def vector_to_parameters(vec, parameters):
     """Copy consecutive slices of `vec` into the parameters, in place."""
     data = vec._data if isinstance(vec, Tensor) else np.asarray(vec)
     params = _params(parameters)
-    total = sum(p.size for p in params)
+    total = sum(p.numel() for p in params)
     if data.shape != (total,):
         raise ValueError(f"vector_to_parameters: expected a vector of {total} elements, got shape "
                          f"{list(data.shape)}")
     start = 0
     for p in params:
-        p._data[...] = data[start:start + p.size].reshape(p.shape)
+        p._data[...] = data[start:start + p.numel()].reshape(p.shape)
         p._bump_version()
-        start += p.size
+        start += p.numel()
 
 
 class ClipGradByGlobalNorm:

@@ -463,7 +463,7 @@ def _mask(mask, op):
 def masked_fill(x, mask, value):
     """x with the entries where `mask` (broadcast to x) holds replaced by `value`."""
     mask = _mask(mask, "masked_fill")
-    if is_scalar(value) and not x.is_floating_point and not isinstance(value, bool):
+    if is_scalar(value) and not x.is_floating_point() and not isinstance(value, bool):
         value = int(value)
     elif isinstance(value, Tensor):
         if value.ndim:

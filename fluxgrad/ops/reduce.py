@@ -41,7 +41,7 @@ def _axis_args(x, axis, dim, keepdim, keepdims, op):
 
 
 def _count(x, axis):
-    return x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
+    return x.numel() if axis is None else int(np.prod([x.shape[a] for a in axis]))
 
 
 def _reduction(name, impl, partials):
@@ -134,7 +134,7 @@ amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, ke
 
 
 def _check_nonempty(x, axis, op):
-    if x.size == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
+    if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
         raise ValueError(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
                          f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
                          "the result has no identity")

@@ -60,7 +60,7 @@ def reshape(x, *shape):
         target = _resolve(x.shape, shape)
     except ValueError as err:
         raise ValueError(f"reshape: can't reshape a tensor of shape {list(x.shape)} "
-                         f"({x.size} elements) to {list(shape)}") from err
+                         f"({x.numel()} elements) to {list(shape)}") from err
     if target == x.shape:
         return x
     out = apply(reshape_p, x, shape=target)
