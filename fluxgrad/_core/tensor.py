@@ -71,6 +71,9 @@ class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
+    device = "cpu"  # the only device; here so that PyTorch code reading it runs
+    is_cuda = False
+
     def size(self, dim=None):
         """The shape (PyTorch's `size()`), or the length of dimension `dim`."""
         return self._data.shape if dim is None else self._data.shape[dim]
