@@ -23,8 +23,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     if inputs is not None:
         inputs = _as_tuple(inputs)
-        captured = run(tensors, seeds, _as_tuple(inputs), retain_graph, create_graph,
-                       allow_unused=True)
+        captured = run(tensors, seeds, inputs, retain_graph, create_graph, allow_unused=True)
         for x, g in zip(inputs, captured):
             if g is not None:
                 _accumulate(x, g, create_graph)
@@ -51,8 +50,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     seeds = _seeds(outputs, grad_outputs, "grad")
     if retain_graph is None:
         retain_graph = create_graph
-    result = run(outputs, seeds, inputs, retain_graph, create_graph, allow_unused)
-    return result
+    return run(outputs, seeds, inputs, retain_graph, create_graph, allow_unused)
 
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
