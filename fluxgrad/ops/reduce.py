@@ -66,15 +66,18 @@ sum_p = Primitive(
     saves_inputs=False)
 
 
+def _accumulating(x, dtype):
+    """`x` in the dtype a sum or product accumulates in: `dtype`, else int64 for bools/ints."""
+    if dtype is not None:
+        return cast(x, dtype)
+    return cast(x, dtypes.int64) if x._data.dtype.kind in "bi" else x
+
+
 @tensor_method("sum")
 def sum(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
     """Sum over `axis` (an int, a tuple, or None for all); bool and int sum as int64."""
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "sum")
-    if dtype is not None:
-        x = cast(x, dtype)
-    elif x._data.dtype.kind in "bi":
-        x = cast(x, dtypes.int64)
-    return apply(sum_p, x, axis=axis, keepdims=keepdims)
+    return apply(sum_p, _accumulating(x, dtype), axis=axis, keepdims=keepdims)
 
 
 @tensor_method("mean")
@@ -113,11 +116,7 @@ prod_p = _reduction("prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, k
 def prod(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
     """Product over `axis`; exact gradients where the slice holds zeros."""
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "prod")
-    if dtype is not None:
-        x = cast(x, dtype)
-    elif x._data.dtype.kind in "bi":
-        x = cast(x, dtypes.int64)
-    return apply(prod_p, x, axis=axis, keepdims=keepdims)
+    return apply(prod_p, _accumulating(x, dtype), axis=axis, keepdims=keepdims)
 
 
 # --- extrema -----------------------------------------------------------------------------
