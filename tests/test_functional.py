@@ -79,9 +79,25 @@ def test_jacobian_indexing_forms_agree_with_full_matrix():
 def test_jacobian_uses_forward_mode_when_columns_are_fewer():
     W = rng.standard_normal((6, 2))
     x = fg.tensor(rng.standard_normal(2))
-    J = Jacobian(lambda t: fg.tensor(W) @ t, x)
+    J = Jacobian(lambda t: fg.tensor(W) @ t, x, chunk_size=1)
     np.testing.assert_allclose(J[:].numpy(), W)
     assert J.passes == 2  # two JVP columns, not six VJP rows
+
+
+def test_jacobian_computes_the_rows_it_needs_in_one_vectorised_pass_per_chunk():
+    W = rng.standard_normal((7, 9))
+    x = fg.tensor(rng.standard_normal(9))
+    whole = Jacobian(lambda t: fg.tanh(fg.tensor(W) @ t), x)
+    chunked = Jacobian(lambda t: fg.tanh(fg.tensor(W) @ t), x, chunk_size=3)
+    expected = (1 - np.tanh(W @ x.numpy()) ** 2)[:, None] * W
+    np.testing.assert_allclose(whole[:].numpy(), expected, rtol=1e-12)
+    np.testing.assert_allclose(chunked[:].numpy(), expected, rtol=1e-12)
+    assert (whole.passes, chunked.passes) == (1, 3)  # 7 rows: 3 + 3 + 1
+
+
+def test_jacobian_chunk_size_must_be_positive():
+    with pytest.raises(ValueError, match="chunk_size"):
+        Jacobian(lambda t: t, fg.tensor([1.0]), chunk_size=0)
 
 
 def test_hessian_of_quadratic():

@@ -3,6 +3,7 @@ import weakref
 
 import numpy as np
 
+from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
 from .node import anomaly as _anomaly
@@ -14,7 +15,11 @@ _asarray = np.asarray
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
-    if _forward_state.level:
+    if _batch_state.sizes:
+        for x in inputs:
+            if type(x) is BatchedTensor:
+                return apply_batched(prim, inputs, params)
+    if _forward_state.level and prim.differentiable:
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
                 return _apply_forward(prim, inputs, params)

@@ -6,6 +6,8 @@ a promoted dtype) is reduced with `sum_to` / cast here, in one place, so the
 rules need not. Rules run under `no_grad` unless `create_graph` is set, in which
 case the gradients are themselves recorded and can be differentiated again.
 """
+from . import batching
+from .batching import BatchedTensor
 from .grad_mode import set_grad_enabled
 from .node import Node, anomaly, topological
 from .tensor import Tensor
@@ -18,6 +20,10 @@ OPS = {}
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """`tensor.backward()` for several roots at once: accumulate into leaves' `.grad`."""
     tensors = _as_tuple(tensors)
+    if batching.state.sizes and any(type(t) is BatchedTensor for t in tensors):
+        raise RuntimeError("backward() inside vmap: the gradients of the examples would all be "
+                           "summed into the same .grad; use fluxgrad.func.grad or vjp inside "
+                           "the vmapped function instead")
     seeds = _seeds(tensors, grad_tensors, "backward")
     if retain_graph is None:
         retain_graph = create_graph
@@ -40,6 +46,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if batching.state.sizes and any(type(t) is BatchedTensor for t in outputs + inputs):
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused)
     for i, x in enumerate(inputs):
         if not isinstance(x, Tensor):
             raise TypeError(f"grad(): inputs[{i}] is a {type(x).__name__}, not a Tensor")
@@ -51,6 +60,32 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     return run(outputs, seeds, inputs, retain_graph, create_graph, allow_unused)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
+    """`grad` inside vmap: the same backward pass on the physical tensors, for every example
+    at once; the examples' gradients come back batched like their inputs."""
+    seeds = _seeds(outputs, grad_outputs, "grad")
+    roots, root_seeds = [], []
+    for y, seed in zip(outputs, seeds):
+        found, plain = batching.layers(y)
+        for level, bdim in found:
+            seed = batching.take_level(seed, level, bdim, batching.batch_size(level))
+        roots.append(plain)
+        root_seeds.append(seed)
+    per_input = [batching.layers(x) for x in inputs]
+    batched_levels = {level for y in outputs for level, _ in batching.layers(y)[0]}
+    for i, (found, _) in enumerate(per_input):
+        shared = batched_levels - {level for level, _ in found}
+        if shared:
+            raise RuntimeError(
+                f"grad() inside vmap: inputs[{i}] is the same for every example but the outputs "
+                "differ between examples, so its gradient would mix the examples; use "
+                "fluxgrad.func.grad (or vjp), which gives each example its own gradient")
+    grads = grad(roots, [plain for _, plain in per_input], root_seeds, retain_graph,
+                 create_graph, allow_unused)
+    return tuple(None if g is None else batching.rebuild(g, found)
+                 for g, (found, _) in zip(grads, per_input))
 
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
@@ -211,6 +246,10 @@ def _accumulate(leaf, g, create_graph, taken=None):
     seen in this pass (a seed, a retained grad, another leaf) shares its memory."""
     if not leaf._requires_grad:
         return
+    if type(g) is BatchedTensor:
+        raise RuntimeError(f"backward(): the gradient of a leaf of shape {list(leaf.shape)} "
+                           "differs between the examples of a vmap and cannot be stored in "
+                           ".grad; use fluxgrad.grad or fluxgrad.func.vjp to get it")
     if g._data.shape != leaf._data.shape:
         g = OPS["sum_to"](g, leaf._data.shape)
     if g._data.dtype != leaf._data.dtype:
@@ -296,7 +335,7 @@ def _seeds(tensors, grad_tensors, caller):
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not isinstance(t, Tensor):
             raise TypeError(f"{caller}(): outputs[{i}] is a {type(t).__name__}, not a Tensor")
-        if not t._requires_grad:
+        if not t.requires_grad:
             raise RuntimeError(
                 f"{caller}(): the tensor (shape {list(t.shape)}) does not require grad and has no "
                 "grad_fn: it was not computed from any tensor with requires_grad=True. Set "

@@ -14,7 +14,11 @@ says each input's rule reads only the other inputs.
   vjp: one rule per input, `rule(out_bar, out, x, y, ..., **params) -> x_bar`,
        or a single function returning every input's cotangent (variadic ops);
   jvp: `rule(tangents, out, x, y, ..., **params) -> out_dot`, where `tangents`
-       holds one tangent per input, None for inputs that carry none.
+       holds one tangent per input, None for inputs that carry none;
+  batch: `rule(bdims, x, y, ..., **params) -> (out, out_bdim)` for vmap, where the
+       inputs hold a whole batch along `bdims[i]` (None: the same for every example)
+       and `out` holds the result's along `out_bdim` (a tuple of both for
+       multi-output ops); written in fluxgrad ops, like the other rules.
 """
 import re
 
@@ -23,10 +27,10 @@ REGISTRY = {}
 
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
-                 "n_outputs", "view", "node_class", "differentiable", "saves_inputs")
+                 "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch")
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
-                 view=False, saves_inputs=True):
+                 view=False, saves_inputs=True, batch=None):
         if name in REGISTRY:
             raise ValueError(f"an op named {name!r} is already registered")
         self.name = name
@@ -34,6 +38,7 @@ class Primitive:
         self.vjp_rules = tuple(vjp) if isinstance(vjp, (tuple, list)) else None
         self.vjp_all = vjp if callable(vjp) else None
         self.jvp = jvp
+        self.batch = batch
         self.saves_out = saves_out
         self.saves_inputs = saves_inputs
         self.n_outputs = n_outputs

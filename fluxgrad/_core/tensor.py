@@ -250,6 +250,11 @@ class Tensor:
 
     def _rebase_inplace(self, result):
         """Make this tensor take `result`'s value and history (an in-place op)."""
+        if type(result) is not Tensor:
+            raise RuntimeError(
+                f"vmap: an in-place op would write values that differ between the examples of "
+                f"the batch into a tensor of shape {list(self.shape)} that all of them share; "
+                "use an out-of-place op (y = x + z instead of x += z)")
         if self._grad_fn is None and self._requires_grad and _grad_state.enabled:
             raise RuntimeError(
                 f"a leaf tensor of shape {list(self.shape)} that requires grad is being modified "

@@ -9,6 +9,7 @@ Tangents flow through every op's JVP rule in the same forward pass.
 """
 import contextlib
 
+from .._core import batching
 from .._core.forward_mode import state
 from .._core.tensor import Tensor
 from ..ops.alias import alias
@@ -37,15 +38,12 @@ def make_dual(tensor, tangent):
                          f"has shape {list(tensor.shape)}; they must match")
     if not tensor.is_floating_point():
         raise TypeError(f"make_dual: only floating tensors carry tangents, got {tensor.dtype}")
-    dual = alias(tensor) if tensor._requires_grad else tensor._shallow_copy()
-    dual._tangent = tangent
-    return dual
+    return batching.with_tangent(alias(tensor) if tensor.requires_grad else tensor, tangent)
 
 
 def unpack_dual(tensor):
     """(primal, tangent) of a dual tensor; tangent is None if it carries none."""
-    tangent = tensor._tangent
+    tangent = batching.tangent_of(tensor)
     if tangent is None:
         return tensor, None
-    primal = tensor._shallow_copy()
-    return primal, tangent
+    return batching.without_tangent(tensor), tangent

@@ -1,9 +1,10 @@
 """PaddlePaddle-style functional API: `jvp`, `vjp`, and the lazy `Jacobian` / `Hessian`.
 
 `Jacobian(func, xs)` computes nothing when built. Indexing computes only the
-rows (or columns) it needs, by reverse mode (a VJP per row) or forward mode (a
-JVP per column along the recorded graph), whichever takes fewer passes for
-the request, and caches them so overlapping requests reuse them.
+rows (or columns) it needs, by reverse mode (VJPs, one per row) or forward mode
+(JVPs along the recorded graph, one per column), whichever needs fewer, all of
+them in one vectorised pass (vmap), and caches them so overlapping requests
+reuse them.
 """
 import numpy as np
 
@@ -12,6 +13,7 @@ from .._core.grad_mode import enable_grad
 from .._core.tensor import Tensor
 from ..creation import ones_like, zeros_like
 from .forward_grad import forward_grad
+from ..func._vmap import vmap
 
 __all__ = ["jvp", "vjp", "Jacobian", "Hessian"]
 
@@ -56,16 +58,22 @@ class Jacobian:
     Inputs (a tensor or tuple of tensors) are flattened and concatenated along
     the last axis, as are outputs: shape [M, N], or [B, M, N] with
     `is_batched=True` (axis 0 of every input and output is a batch axis).
-    `passes` counts the reverse and forward passes run so far.
+    `passes` counts the (vectorised) reverse and forward passes run so far: the rows or
+    columns one indexing needs are computed together, `chunk_size` of them per pass
+    (default: all at once), bounding memory.
     """
 
-    def __init__(self, func, xs, is_batched=False):
+    def __init__(self, func, xs, is_batched=False, chunk_size=None):
+        if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+            raise ValueError(f"Jacobian: chunk_size must be a positive int or None, got "
+                             f"{chunk_size!r}")
         self._func = func
         self._xs = _as_tuple(xs)
         self._batched = is_batched
+        self._chunk_size = chunk_size
         self._built = False
-        self._rows = {}
-        self._cols = {}
+        self._rows_cache = {}
+        self._cols_cache = {}
         self.passes = 0
 
     def _build(self):
@@ -105,35 +113,50 @@ class Jacobian:
             flat_index -= s
         raise IndexError(flat_index)
 
-    def _row(self, i):
-        """Row i of J (every batch at once): one reverse pass."""
-        k, j = self._split(i, self._out_sizes)
-        y = self._outputs[k]
+    def _units(self, indices, tensors, sizes):
+        """For each tensor, the stacked unit directions picking flat entries `indices` of the
+        concatenation (zeros for entries of other tensors): shape [len(indices)] + shape."""
         lead = (self._b,) if self._batched else ()
-        e = np.zeros(lead + (self._out_sizes[k],), y._data.dtype)
-        e[..., j] = 1
-        self.passes += 1
-        if not y.requires_grad:
-            return Tensor(np.zeros(lead + (self._n,), y._data.dtype))
-        grads = _grad(y, self._inputs, Tensor(e.reshape(y.shape)), retain_graph=True,
-                      allow_unused=True)
-        grads = [zeros_like(x) if g is None else g for x, g in zip(self._inputs, grads)]
-        return self._flat(grads, self._in_sizes)
+        units = [np.zeros((len(indices),) + lead + (s,), t._data.dtype)
+                 for t, s in zip(tensors, sizes)]
+        for r, i in enumerate(indices):
+            k, j = self._split(i, sizes)
+            units[k][r, ..., j] = 1
+        return [Tensor(u.reshape((len(indices),) + tuple(t.shape))) for u, t in zip(units, tensors)]
 
-    def _col(self, j):
-        """Column j of J: one forward pass along the recorded graph."""
-        k, jj = self._split(j, self._in_sizes)
-        lead = (self._b,) if self._batched else ()
-        tangents = []
-        for m, x in enumerate(self._inputs):
-            t = np.zeros(lead + (self._in_sizes[m],), x._data.dtype)
-            if m == k:
-                t[..., jj] = 1
-            tangents.append(Tensor(t.reshape(x.shape)))
-        self.passes += 1
-        dots = forward_grad(self._outputs, self._inputs, tangents)
-        dots = [zeros_like(y) if d is None else d for y, d in zip(self._outputs, dots)]
-        return self._flat(dots, self._out_sizes)
+    def _in_passes(self, indices, compute, store):
+        """Run `compute` on chunks of `indices` (each one vectorised pass) into `store`."""
+        step = self._chunk_size or len(indices)
+        for start in range(0, len(indices), step):
+            chunk = indices[start:start + step]
+            self.passes += 1
+            store.update(zip(chunk, compute(chunk)))
+
+    def _rows(self, indices):
+        """Rows `indices` of J (every batch at once): one vectorised reverse pass."""
+        outputs = [y for y in self._outputs if y.requires_grad]
+
+        def pull(*seeds):
+            grads = (None,) * len(self._inputs)
+            if outputs:
+                grads = _grad(outputs, self._inputs, seeds, retain_graph=True, allow_unused=True)
+            return self._flat([zeros_like(x) if g is None else g
+                               for x, g in zip(self._inputs, grads)], self._in_sizes)
+        seeds = [u for u, y in zip(self._units(indices, self._outputs, self._out_sizes),
+                                   self._outputs) if y.requires_grad]
+        if not outputs:
+            lead = (self._b,) if self._batched else ()
+            return [Tensor(np.zeros(lead + (self._n,), self._outputs[0]._data.dtype))
+                    for _ in indices]
+        return list(vmap(pull)(*seeds))
+
+    def _cols(self, indices):
+        """Columns `indices` of J: one vectorised forward pass along the recorded graph."""
+        def push(*tangents):
+            dots = forward_grad(self._outputs, self._inputs, list(tangents))
+            return self._flat([zeros_like(y) if d is None else d
+                               for y, d in zip(self._outputs, dots)], self._out_sizes)
+        return list(vmap(push)(*self._units(indices, self._inputs, self._in_sizes)))
 
     def __getitem__(self, index):
         from ..ops import stack
@@ -142,16 +165,16 @@ class Jacobian:
         r = 1 if self._batched else 0
         rows, cols = np.arange(self._m)[full[r]], np.arange(self._n)[full[r + 1]]
         wanted_rows, wanted_cols = np.atleast_1d(rows).tolist(), np.atleast_1d(cols).tolist()
-        missing_rows = [i for i in wanted_rows if i not in self._rows]
-        missing_cols = [j for j in wanted_cols if j not in self._cols]
+        missing_rows = [i for i in wanted_rows if i not in self._rows_cache]
+        missing_cols = [j for j in wanted_cols if j not in self._cols_cache]
         if missing_rows and missing_cols:
             if len(missing_cols) < len(missing_rows):
-                self._cols.update((j, self._col(j)) for j in missing_cols)
+                self._in_passes(missing_cols, self._cols, self._cols_cache)
             else:
-                self._rows.update((i, self._row(i)) for i in missing_rows)
+                self._in_passes(missing_rows, self._rows, self._rows_cache)
         picked = Tensor(np.asarray(wanted_cols, dtype=np.int64))
-        block = stack([self._rows[i][..., picked] if i in self._rows else
-                       stack([self._cols[j][..., i] for j in wanted_cols], axis=-1)
+        block = stack([self._rows_cache[i][..., picked] if i in self._rows_cache else
+                       stack([self._cols_cache[j][..., i] for j in wanted_cols], axis=-1)
                        for i in wanted_rows], axis=r)
         if np.ndim(cols) == 0:
             block = block.squeeze(-1)
@@ -172,7 +195,7 @@ class Jacobian:
 class Hessian(Jacobian):
     """The Hessian of scalar-valued `func` at `xs`: the lazy Jacobian of its gradient."""
 
-    def __init__(self, func, xs, is_batched=False):
+    def __init__(self, func, xs, is_batched=False, chunk_size=None):
         xs_tuple = _as_tuple(xs)
 
         def gradient(*inputs):
@@ -184,4 +207,4 @@ class Hessian(Jacobian):
                                      f"batch row with is_batched=True), got shape "
                                      f"{list(y.shape)}")
                 return _grad(y.sum(), inputs, create_graph=True, allow_unused=True)
-        super().__init__(gradient, xs_tuple, is_batched)
+        super().__init__(gradient, xs_tuple, is_batched, chunk_size)

@@ -7,6 +7,7 @@ reverse), `grad(grad(f))`, `grad` of a `jvp`.
 """
 import numpy as np
 
+from .._core import batching
 from .._core.engine import grad as _grad
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import enable_grad
@@ -16,20 +17,28 @@ from ..autograd.forward_grad import forward_grad
 from ..creation import get_rng, zeros_like
 from ..ops.alias import alias
 from ._tree import flatten, tree_map
+from ._functional_call import functional_call
+from ._vmap import vmap
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "hvp", "hessian_diag", "laplacian", "hutchinson_trace"]
+           "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call"]
 
 
 def _prepare(x):
-    """A differentiable stand-in for `x` that keeps its graph and tangent, if it has them."""
+    """A differentiable stand-in for `x` that keeps its graph and tangent, if it has them.
+
+    Inside vmap it is batched at every open level, so that each example gets a gradient
+    of its own even where `x` is shared by all of them."""
     if not x.is_floating_point():
         return x
+    for level in batching.state.sizes:
+        if not batching.is_batched_at(x, level):
+            x = batching.spread(x, level)
     if x.requires_grad:
         return alias(x)
+    tangent = batching.tangent_of(x)
     leaf = x.detach().requires_grad_()
-    leaf._tangent = x._tangent
-    return leaf
+    return leaf if tangent is None else batching.with_tangent(leaf, tangent)
 
 
 def _argnums(argnums, nargs, name):
@@ -188,69 +197,77 @@ def _unit(shape, index, like):
     return Tensor(e.reshape(shape))
 
 
-def _jacobian_transform(f, argnums, has_aux, name, jacobians):
-    """A Jacobian transform; `jacobians(out, inputs, nested)` gives one per input leaf."""
+def _basis(shape, like):
+    """The unit vectors of a tensor of `shape`, stacked: shape [numel] + shape."""
+    n = int(np.prod(shape))
+    return Tensor(np.eye(n, dtype=like._data.dtype).reshape((n,) + tuple(shape)))
+
+
+def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
+    """The Jacobian by reverse mode: f runs once, then one vectorised backward pass pulls
+    back every unit cotangent at once (vmap over them; `chunk_size` rows at a time).
+    Shape: out.shape + in.shape."""
     def wrapper(*args):
-        nums = _argnums(argnums, len(args), name)
+        nums = _argnums(argnums, len(args), "jacrev")
         with enable_grad():
             args, prepared = _prepare_args(args, nums)
             out = f(*args)
-        out, aux = _split_aux(out, has_aux, name)
+        out, aux = _split_aux(out, has_aux, "jacrev")
         if not isinstance(out, Tensor):
-            raise TypeError(f"{name}: f must return a single tensor")
+            raise TypeError("jacrev: f must return a single tensor")
         inputs = [x for _, new, _ in prepared for x in new]
         nested = any(x.requires_grad for old, _, _ in prepared for x in old)
-        jacs = jacobians(out, inputs, nested)
-        if not nested:
+
+        def rows(u):
+            gs = (None,) * len(inputs)
+            if out.requires_grad:
+                with enable_grad():
+                    gs = _grad(out, inputs, u, retain_graph=True, create_graph=nested,
+                               allow_unused=True)
+            return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, gs))
+        jacs = vmap(rows, chunk_size=chunk_size)(_basis(out.shape, out)) if inputs else ()
+        jacs = [j.reshape(tuple(out.shape) + tuple(x.shape)) for j, x in zip(jacs, inputs)]
+        if not nested and not any(batching.tangent_of(x) is not None for x in inputs):
             jacs = [j.detach() for j in jacs]
         jac = _regroup(jacs, prepared, argnums)
         return (jac, aux) if has_aux else jac
     return wrapper
 
 
-def _rows_by_vjp(out, inputs, nested):
-    rows = [[] for _ in inputs]
-    for i in range(out.numel()):
-        gs = (None,) * len(inputs)
-        if out.requires_grad:
-            with enable_grad():
-                gs = _grad(out, inputs, _unit(out.shape, i, out), retain_graph=True,
-                           create_graph=nested, allow_unused=True)
-        for k, (x, g) in enumerate(zip(inputs, gs)):
-            rows[k].append((zeros_like(x) if g is None else g).reshape(-1))
-    return [_assemble(r, 0, out.shape, x.shape) for r, x in zip(rows, inputs)]
+def jacfwd(f, argnums=0, has_aux=False, *, chunk_size=None):
+    """The Jacobian by forward mode: one vectorised JVP pushes every unit tangent of an
+    input at once (vmap over them; `chunk_size` columns at a time). Shape: out.shape +
+    in.shape."""
+    def wrapper(*args):
+        nums = _argnums(argnums, len(args), "jacfwd")
+        args = list(args)
+        trees = [flatten(args[n]) for n in nums]
+        flat = [x for leaves, _ in trees for x in leaves]
 
+        def call(*xs):
+            it = iter(xs)
+            for n, (leaves, rebuild) in zip(nums, trees):
+                args[n] = rebuild([next(it) for _ in leaves])
+            return f(*args)
 
-def _columns_by_jvp(out, inputs, nested):
-    jacs = []
-    for k, x in enumerate(inputs):
-        cols = []
-        for j in range(x.numel()):
-            tangents = [_unit(x.shape, j, x) if m == k else zeros_like(z)
-                        for m, z in enumerate(inputs)]
-            dot = forward_grad(out, inputs, tangents) if out.requires_grad else None
-            cols.append((zeros_like(out) if dot is None else dot).reshape(-1))
-        jacs.append(_assemble(cols, 1, out.shape, x.shape))
-    return jacs
-
-
-def _assemble(vectors, axis, out_shape, in_shape):
-    """Rows (axis 0) or columns (axis 1) of a flat Jacobian, shaped out_shape + in_shape."""
-    from ..ops import stack
-    shape = tuple(out_shape) + tuple(in_shape)
-    if not vectors:
-        return Tensor(np.zeros(shape))
-    return stack(vectors, axis=axis).reshape(shape)
-
-
-def jacrev(f, argnums=0, has_aux=False):
-    """The Jacobian by reverse mode (one VJP per output element): shape out.shape + in.shape."""
-    return _jacobian_transform(f, argnums, has_aux, "jacrev", _rows_by_vjp)
-
-
-def jacfwd(f, argnums=0, has_aux=False):
-    """The Jacobian by forward mode (one JVP per input element): shape out.shape + in.shape."""
-    return _jacobian_transform(f, argnums, has_aux, "jacfwd", _columns_by_jvp)
+        def column(k):
+            def push(v):
+                tangents = [v if m == k else zeros_like(x) for m, x in enumerate(flat)]
+                _, dot, *aux = jvp(call, flat, tangents, has_aux=has_aux)
+                if not isinstance(dot, Tensor):
+                    raise TypeError("jacfwd: f must return a single tensor")
+                return dot
+            return push
+        jacs = []
+        for k, x in enumerate(flat):
+            cols = vmap(column(k), chunk_size=chunk_size)(_basis(x.shape, x))
+            out_shape = tuple(cols.shape[1:])
+            jacs.append(cols.reshape(x.numel(), -1).T.reshape(out_shape + tuple(x.shape)))
+        jac = _regroup(jacs, [(None, leaves, rebuild) for leaves, rebuild in trees], argnums)
+        if has_aux:
+            return jac, _split_aux(call(*flat), True, "jacfwd")[1]
+        return jac
+    return wrapper
 
 
 def hessian(f, argnums=0):

@@ -15,6 +15,7 @@ from .._core import dtypes
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar
+from ._batch import broadcasting
 
 
 def elementwise(name, impl, derivative, *, saves_out=False, saves_inputs=True):
@@ -22,7 +23,7 @@ def elementwise(name, impl, derivative, *, saves_out=False, saves_inputs=True):
         name, impl,
         vjp=(lambda out_bar, out, x: out_bar * derivative(x, out),),
         jvp=lambda tangents, out, x: tangents[0] * derivative(x, out),
-        saves_out=saves_out, saves_inputs=saves_inputs)
+        saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name))
 
 
 def fused_backward(name, impl, d_y):
@@ -44,7 +45,7 @@ def fused_backward(name, impl, d_y):
     prim = Primitive(name, impl,
                      vjp=(lambda out_bar, out, g, y: op(out_bar, y),
                           lambda out_bar, out, g, y: out_bar * d_y(g, y)),
-                     jvp=jvp)
+                     jvp=jvp, batch=broadcasting(name))
     return prim, op
 
 
@@ -53,7 +54,7 @@ def from_output(name, impl, backward):
     return Primitive(name, impl,
                      vjp=(lambda out_bar, out, x: backward(out_bar, out),),
                      jvp=lambda tangents, out, x: backward(tangents[0], out),
-                     saves_out=True, saves_inputs=False)
+                     saves_out=True, saves_inputs=False, batch=broadcasting(name))
 
 
 def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True):
@@ -69,10 +70,10 @@ def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True):
         name, impl,
         vjp=(lambda out_bar, out, x, y: out_bar * dx(x, y, out),
              lambda out_bar, out, x, y: out_bar * dy(x, y, out)),
-        jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs)
+        jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name))
 
 
-def linear(name, impl, transpose, *, view=False):
+def linear(name, impl, transpose, *, view=False, batch=None):
     """A linear op of one tensor argument; its static arguments are keyword params."""
     prim = None
 
@@ -80,7 +81,8 @@ def linear(name, impl, transpose, *, view=False):
         return apply(prim, tangents[0], **params)
     prim = Primitive(name, impl,
                      vjp=(lambda out_bar, out, x, **params: transpose(out_bar, x, **params),),
-                     jvp=jvp, view=view, saves_inputs=False)
+                     jvp=jvp, view=view, saves_inputs=False,
+                     batch=batch)
     return prim
 
 

@@ -15,6 +15,7 @@ from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import tensor_method
 from . import _special
+from ._batch import broadcasting
 from ._family import elementwise, float_result, from_output, fused_backward
 from .elementwise import abs, clamp, erfc, exp, log, logical_and, tanh, where
 
@@ -62,7 +63,8 @@ def logit(x, eps=None):
 relu_p = Primitive(
     "relu", lambda x: np.maximum(x, 0),
     vjp=(lambda out_bar, out, x: out_bar * (x > 0),),  # a product: np.where is 3x slower
-    jvp=lambda tangents, out, x: tangents[0] * (x > 0))
+    jvp=lambda tangents, out, x: tangents[0] * (x > 0),
+    batch=broadcasting("relu"))
 
 
 @tensor_method("relu")
@@ -76,7 +78,8 @@ def relu(x, inplace=False):
 leaky_relu_p = Primitive(
     "leaky_relu", lambda x, *, slope: np.where(x > 0, x, x * slope),
     vjp=(lambda out_bar, out, x, *, slope: where(x > 0, out_bar, out_bar * slope),),
-    jvp=lambda tangents, out, x, *, slope: where(x > 0, tangents[0], tangents[0] * slope))
+    jvp=lambda tangents, out, x, *, slope: where(x > 0, tangents[0], tangents[0] * slope),
+    batch=broadcasting("leaky_relu"))
 
 
 def leaky_relu(x, negative_slope=0.01, inplace=False):
@@ -103,7 +106,8 @@ elu_p = Primitive(
     "elu", _elu,
     vjp=(lambda out_bar, out, x, **params: out_bar * _elu_slope(x, out, **params),),
     jvp=lambda tangents, out, x, **params: tangents[0] * _elu_slope(x, out, **params),
-    saves_out=True)
+    saves_out=True,
+    batch=broadcasting("elu"))
 
 
 def elu(x, alpha=1.0, inplace=False):
@@ -150,7 +154,8 @@ def _gelu_slope(x, approximate):
 gelu_p = Primitive(
     "gelu", _gelu,
     vjp=(lambda out_bar, out, x, *, approximate: out_bar * _gelu_slope(x, approximate),),
-    jvp=lambda tangents, out, x, *, approximate: tangents[0] * _gelu_slope(x, approximate))
+    jvp=lambda tangents, out, x, *, approximate: tangents[0] * _gelu_slope(x, approximate),
+    batch=broadcasting("gelu"))
 
 
 def gelu(x, approximate="none"):
@@ -171,7 +176,8 @@ def _silu_slope(x):
 silu_p = Primitive(
     "silu", lambda x: x * _sigmoid(x),
     vjp=(lambda out_bar, out, x: out_bar * _silu_slope(x),),
-    jvp=lambda tangents, out, x: tangents[0] * _silu_slope(x))
+    jvp=lambda tangents, out, x: tangents[0] * _silu_slope(x),
+    batch=broadcasting("silu"))
 
 
 def silu(x, inplace=False):
@@ -197,7 +203,8 @@ softplus_p = Primitive(
     vjp=(lambda out_bar, out, x, *, beta, threshold:
          out_bar * _softplus_slope(x, beta, threshold),),
     jvp=lambda tangents, out, x, *, beta, threshold:
-        tangents[0] * _softplus_slope(x, beta, threshold))
+        tangents[0] * _softplus_slope(x, beta, threshold),
+    batch=broadcasting("softplus"))
 
 
 def softplus(x, beta=1.0, threshold=20.0):
@@ -217,7 +224,8 @@ hardtanh_p = Primitive(
     "hardtanh", lambda x, *, lo, hi: np.minimum(np.maximum(x, lo), hi),
     vjp=(lambda out_bar, out, x, *, lo, hi:
          where(logical_and(x > lo, x < hi), out_bar, 0.0),),
-    jvp=lambda tangents, out, x, *, lo, hi: where(logical_and(x > lo, x < hi), tangents[0], 0.0))
+    jvp=lambda tangents, out, x, *, lo, hi: where(logical_and(x > lo, x < hi), tangents[0], 0.0),
+    batch=broadcasting("hardtanh"))
 
 
 def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):

@@ -8,17 +8,20 @@ with <conv2d(x, w), y> = <x, conv2d_input(y, w)> = <w, conv2d_weight(x, y)>.
 backward scatters the cotangent to each window's argmax, and that scatter's
 transpose gathers from it; average pooling is linear with its transpose beside it.
 Python loops here run over kernel offsets (kh * kw), never over pixels.
+Under vmap, the batch joins an existing axis: an input's N axis, or the channels
+(and groups) of a convolution whose weight is batched.
 `pads` are explicit (top, bottom, left, right), so 'same' padding may be uneven.
 1-d convolution is the 2-d one with a height of 1.
 """
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
-from .shape import reshape
+from .shape import broadcast_to, reshape
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -153,11 +156,93 @@ def _conv_weight(x, y, *, kernel, **p):
     return apply(conv2d_weight_p, x, y, kernel=tuple(kernel), **p)
 
 
+# --- batching rules ---------------------------------------------------------------------
+def _merge_batch(t, b, axis, groups=1):
+    """`t` with its batch dimension `b` merged into its logical dimension `axis`; that axis
+    is cut into `groups` blocks and each block holds the whole batch: index (block, example,
+    index in block). With one group that is (example, index)."""
+    t = move_dim(t, b, axis)
+    s = t.shape
+    if groups > 1:
+        t = reshape(t, s[:axis] + (s[axis], groups, s[axis + 1] // groups) + s[axis + 2:])
+        t = move_dim(t, axis, axis + 1)
+    return reshape(t, s[:axis] + (s[axis] * s[axis + 1],) + s[axis + 2:])
+
+
+def _split_batch(t, axis, size, groups=1):
+    """Undo `_merge_batch` on a result: (`t`, `axis`), the batch of `size` back at `axis`."""
+    s = t.shape
+    if groups > 1:
+        t = reshape(t, s[:axis] + (groups, size, s[axis] // (groups * size)) + s[axis + 1:])
+        t = move_dim(t, axis + 1, axis)
+    return reshape(t, s[:axis] + (size, s[axis] // size) + s[axis + 1:]), axis
+
+
+# A convolution sums over the channels of a group. With one argument batched, the batch
+# joins an axis that the sum leaves alone: the N axis of an activation (conv2d's x,
+# conv2d_input's y), else the channels of each group; with both batched, each example
+# becomes groups of its own. Either way one call serves the whole batch.
+def _conv_batch(bdims, x, w, *, groups, **p):
+    bx, bw = bdims
+    if bw is None:
+        return _split_batch(_conv(_merge_batch(x, bx, 0), w, groups=groups, **p), 0,
+                            x.shape[bx])
+    size = w.shape[bw]
+    if bx is None:
+        out = _conv(x, _merge_batch(w, bw, 0, groups), groups=groups, **p)
+        return _split_batch(out, 1, size, groups)
+    out = _conv(_merge_batch(x, bx, 1), _merge_batch(w, bw, 0), groups=groups * size, **p)
+    return _split_batch(out, 1, size)
+
+
+def _conv_input_batch(bdims, y, w, *, groups, **p):
+    by, bw = bdims
+    if bw is None:
+        return _split_batch(_conv_input(_merge_batch(y, by, 0), w, groups=groups, **p), 0,
+                            y.shape[by])
+    size = w.shape[bw]
+    if by is None:
+        out = _conv_input(y, _merge_batch(w, bw, 1), groups=groups, **p)
+        return _split_batch(out, 1, size, groups)
+    out = _conv_input(_merge_batch(y, by, 1), _merge_batch(w, bw, 0), groups=groups * size,
+                      **p)
+    return _split_batch(out, 1, size)
+
+
+def _conv_weight_batch(bdims, x, y, *, groups, **p):
+    bx, by = bdims
+    if by is None:
+        out = _conv_weight(_merge_batch(x, bx, 1, groups), y, groups=groups, **p)
+        return _split_batch(out, 1, x.shape[bx])
+    size = y.shape[by]
+    if bx is None:
+        out = _conv_weight(x, _merge_batch(y, by, 1, groups), groups=groups, **p)
+        return _split_batch(out, 0, size, groups)
+    out = _conv_weight(_merge_batch(x, bx, 1), _merge_batch(y, by, 1), groups=groups * size,
+                       **p)
+    return _split_batch(out, 0, size)
+
+
+def _pool_batch(prim_name):
+    """The rule of a pooling op (its tensors [N, C, H, W]): the batch joins the N axis of
+    every input, those not batched broadcast first."""
+    def rule(bdims, *xs, **p):
+        size = next(x.shape[b] for x, b in zip(xs, bdims) if b is not None)
+        xs = [_merge_batch(x, b, 0) if b is not None else
+              _merge_batch(broadcast_to(x, (size,) + x.shape), 0, 0) for x, b in zip(xs, bdims)]
+        out = apply(REGISTRY[prim_name], *xs, **p)
+        if isinstance(out, Tensor):
+            return _split_batch(out, 0, size)
+        return tuple(_split_batch(o, 0, size)[0] for o in out), (0,) * len(out)
+    return rule
+
+
 conv2d_p = Primitive(
     "conv2d", _conv_impl,
     vjp=(lambda out_bar, out, x, w, **p: _conv_input(out_bar, w, size=x.shape[2:], **p),
          lambda out_bar, out, x, w, **p: _conv_weight(x, out_bar, kernel=w.shape[2:], **p)),
-    jvp=lambda tangents, out, x, w, **p: _bilinear_jvp(_conv, x, w, *tangents, **p))
+    jvp=lambda tangents, out, x, w, **p: _bilinear_jvp(_conv, x, w, *tangents, **p),
+    batch=_conv_batch)
 
 conv2d_input_p = Primitive(
     "conv2d_input", _conv_input_impl,
@@ -165,7 +250,8 @@ conv2d_input_p = Primitive(
          lambda out_bar, out, y, w, *, size, **p: _conv_weight(out_bar, y, kernel=w.shape[2:],
                                                                 **p)),
     jvp=lambda tangents, out, y, w, *, size, **p: _bilinear_jvp(
-        _conv_input, y, w, *tangents, size=size, **p))
+        _conv_input, y, w, *tangents, size=size, **p),
+    batch=_conv_input_batch)
 
 conv2d_weight_p = Primitive(
     "conv2d_weight", _conv_weight_impl,
@@ -173,7 +259,8 @@ conv2d_weight_p = Primitive(
                                                                   **p),
          lambda out_bar, out, x, y, *, kernel, **p: _conv(x, out_bar, **p)),
     jvp=lambda tangents, out, x, y, *, kernel, **p: _bilinear_jvp(
-        _conv_weight, x, y, *tangents, kernel=kernel, **p))
+        _conv_weight, x, y, *tangents, kernel=kernel, **p),
+    batch=_conv_weight_batch)
 
 
 # --- argument normalisation ------------------------------------------------------------
@@ -440,7 +527,8 @@ max_pool2d_p = Primitive(
     "max_pool2d", _max_pool_impl, n_outputs=2,
     vjp=lambda out_bar, out, x, **p: (_scatter(out_bar[0], out[1], x.shape[2:], p),),
     jvp=lambda tangents, out, x, **p: (apply(max_pool2d_gather_p, tangents[0], out[1], **p),
-                                       None))
+                                       None),
+    batch=_pool_batch("max_pool2d"))
 
 # scatter(g, idx): g placed at each window's argmax; gather(h, idx) reads h there. Both are
 # linear in their first argument and each other's transpose.
@@ -448,13 +536,15 @@ max_pool2d_scatter_p = Primitive(
     "max_pool2d_scatter", _scatter_impl,
     vjp=(lambda out_bar, out, g, idx, *, size, **p: apply(max_pool2d_gather_p, out_bar, idx, **p),
          _no_cotangent),
-    jvp=lambda tangents, out, g, idx, *, size, **p: _scatter(tangents[0], idx, size, p))
+    jvp=lambda tangents, out, g, idx, *, size, **p: _scatter(tangents[0], idx, size, p),
+    batch=_pool_batch("max_pool2d_scatter"))
 
 max_pool2d_gather_p = Primitive(
     "max_pool2d_gather", _gather_impl,
     vjp=(lambda out_bar, out, h, idx, **p: _scatter(out_bar, idx, h.shape[2:], p),
          _no_cotangent),
-    jvp=lambda tangents, out, h, idx, **p: apply(max_pool2d_gather_p, tangents[0], idx, **p))
+    jvp=lambda tangents, out, h, idx, **p: apply(max_pool2d_gather_p, tangents[0], idx, **p),
+    batch=_pool_batch("max_pool2d_gather"))
 
 
 def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False):
@@ -541,10 +631,12 @@ def _avg_pool_t_impl(g, *, kernel, stride, pads, count_include_pad, divisor_over
 
 avg_pool2d_p = linear(
     "avg_pool2d", _avg_pool_impl,
-    lambda out_bar, x, **p: apply(avg_pool2d_transpose_p, out_bar, size=tuple(x.shape[2:]), **p))
+    lambda out_bar, x, **p: apply(avg_pool2d_transpose_p, out_bar, size=tuple(x.shape[2:]), **p),
+    batch=_pool_batch("avg_pool2d"))
 avg_pool2d_transpose_p = linear(
     "avg_pool2d_transpose", _avg_pool_t_impl,
-    lambda out_bar, g, *, size, **p: apply(avg_pool2d_p, out_bar, **p))
+    lambda out_bar, g, *, size, **p: apply(avg_pool2d_p, out_bar, **p),
+    batch=_pool_batch("avg_pool2d_transpose"))
 
 
 @tensor_method("avg_pool2d")

@@ -17,6 +17,7 @@ from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
+from ._batch import broadcasting
 from ._family import (binary, elementwise, float_result, from_output, fused_backward, promote,
                       promote_all)
 
@@ -41,7 +42,8 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 cast_p = Primitive(
     "cast", lambda x, *, dtype: x.astype(dtype.np),
     vjp=(lambda out_bar, out, x, *, dtype: cast(out_bar, x.dtype),),
-    jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype), saves_inputs=False)
+    jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype), saves_inputs=False,
+    batch=broadcasting("cast"))
 
 
 @tensor_method("astype", "type")
@@ -51,7 +53,7 @@ def cast(x, dtype):
     if x._data.dtype == dtype.np:
         return x
     if dtype.category != 2:
-        return Tensor._make(x._data.astype(dtype.np))
+        return apply(cast_p, x.detach(), dtype=dtype)
     return apply(cast_p, x, dtype=dtype)
 
 
@@ -81,14 +83,16 @@ add_p = Primitive(
     "add", np.add,
     vjp=(lambda out_bar, out, x, y: out_bar, lambda out_bar, out, x, y: out_bar),
     jvp=lambda tangents, out, x, y: _sum_tangents(tangents[0], tangents[1]),
-    saves_inputs=False)
+    saves_inputs=False,
+    batch=broadcasting("add"))
 
 subtract_p = Primitive(
     "sub", np.subtract,
     vjp=(lambda out_bar, out, x, y: out_bar, lambda out_bar, out, x, y: -out_bar),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1]),
-    saves_inputs=False)
+    saves_inputs=False,
+    batch=broadcasting("sub"))
 
 multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x,
                     saves_inputs="others")
@@ -99,12 +103,14 @@ divide_p = Primitive(
          lambda out_bar, out, x, y: -out_bar * out / y),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1] * out) / y,
-    saves_out=True)
+    saves_out=True,
+    batch=broadcasting("div"))
 
 negative_p = Primitive(
     "neg", np.negative,
     vjp=(lambda out_bar, out, x: -out_bar,),
-    jvp=lambda tangents, out, x: -tangents[0], saves_inputs=False)
+    jvp=lambda tangents, out, x: -tangents[0], saves_inputs=False,
+    batch=broadcasting("neg"))
 
 
 def _pow_dx(x, y):
@@ -133,7 +139,8 @@ pow_p = Primitive(
     jvp=lambda tangents, out, x, y: _sum_tangents(
         None if tangents[0] is None else tangents[0] * _pow_dx(x, y),
         None if tangents[1] is None else tangents[1] * _pow_dy(x, y, out)),
-    saves_out=True)
+    saves_out=True,
+    batch=broadcasting("pow"))
 
 
 def _sum_tangents(*terms):
@@ -181,8 +188,8 @@ def divide(x, y, *, rounding_mode=None):
         return trunc(q) if rounding_mode == "trunc" else floor(q)
     if rounding_mode == "floor":
         return floor_divide(x, y)
-    a, b = getattr(x, "_data", x), getattr(y, "_data", y)
-    return Tensor._make(np.asarray(np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)))
+    signs = [sign(v) if isinstance(v, Tensor) else (v > 0) - (v < 0) for v in (x, y)]
+    return floor_divide(abs(x), abs(y)) * signs[0] * signs[1]
 
 
 @tensor_method("negative", "neg", "__neg__")
@@ -342,7 +349,8 @@ def zeros_like_rule(x):
 def _piecewise_constant(name, impl):
     return Primitive(name, impl, vjp=(lambda out_bar, out, x, **params: zeros_like_rule(x),),
                      jvp=lambda tangents, out, x, **params: zeros_like_rule(x),
-                     saves_inputs=False)
+                     saves_inputs=False,
+    batch=broadcasting(name))
 
 
 sign_p = _piecewise_constant("sign", np.sign)
@@ -356,14 +364,14 @@ round_p = _piecewise_constant("round", lambda x, *, decimals: np.round(x, decima
 def sign(x):
     """-1, 0 or 1 by the sign of x (zero gradient)."""
     if x._data.dtype == np.bool_:
-        return Tensor._make(x._data.copy())
+        return _copy(x)
     return apply(sign_p, x)
 
 
 def _rounding(prim, *aliases):
     def op(x):
         if x._data.dtype.kind != "f":
-            return Tensor._make(x._data.copy())
+            return _copy(x)
         return apply(prim, x)
     op.__name__ = prim.name
     op.__doc__ = f"Elementwise {prim.name}(x) (zero gradient; integer tensors are unchanged)."
@@ -379,7 +387,7 @@ trunc = fix = _rounding(trunc_p, "fix")
 def round(x, decimals=0):
     """Round half to even, to `decimals` decimal places (zero gradient)."""
     if x._data.dtype.kind != "f":
-        return Tensor._make(x._data.copy())
+        return _copy(x)
     return apply(round_p, x, decimals=int(decimals))
 
 
@@ -389,11 +397,22 @@ def frac(x):
     return x - trunc(x)
 
 
+def _copy(x):
+    from .shape import clone
+    return clone(x)
+
+
 # --- comparisons, logic and integer arithmetic: no gradient ------------------------------
+def no_grad_primitive(name, impl):
+    """A primitive without derivative rules (its output is never part of the graph)."""
+    return Primitive(name, impl, batch=broadcasting(name))
+
+
 def _no_grad_binary(np_fn, name, *dunders):
+    prim = no_grad_primitive(name, np_fn)
+
     def op(x, y):
-        x, y = promote(x, y)
-        return Tensor._make(np.asarray(np_fn(getattr(x, "_data", x), getattr(y, "_data", y))))
+        return apply(prim, *promote(x, y))
     op.__name__ = name
     return tensor_method(name, *dunders)(op)
 
@@ -413,20 +432,18 @@ less_than, greater_than = less, greater
 Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
 
 
-@tensor_method("logical_not", "__invert__")
-def logical_not(x):
-    """Elementwise not, a bool tensor."""
-    return Tensor._make(np.asarray(np.logical_not(x._data)))
-
-
 def _predicate(np_fn, name):
+    prim = no_grad_primitive(name, np_fn)
+
     def op(x):
-        return Tensor._make(np.asarray(np_fn(x._data)))
+        return apply(prim, x)
     op.__name__ = name
     op.__doc__ = f"Elementwise {name}(x), a bool tensor."
     return tensor_method(name)(op)
 
 
+logical_not = tensor_method("__invert__")(_predicate(np.logical_not, "logical_not"))
+logical_not.__doc__ = "Elementwise not, a bool tensor."
 isnan = _predicate(np.isnan, "isnan")
 isinf = _predicate(np.isinf, "isinf")
 isfinite = _predicate(np.isfinite, "isfinite")
@@ -471,7 +488,8 @@ clamp_p = Primitive(
     vjp=tuple(_passed_where(mask) for mask in _CLAMP_MASKS),
     jvp=lambda tangents, out, x, lo, hi: _sum_tangents(*(
         where(mask(x, lo, hi), t, 0.0) for mask, t in zip(_CLAMP_MASKS, tangents)
-        if t is not None)))
+        if t is not None)),
+    batch=broadcasting("clamp"))
 
 
 @tensor_method("clamp", "clip")
@@ -522,7 +540,8 @@ where_p = Primitive(
     jvp=lambda tangents, out, c, x, y: where(
         c, 0.0 if tangents[1] is None else tangents[1],
         0.0 if tangents[2] is None else tangents[2]),
-    saves_inputs="others")
+    saves_inputs="others",
+    batch=broadcasting("where"))
 
 
 @tensor_method("where")
@@ -531,7 +550,7 @@ def where(condition, x, y):
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
     elif condition._data.dtype != np.bool_:
-        condition = Tensor._make(condition._data.astype(bool))
+        condition = cast(condition, dtypes.bool_)
     x, y = promote(x, y)
     return apply(where_p, condition, x, y)
 
@@ -553,12 +572,14 @@ maximum_p = Primitive(
     "maximum", np.maximum,
     vjp=(lambda out_bar, out, x, y: _selected(out_bar, greater(x, y), x, y),
          lambda out_bar, out, x, y: _selected(out_bar, greater(y, x), x, y)),
-    jvp=_select_jvp(greater))
+    jvp=_select_jvp(greater),
+    batch=broadcasting("maximum"))
 minimum_p = Primitive(
     "minimum", np.minimum,
     vjp=(lambda out_bar, out, x, y: _selected(out_bar, less(x, y), x, y),
          lambda out_bar, out, x, y: _selected(out_bar, less(y, x), x, y)),
-    jvp=_select_jvp(less))
+    jvp=_select_jvp(less),
+    batch=broadcasting("minimum"))
 
 
 @tensor_method("maximum")
@@ -590,7 +611,8 @@ lerp_p = Primitive(
         None if tangents[0] is None else tangents[0] * (1 - weight),
         None if tangents[1] is None else tangents[1] * weight,
         None if tangents[2] is None else tangents[2] * (end - start)),
-    saves_inputs="others")
+    saves_inputs="others",
+    batch=broadcasting("lerp"))
 
 
 @tensor_method("lerp")
@@ -610,7 +632,8 @@ def _modulus(name, impl, quotient):
         vjp=(lambda out_bar, out, x, y: out_bar,
              lambda out_bar, out, x, y: -out_bar * quotient(x, y)),
         jvp=lambda tangents, out, x, y: _sum_tangents(
-            tangents[0], None if tangents[1] is None else -tangents[1] * quotient(x, y)))
+            tangents[0], None if tangents[1] is None else -tangents[1] * quotient(x, y)),
+    batch=broadcasting(name))
 
 
 remainder_p = _modulus("remainder", np.remainder, lambda x, y: floor_divide(x, y))
@@ -643,9 +666,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         raise ValueError(f"isclose: rtol and atol must be non-negative, got rtol={rtol}, "
                          f"atol={atol}")
-    a, b = promote(a, b)
-    return Tensor._make(np.asarray(np.isclose(getattr(a, "_data", a), getattr(b, "_data", b),
-                                              rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    return apply(isclose_p, *promote(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+isclose_p = no_grad_primitive("isclose", np.isclose)
 
 
 @tensor_method("allclose")

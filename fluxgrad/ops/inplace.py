@@ -12,9 +12,10 @@ The one primitive here, `fill`, gives x's shape and dtype filled with a value
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor
 from . import activation, elementwise
+from ._batch import aligned
 from .elementwise import cast, zeros_like_rule
 
 __all__ = []
@@ -36,7 +37,15 @@ fill_p = Primitive(
     "fill", _fill_impl,
     vjp=(lambda out_bar, out, x, value: zeros_like_rule(x),
          lambda out_bar, out, x, value: out_bar),
-    jvp=_fill_jvp, saves_inputs=False)
+    jvp=_fill_jvp, saves_inputs=False, batch=lambda bdims, x, value: _fill_batch(bdims, x, value))
+
+
+def _fill_batch(bdims, x, value):
+    if bdims[0] is None:
+        size = value.shape[bdims[1]]
+        x = apply(REGISTRY["broadcast_to"], x, shape=(size,) + x.shape)
+        bdims = (0, bdims[1])
+    return apply(fill_p, *aligned((x, value), bdims)), 0
 
 
 def fill(x, value):

@@ -12,9 +12,11 @@ import string
 
 import numpy as np
 
+from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
+from ._batch import aligned, along_axes, front
 from ._family import float_result, linear, promote, promote_all
 from .elementwise import where
 from .reduce import norm
@@ -73,9 +75,29 @@ def _matmul_impl(x, y):
     return np.matmul(x, y)
 
 
+def _matmul_batch(bdims, x, y):
+    bx, by = bdims
+    if by is None and y.ndim == 2 and bx != x.ndim - 1:
+        return apply(matmul_p, x, y), bx  # x's batch is more rows: one product with y
+    if bx is None:
+        return _from_columns(apply(matmul_p, x, _into_columns(y, by)), y.shape[by])
+    return apply(matmul_p, *aligned((x, y), bdims)), 0
+
+
+def _into_columns(y, b):
+    """A batch of [..., n, m] matrices (batch at `b`) as one batch of [..., n, m * B]: for an
+    unbatched left operand, one product (one factorisation in `solve`) serves every example."""
+    y = move_dim(y, b, y.ndim - 1)
+    return reshape(y, y.shape[:-2] + (-1,))
+
+
+def _from_columns(out, size):
+    return reshape(out, out.shape[:-1] + (-1, size)), out.ndim
+
+
 # operands of the primitive have at least two dimensions; `matmul` reshapes vectors
 matmul_p = Primitive("matmul", _matmul_impl, vjp=(_matmul_x_bar, _matmul_y_bar),
-                     jvp=_matmul_jvp, saves_inputs="others")
+                     jvp=_matmul_jvp, saves_inputs="others", batch=_matmul_batch)
 
 
 @tensor_method("matmul", "__matmul__")
@@ -261,7 +283,19 @@ def _einsum_jvp(tangents, out, *xs, spec):
     return result
 
 
-einsum_p = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp)
+def _einsum_batch(bdims, *xs, spec):
+    # a fresh label for the batch, placed where each operand holds it
+    label = next((c for c in string.ascii_letters if c not in spec), None)
+    if label is None:
+        raise NotImplementedError(f"vmap: einsum {spec!r} uses every letter, none is left to "
+                                  "label the batch dimension")
+    ins, out_sub = _split_spec(spec)
+    ins = [sub if b is None else sub[:b] + label + sub[b:] for sub, b in zip(ins, bdims)]
+    return apply(einsum_p, *xs, spec=",".join(ins) + "->" + label + out_sub), 0
+
+
+einsum_p = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp,
+                     batch=_einsum_batch)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -360,12 +394,16 @@ diagonal_p = linear(
     "diagonal",
     lambda x, *, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2).copy(),
     lambda out_bar, x, *, offset, axis1, axis2: apply(
-        diag_embed_p, out_bar, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2))
+        diag_embed_p, out_bar, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2),
+    batch=along_axes("diagonal", "axis1", "axis2"))
 # writes x's last axis onto a diagonal of zeros(shape): the transpose of `diagonal`
 diag_embed_p = linear(
     "diag_embed", _diag_embed_impl,
     lambda out_bar, x, *, shape, offset, axis1, axis2: apply(
-        diagonal_p, out_bar, offset=offset, axis1=axis1, axis2=axis2))
+        diagonal_p, out_bar, offset=offset, axis1=axis1, axis2=axis2),
+    batch=lambda bdims, x, *, shape, offset, axis1, axis2: (apply(
+        diag_embed_p, front(x, bdims[0]), shape=(x.shape[bdims[0]],) + shape, offset=offset,
+        axis1=axis1 + 1, axis2=axis2 + 1), 0))
 
 
 def _axis_pair(op, ndim, axis1, axis2):
@@ -436,10 +474,22 @@ def trace(x, offset=0, axis1=0, axis2=1):
     return _sum(diagonal(x, offset, axis1, axis2), -1)
 
 
+def _matrix_batch(prim_name):
+    """The rule of an op on the last two axes that batches over the leading ones: the vmap
+    batch stays where it is if it is a leading axis, else goes in front."""
+    def rule(bdims, x, **params):
+        b = bdims[0]
+        if b >= x.ndim - 2:
+            x, b = move_dim(x, b, 0), 0
+        out = apply(REGISTRY[prim_name], x, **params)
+        return out, (b if isinstance(out, Tensor) else (b,) * len(out))
+    return rule
+
+
 tril_p = linear("tril", lambda x, *, k: np.tril(x, k),
-                lambda out_bar, x, *, k: apply(tril_p, out_bar, k=k))
+                lambda out_bar, x, *, k: apply(tril_p, out_bar, k=k), batch=_matrix_batch("tril"))
 triu_p = linear("triu", lambda x, *, k: np.triu(x, k),
-                lambda out_bar, x, *, k: apply(triu_p, out_bar, k=k))
+                lambda out_bar, x, *, k: apply(triu_p, out_bar, k=k), batch=_matrix_batch("triu"))
 
 
 @tensor_method("tril")
@@ -492,7 +542,7 @@ inverse_p = Primitive(
     "inverse", _checked(np.linalg.inv, "inverse", "the matrix is singular"),
     vjp=(lambda out_bar, out, x: -matmul(_mT(out), matmul(out_bar, _mT(out))),),
     jvp=lambda tangents, out, x: -matmul(out, matmul(tangents[0], out)),
-    saves_out=True)
+    saves_out=True, batch=_matrix_batch("inverse"))
 
 
 @tensor_method("inverse")
@@ -505,7 +555,7 @@ det_p = Primitive(
     "det", np.linalg.det,
     vjp=(lambda out_bar, out, x: _as_matrix(out_bar * out) * _mT(inverse(x)),),
     jvp=lambda tangents, out, x: out * _trace_of_product(inverse(x), tangents[0]),
-    saves_out=True)
+    saves_out=True, batch=_matrix_batch("det"))
 
 
 @tensor_method("det")
@@ -520,7 +570,8 @@ SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 slogdet_p = Primitive(
     "slogdet", lambda x: tuple(np.linalg.slogdet(x)), n_outputs=2,
     vjp=(lambda out_bar, out, x: _as_matrix(out_bar[1]) * _mT(inverse(x)),),
-    jvp=lambda tangents, out, x: (out[0] * 0.0, _trace_of_product(inverse(x), tangents[0])))
+    jvp=lambda tangents, out, x: (out[0] * 0.0, _trace_of_product(inverse(x), tangents[0])),
+    batch=_matrix_batch("slogdet"))
 
 
 @tensor_method("slogdet")
@@ -544,9 +595,23 @@ def _solve_jvp(tangents, out, a, b):
     return apply(solve_p, a, rhs)
 
 
+def _solve_batch(bdims, a, b):
+    if bdims[0] is None:
+        size = b.shape[bdims[1]]
+        return _from_columns(apply(solve_p, *_same_rank(a, _into_columns(b, bdims[1]))), size)
+    return apply(solve_p, *_same_rank(*aligned((a, b), bdims))), 0
+
+
+def _same_rank(a, b):
+    """a and b with leading 1s to equal ranks: NumPy < 2 takes a b of one dimension fewer
+    than a for a batch of vectors."""
+    rank = max(a.ndim, b.ndim)
+    return [reshape(t, (1,) * (rank - t.ndim) + t.shape) for t in (a, b)]
+
+
 # b is a matrix or a batch of them ([..., n, k]); `solve` makes vectors columns
 solve_p = Primitive("solve", _checked(np.linalg.solve, "solve", "the matrix is singular"),
-                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True)
+                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, batch=_solve_batch)
 
 
 def solve(a, b, *, left=True):
@@ -599,7 +664,7 @@ def _cholesky_jvp(tangents, out, x):
 cholesky_p = Primitive(
     "cholesky", _checked(np.linalg.cholesky, "cholesky",
                          "the matrix is not symmetric positive-definite"),
-    vjp=(_cholesky_vjp,), jvp=_cholesky_jvp, saves_out=True)
+    vjp=(_cholesky_vjp,), jvp=_cholesky_jvp, saves_out=True, batch=_matrix_batch("cholesky"))
 
 
 @tensor_method("cholesky")

@@ -11,8 +11,9 @@ import math
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, new_version_counter, tensor_method
+from ._batch import aligned, along_axes, broadcasting, front
 from ._family import as_tensor, linear, promote_all
 
 __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
@@ -48,8 +49,14 @@ def _dims(dims, ndim, op, extra=0):
 
 
 # --- reshape ------------------------------------------------------------------------------
+def _reshape_batch(bdims, x, *, shape):
+    x = front(x, bdims[0])
+    return apply(reshape_p, x, shape=x.shape[:1] + tuple(shape)), 0
+
+
 reshape_p = linear("reshape", lambda x, *, shape: x.reshape(shape),
-                   lambda out_bar, x, *, shape: reshape(out_bar, x.shape), view=True)
+                   lambda out_bar, x, *, shape: reshape(out_bar, x.shape), view=True,
+                   batch=_reshape_batch)
 
 
 @tensor_method("reshape", "view")
@@ -152,10 +159,27 @@ def unflatten(x, dim, sizes):
 
 
 # --- broadcasting -------------------------------------------------------------------------
+def _broadcast_to_batch(bdims, x, *, shape):
+    (x,) = aligned((x,), bdims)
+    lead = len(shape) - (x.ndim - 1)
+    x = apply(reshape_p, x, shape=x.shape[:1] + (1,) * lead + x.shape[1:])
+    return apply(broadcast_to_p, x, shape=x.shape[:1] + tuple(shape)), 0
+
+
+def _sum_to_batch(bdims, x, *, shape):
+    x = front(x, bdims[0])
+    lead = x.ndim - 1 - len(shape)
+    if lead:
+        x = apply(REGISTRY["sum"], x, axis=tuple(range(1, lead + 1)), keepdims=False)
+    return apply(sum_to_p, x, shape=x.shape[:1] + tuple(shape)), 0
+
+
 broadcast_to_p = linear("broadcast_to", lambda x, *, shape: np.broadcast_to(x, shape),
-                        lambda out_bar, x, *, shape: sum_to(out_bar, x.shape), view=True)
+                        lambda out_bar, x, *, shape: sum_to(out_bar, x.shape), view=True,
+                        batch=_broadcast_to_batch)
 sum_to_p = linear("sum_to", lambda x, *, shape: _sum_to_array(x, shape),
-                  lambda out_bar, x, *, shape: broadcast_to(out_bar, x.shape))
+                  lambda out_bar, x, *, shape: broadcast_to(out_bar, x.shape),
+                  batch=_sum_to_batch)
 
 
 @tensor_method("broadcast_to")
@@ -236,7 +260,8 @@ def broadcast_tensors(*tensors):
 permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
                    lambda out_bar, x, *, perm: apply(permute_p, out_bar,
                                                      perm=tuple(np.argsort(perm).tolist())),
-                   view=True)
+                   view=True, batch=lambda bdims, x, *, perm: (apply(
+                       permute_p, front(x, bdims[0]), perm=(0,) + tuple(p + 1 for p in perm)), 0))
 
 
 @tensor_method("permute")
@@ -319,15 +344,24 @@ def _concat_jvp(tangents, out, *xs, axis):
                  axis=axis)
 
 
+def _concat_batch(bdims, *xs, axis):
+    size = next(x.shape[b] for x, b in zip(xs, bdims) if b is not None)
+    xs = [front(x, b) if b is not None else apply(broadcast_to_p, x, shape=(size,) + x.shape)
+          for x, b in zip(xs, bdims)]
+    return apply(concat_p, *xs, axis=axis + 1), 0
+
+
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                     vjp=_concat_vjp, jvp=_concat_jvp, saves_inputs=False)
+                     vjp=_concat_vjp, jvp=_concat_jvp, saves_inputs=False, batch=_concat_batch)
 
 # One node for all the pieces, so the backward is a single concat, not a sum of scatters.
 split_p = Primitive(
     "split", lambda x, *, sizes, axis: tuple(np.split(x, np.cumsum(sizes[:-1]), axis=axis)),
     vjp=(lambda out_bar, out, x, *, sizes, axis: apply(concat_p, *out_bar, axis=axis),),
     jvp=lambda tangents, out, x, *, sizes, axis: _split(tangents[0], sizes, axis),
-    n_outputs=None, saves_inputs=False)
+    n_outputs=None, saves_inputs=False,
+    batch=lambda bdims, x, *, sizes, axis: (
+        apply(split_p, front(x, bdims[0]), sizes=sizes, axis=axis + 1), (0,) * len(sizes)))
 
 
 def _split(x, sizes, axis):
@@ -521,7 +555,8 @@ def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
 
 # --- reordering ---------------------------------------------------------------------------
 flip_p = linear("flip", lambda x, *, axes: np.flip(x, axes).copy(),
-                lambda out_bar, x, *, axes: apply(flip_p, out_bar, axes=axes))
+                lambda out_bar, x, *, axes: apply(flip_p, out_bar, axes=axes),
+                batch=along_axes("flip", "axes"))
 
 
 @tensor_method("flip")
@@ -539,7 +574,8 @@ def flip(x, dims=None, *, axis=None):
 
 roll_p = linear("roll", lambda x, *, shifts, axes: np.roll(x, shifts, axes),
                 lambda out_bar, x, *, shifts, axes: apply(
-                    roll_p, out_bar, shifts=tuple(-s for s in shifts), axes=axes))
+                    roll_p, out_bar, shifts=tuple(-s for s in shifts), axes=axes),
+                batch=along_axes("roll", "axes"))
 
 
 @tensor_method("roll")
@@ -566,7 +602,9 @@ pad_p = Primitive(
     vjp=(lambda out_bar, out, x, *, widths, value: out_bar[tuple(
         slice(before, before + n) for (before, _), n in zip(widths, x.shape))],),
     jvp=lambda tangents, out, x, *, widths, value: apply(pad_p, tangents[0], widths=widths,
-                                                         value=0.0), saves_inputs=False)
+                                                         value=0.0), saves_inputs=False,
+    batch=lambda bdims, x, *, widths, value: (
+        apply(pad_p, front(x, bdims[0]), widths=((0, 0),) + tuple(widths), value=value), 0))
 
 
 def pad(x, pad, mode="constant", value=0.0, *, name=None):
@@ -612,7 +650,7 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
 
 
 # --- copies ------------------------------------------------------------------------------
-clone_p = linear("clone", np.copy, lambda out_bar, x: out_bar)
+clone_p = linear("clone", np.copy, lambda out_bar, x: out_bar, batch=broadcasting("clone"))
 
 
 @tensor_method("clone")

@@ -22,6 +22,7 @@ class Sample:
     args: list
     torch_fn: Optional[Callable] = None
     second_order: bool = True  # False where the second derivative is not defined / not smooth
+    in_place: bool = False  # fn writes its other arguments into a copy of the first one
     rtol: float = 1e-6
     atol: float = 1e-7
 

@@ -294,7 +294,7 @@ def _idiv(t, y):
 
 def _inplace_samples():
     x, y = normal(3, 4, seed=1), normal(3, 4, seed=2)
-    return [
+    samples = [
         Sample("fill", fill, [x, np.array(0.7)], lambda x, v: (x * 1).fill_(v)),
         Sample("fill", lambda x: fill(x, 1.5) * x, [x], lambda x: (x * 1).fill_(1.5) * x),
         Sample("fill", _iop(lambda t, v: t.fill_(v)), [x, np.array(-2.0)],
@@ -318,6 +318,9 @@ def _inplace_samples():
         Sample("mul", _iop(lambda t, a, b: t.addcmul_(a, b, value=0.3)), [x, y, normal(4)],
                _iop(lambda t, a, b: t.addcmul_(a, b, value=0.3))),
     ]
+    for sample in samples:
+        sample.in_place = sample.fn.__name__ == "run"
+    return samples
 
 
 SAMPLES = (_unary_samples() + _rounding_samples() + _arithmetic_samples()
@@ -339,3 +342,36 @@ def _fused_backward_samples():
 
 
 SAMPLES += _fused_backward_samples()
+
+
+def _comparison_samples():
+    """Comparisons, logic and predicates: no derivative, but a value and a batching rule."""
+    samples = []
+    x, y = normal(3, 4, seed=7), normal(4, seed=8)
+    for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(a, b.round()),
+                              [x.round(), y], _torch_rounded(name)))
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(a > 0, b > 0), [x, y],
+                              lambda a, b, n=name: getattr(__import__("torch"), n)(a > 0, b > 0)))
+    samples.append(Sample("logical_not", lambda a: fg.logical_not(a > 0), [x],
+                          lambda a: __import__("torch").logical_not(a > 0)))
+    special = np.array([0.5, np.nan, np.inf, -np.inf, -2.0])
+    for name in ("isnan", "isinf", "isfinite"):
+        samples.append(Sample(name, getattr(fg, name), [special], _torch(name)))
+    samples.append(Sample("isclose", lambda a, b: fg.isclose(a, b + 1e-9, atol=1e-6), [x, x],
+                          lambda a, b: __import__("torch").isclose(a, b + 1e-9, atol=1e-6)))
+    samples.append(Sample("floor_divide", lambda a, b: fg.floor_divide(a, b).long(),
+                          [normal(3, 4, seed=9) * 5, positive(4, seed=10)],
+                          lambda a, b: __import__("torch").floor_divide(a, b).long()))
+    return samples
+
+
+def _torch_rounded(name):
+    def fn(a, b):
+        import torch
+        return getattr(torch, "eq" if name == "equal" else name)(a, b.round())
+    return fn
+
+
+SAMPLES += _comparison_samples()

@@ -1,0 +1,173 @@
+"""vmap and the transforms built on it (jacrev, jacfwd, hessian, per-example gradients,
+functional_call), against torch.func and loops; the errors a user can cause."""
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+from fluxgrad import func, nn
+
+torch = pytest.importorskip("torch")
+rng = np.random.default_rng(0)
+
+
+def close(ours, theirs, rtol=1e-10):
+    np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=rtol, atol=1e-12)
+
+
+def mlp(ns):
+    """The same small MLP in fluxgrad (ns=fg) and torch (ns=torch)."""
+    W1, W2 = (ns.tensor(w) for w in (MLP_W1, MLP_W2))
+    return lambda x: ns.tanh(x @ W1.T) @ W2.T
+
+
+MLP_W1, MLP_W2 = rng.standard_normal((6, 4)), rng.standard_normal((3, 6))
+
+
+def test_vmap_moves_batch_dimensions_like_torch():
+    a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((5, 4))
+
+    def f(ns):
+        return lambda x, y: (ns.exp(x) * y.sum(1)).sum(-1, keepdim=True)
+    ours = func.vmap(f(fg), in_dims=(1, None), out_dims=1)(fg.tensor(a), fg.tensor(b))
+    theirs = torch.func.vmap(f(torch), in_dims=(1, None), out_dims=1)(torch.tensor(a),
+                                                                      torch.tensor(b))
+    assert ours.shape == tuple(theirs.shape)
+    close(ours, theirs)
+
+
+def test_vmap_takes_and_returns_nested_structures():
+    xs = {"a": fg.tensor(rng.standard_normal((4, 2))), "b": [fg.tensor(rng.standard_normal(4))]}
+    out = func.vmap(lambda d: {"sum": d["a"].sum() + d["b"][0], "a": d["a"] * 2},
+                    in_dims=({"a": 0, "b": [0]},))(xs)
+    np.testing.assert_allclose(out["sum"].numpy(), xs["a"].numpy().sum(1) + xs["b"][0].numpy())
+    np.testing.assert_allclose(out["a"].numpy(), xs["a"].numpy() * 2)
+
+
+def test_vmap_of_vmap_matches_nested_loops():
+    x, y = rng.standard_normal((3, 5)), rng.standard_normal((4, 5))
+    pairwise = func.vmap(func.vmap(lambda a, b: (a * b).sum(), in_dims=(None, 0)),
+                         in_dims=(0, None))(fg.tensor(x), fg.tensor(y))
+    np.testing.assert_allclose(pairwise.numpy(), x @ y.T, rtol=1e-12)
+
+
+def test_chunked_vmap_equals_unchunked():
+    x = fg.tensor(rng.standard_normal((10, 3)))
+    f = lambda t: fg.softmax(t * 3, -1)  # noqa: E731
+    np.testing.assert_allclose(func.vmap(f, chunk_size=3)(x).numpy(), func.vmap(f)(x).numpy())
+
+
+def test_jacrev_and_jacfwd_match_torch():
+    x = rng.standard_normal(4)
+    for ours_t, theirs_t in ((func.jacrev, torch.func.jacrev), (func.jacfwd, torch.func.jacfwd)):
+        close(ours_t(mlp(fg))(fg.tensor(x)), theirs_t(mlp(torch))(torch.tensor(x)))
+        close(ours_t(mlp(fg), chunk_size=2)(fg.tensor(x)),
+              theirs_t(mlp(torch))(torch.tensor(x)))
+
+
+def test_hessian_matches_torch():
+    W = rng.standard_normal((5, 5))
+    x = rng.standard_normal(5)
+    ours = func.hessian(lambda t: (fg.tanh(fg.tensor(W) @ t) ** 2).sum())(fg.tensor(x))
+    theirs = torch.func.hessian(lambda t: (torch.tanh(torch.tensor(W) @ t) ** 2).sum())(
+        torch.tensor(x))
+    close(ours, theirs)
+
+
+def test_per_example_jacobians_match_torch():
+    xs = rng.standard_normal((7, 4))
+    close(func.vmap(func.jacrev(mlp(fg)))(fg.tensor(xs)),
+          torch.func.vmap(torch.func.jacrev(mlp(torch)))(torch.tensor(xs)))
+
+
+def test_per_example_gradients_match_torch():
+    W, X, Y = rng.standard_normal((3, 4)), rng.standard_normal((6, 4)), rng.standard_normal((6, 3))
+
+    def loss(ns):
+        return lambda w, x, y: ((ns.tanh(w @ x) - y) ** 2).sum()
+    ours = func.vmap(func.grad(loss(fg)), in_dims=(None, 0, 0))(*map(fg.tensor, (W, X, Y)))
+    theirs = torch.func.vmap(torch.func.grad(loss(torch)), in_dims=(None, 0, 0))(
+        *map(torch.tensor, (W, X, Y)))
+    close(ours, theirs)
+
+
+def test_per_example_gradients_of_a_module_through_functional_call():
+    model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 2))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    X, Y = fg.tensor(rng.standard_normal((6, 4))), fg.tensor(rng.standard_normal((6, 2)))
+
+    def loss(p, x, y):
+        return ((func.functional_call(model, p, (x,)) - y) ** 2).sum()
+    per_example = func.vmap(func.grad(loss), in_dims=(None, 0, 0))(params, X, Y)
+    for i in range(6):
+        model.zero_grad()
+        loss({k: v for k, v in model.named_parameters()}, X[i], Y[i]).backward()
+        for name, p in model.named_parameters():
+            np.testing.assert_allclose(per_example[name][i].numpy(), p.grad.numpy(), rtol=1e-6,
+                                       atol=1e-7)
+
+
+def test_gradient_through_vmap_matches_torch():
+    W, X = rng.standard_normal((3, 4)), rng.standard_normal((6, 4))
+
+    def f(ns, vmap, x):
+        return lambda w: vmap(lambda v: ns.tanh(w @ v).sum())(x).sum()
+    ours = func.grad(f(fg, func.vmap, fg.tensor(X)))(fg.tensor(W))
+    theirs = torch.func.grad(f(torch, torch.func.vmap, torch.tensor(X)))(torch.tensor(W))
+    close(ours, theirs)
+
+
+def test_vmap_of_jvp_matches_torch():
+    x, vs = rng.standard_normal(4), rng.standard_normal((5, 4))
+    ours = func.vmap(lambda v: func.jvp(mlp(fg), (fg.tensor(x),), (v,))[1])(fg.tensor(vs))
+    theirs = torch.func.vmap(lambda v: torch.func.jvp(mlp(torch), (torch.tensor(x),), (v,))[1])(
+        torch.tensor(vs))
+    close(ours, theirs)
+
+
+def test_functional_call_leaves_the_module_unchanged():
+    model = nn.Linear(3, 2)
+    before = model.weight
+    out = func.functional_call(model, {"weight": fg.zeros(2, 3), "bias": fg.ones(2)},
+                               (fg.ones(4, 3),))
+    np.testing.assert_allclose(out.numpy(), np.ones((4, 2)))
+    assert model.weight is before
+
+
+# --- errors ---------------------------------------------------------------------------------
+def test_mismatched_batch_sizes_are_an_error_naming_them():
+    with pytest.raises(ValueError, match="different batch sizes.*input 0: 3.*input 1: 4"):
+        func.vmap(lambda a, b: a + b)(fg.ones(3, 2), fg.ones(4, 2))
+
+
+def test_vmap_without_a_batched_input_is_an_error():
+    with pytest.raises(ValueError, match="no argument is batched"):
+        func.vmap(lambda a: a, in_dims=None)(fg.ones(3))
+
+
+def test_in_dims_out_of_range_is_an_error():
+    with pytest.raises(ValueError, match="in_dim 2 for argument 0 is out of range"):
+        func.vmap(lambda a: a, in_dims=2)(fg.ones(3, 2))
+
+
+def test_reading_a_batched_value_is_an_error():
+    with pytest.raises(RuntimeError, match="different value for each of the 3 examples"):
+        func.vmap(lambda a: fg.tensor(float(a.sum())))(fg.ones(3, 2))
+
+
+def test_a_batched_tensor_used_after_its_vmap_is_an_error():
+    kept = []
+    func.vmap(lambda a: kept.append(a) or a)(fg.ones(3, 2))
+    with pytest.raises(RuntimeError, match="after its vmap returned"):
+        func.vmap(lambda b: b + kept[0])(fg.ones(3, 2))
+
+
+def test_backward_inside_vmap_is_an_error():
+    w = fg.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="backward\\(\\) inside vmap"):
+        func.vmap(lambda a: (a * w).sum().backward() or a)(fg.ones(3, 2))
+
+
+def test_grad_of_a_shared_input_inside_vmap_points_to_func_grad():
+    w = fg.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="use\nfluxgrad.func.grad|fluxgrad.func.grad"):
+        func.vmap(lambda a: fg.grad((a * w).sum(), w)[0])(fg.ones(3, 2))
