@@ -3,7 +3,10 @@ the sorting permutation (`take_along_dim`), so gradients flow back to where each
 from, to any order, with no rule of their own."""
 import numpy as np
 
-from .._core.tensor import Tensor, tensor_method
+from .._core.dispatch import apply
+from .._core.tensor import tensor_method
+from ._batch import along_axes
+from .elementwise import no_grad_primitive
 from .indexing import take_along_dim
 from .reduce import ValuesIndices
 
@@ -17,20 +20,25 @@ def _dim(x, dim, op):
     return dim % ndim
 
 
-def _order(x, dim, descending):
-    """A stable sorting permutation along `dim` (of a 1-element view for a 0-d tensor)."""
-    data = np.atleast_1d(x._data)
+def _order(data, *, axis, descending):
+    """A stable sorting permutation along `axis` (int64)."""
     if descending:
         # sorting -x ascending, stably, keeps ties in their original order
         data = -(data.astype(np.int64) if data.dtype.kind in "bi" else data)
-    return np.argsort(data, axis=dim, kind="stable")
+    return np.argsort(data, axis=axis, kind="stable").astype(np.int64)
+
+
+argsort_p = no_grad_primitive("argsort", _order)
+argsort_p.batch = along_axes("argsort", "axis")
 
 
 @tensor_method("argsort")
 def argsort(x, dim=-1, descending=False, stable=False, *, axis=None):
     """Indices that sort `x` along `dim` (int64)."""
     dim = _dim(x, dim if axis is None else axis, "argsort")
-    return Tensor._make(_order(x, dim, descending).reshape(x.shape).astype(np.int64))
+    if not x.ndim:
+        return apply(argsort_p, x.reshape(1), axis=0, descending=descending).reshape(())
+    return apply(argsort_p, x, axis=dim, descending=descending)
 
 
 @tensor_method("sort")
@@ -50,10 +58,10 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     size = x.shape[dim] if x.ndim else 1
     if not 0 <= k <= size:
         raise ValueError(f"topk: k={k} is out of range for dimension {dim} of size {size}")
-    order = _order(x, dim, descending=largest)
-    indices = Tensor._make(np.take(order, np.arange(k), axis=dim).astype(np.int64))
     if not x.ndim:
+        indices = argsort(x).reshape(1)[:k]
         return ValuesIndices(x if k else x.reshape(1)[:0], indices.reshape(()) if k else indices)
+    indices = argsort(x, dim, descending=largest).narrow(dim, 0, k)
     return ValuesIndices(take_along_dim(x, indices, dim), indices)
 
 
@@ -64,7 +72,7 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     dim = _dim(x, dim, "kthvalue")
     if x.ndim:
         values = values.narrow(dim, k - 1, 1)
-        indices = Tensor._make(np.take(indices._data, [k - 1], axis=dim))
+        indices = indices.narrow(dim, k - 1, 1)
         if not keepdim:
             values, indices = values.squeeze(dim), indices.squeeze(dim)
     return ValuesIndices(values, indices)
