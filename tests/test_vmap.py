@@ -171,3 +171,25 @@ def test_grad_of_a_shared_input_inside_vmap_points_to_func_grad():
     w = fg.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="use\nfluxgrad.func.grad|fluxgrad.func.grad"):
         func.vmap(lambda a: fg.grad((a * w).sum(), w)[0])(fg.ones(3, 2))
+
+
+def test_per_example_gradients_of_cross_entropy_with_class_targets():
+    model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 3))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    X = fg.tensor(rng.standard_normal((6, 4)))
+    Y = fg.tensor(np.array([0, 2, 1, 1, 0, 2]))
+
+    def loss(p, x, y):
+        return fg.nn.functional.cross_entropy(func.functional_call(model, p, (x[None],)), y[None])
+    per_example = func.vmap(func.grad(loss), in_dims=(None, 0, 0))(params, X, Y)
+    for i in range(6):
+        model.zero_grad()
+        loss(dict(model.named_parameters()), X[i], Y[i]).backward()
+        np.testing.assert_allclose(per_example["0.weight"][i].numpy(), model[0].weight.grad.numpy(),
+                                   rtol=1e-6, atol=1e-7)
+
+
+def test_out_of_range_class_targets_of_any_example_are_an_error():
+    with pytest.raises(IndexError, match="target 7 is out of bounds for 3 classes"):
+        func.vmap(lambda x, y: fg.nn.functional.cross_entropy(x[None], y[None]))(
+            fg.ones(2, 3), fg.tensor(np.array([0, 7])))

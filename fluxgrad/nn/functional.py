@@ -7,7 +7,7 @@ The activations, softmax family, convolution and pooling are the ops of
 import numpy as np
 
 from .. import ops as _ops
-from .._core import dtypes
+from .._core import batching, dtypes
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import get_rng
@@ -289,41 +289,44 @@ def _class_axis(x, axis):
 
 
 def _index_targets(x, target, axis, ignore_index, op):
-    """Integer class targets as an array shaped like `x` without the class axis."""
-    idx = _indices(target, op)
+    """Integer class targets shaped like `x` without the class axis, and where they count."""
+    target = _tensor(target)
+    if target._data.dtype.kind not in "iu":
+        raise TypeError(f"{op}: expected integer class indices, got dtype {target.dtype}")
     expected = x.shape[:axis] + x.shape[axis + 1:]
-    if idx.shape != expected:
-        if idx.ndim == x.ndim and idx.shape[axis] == 1:
-            idx = np.squeeze(idx, axis)  # PaddlePaddle's [N, 1] labels
-        elif idx.size == int(np.prod(expected)) and idx.ndim <= 1:
-            idx = idx.reshape(expected)
-    if idx.shape != expected:
+    if target.shape != expected:
+        if target.ndim == x.ndim and target.shape[axis] == 1:
+            target = _ops.squeeze(target, axis)  # PaddlePaddle's [N, 1] labels
+        elif target.numel() == int(np.prod(expected)) and target.ndim <= 1:
+            target = _ops.reshape(target, expected)
+    if target.shape != expected:
         raise ValueError(f"{op}: expected class-index targets of shape {list(expected)} for input "
-                         f"shape {list(x.shape)} (classes on axis {axis}), got {list(idx.shape)}")
+                         f"shape {list(x.shape)} (classes on axis {axis}), got "
+                         f"{list(target.shape)}")
     classes = x.shape[axis]
-    valid = idx != ignore_index
-    bad = valid & ((idx < 0) | (idx >= classes))
+    values = batching.layers(target)[1]._data  # every example's targets, inside vmap too
+    bad = (values != ignore_index) & ((values < 0) | (values >= classes))
     if bad.any():
-        raise IndexError(f"{op}: target {int(idx[bad].flat[0])} is out of bounds for {classes} "
+        raise IndexError(f"{op}: target {int(values[bad].flat[0])} is out of bounds for {classes} "
                          f"classes (valid targets are 0..{classes - 1}, or ignore_index="
                          f"{ignore_index})")
-    return idx, valid
+    return target, _ops.not_equal(target, ignore_index)
 
 
 def _target_matrix(x, idx, valid, axis, weight, smoothing):
-    """Per-element weights T so that loss = -sum_c T_c log p_c (one-hot, smoothed, weighted)."""
+    """Per-element weights T so that loss = -sum_c T_c log p_c (one-hot, smoothed, weighted),
+    and the total weight of the counted targets (the 'mean' denominator)."""
     classes = x.shape[axis]
     cls_shape = [1] * x.ndim
     cls_shape[axis] = classes
-    onehot = np.expand_dims(np.where(valid, idx, 0), axis) == np.arange(classes).reshape(cls_shape)
-    t = onehot * (1.0 - smoothing) + smoothing / classes if smoothing else onehot.astype(float)
-    w = None if weight is None else np.asarray(weight._data if isinstance(weight, Tensor)
-                                               else weight, float)
-    if w is not None:
-        t = t * w.reshape(cls_shape)
-    t = t * np.expand_dims(valid, axis)
-    denom = (w[np.where(valid, idx, 0)] * valid).sum() if w is not None else valid.sum()
-    return _const(t, x), float(denom)
+    picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
+    onehot = _ops.cast(_ops.equal(picked, Tensor(np.arange(classes).reshape(cls_shape))), x.dtype)
+    counted = _ops.cast(_ops.unsqueeze(valid, axis), x.dtype)
+    t = onehot * (1.0 - smoothing) + smoothing / classes if smoothing else onehot
+    if weight is None:
+        return t * counted, _ops.sum(counted)
+    w = _ops.reshape(_tensor(weight).detach().astype(x.dtype), cls_shape)
+    return t * w * counted, _ops.sum(onehot * w * counted)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -364,7 +367,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     t, denom = _target_matrix(x, idx, valid, axis, weight, label_smoothing)
     loss = -_ops.sum(logp * t, axis=axis)
     if reduction == "mean":
-        return _ops.sum(loss) / denom if denom else _ops.sum(loss) * float("nan")
+        return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
     return _reduce(loss, reduction, op)
 
 
@@ -379,7 +382,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     t, denom = _target_matrix(x, idx, valid, axis, weight, 0.0)
     loss = -_ops.sum(x * t, axis=axis)
     if reduction == "mean":
-        return _ops.sum(loss) / denom if denom else _ops.sum(loss) * float("nan")
+        return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
     return _reduce(loss, reduction, op)
 
 
