@@ -193,3 +193,13 @@ def test_out_of_range_class_targets_of_any_example_are_an_error():
     with pytest.raises(IndexError, match="target 7 is out of bounds for 3 classes"):
         func.vmap(lambda x, y: fg.nn.functional.cross_entropy(x[None], y[None]))(
             fg.ones(2, 3), fg.tensor(np.array([0, 7])))
+
+
+def test_embedding_and_one_hot_of_batched_indices_match_the_unbatched_call():
+    weight = fg.tensor(rng.standard_normal((5, 3)))
+    idx = fg.tensor(np.array([[0, 4], [2, 2], [1, 3]]))
+    F = fg.nn.functional
+    np.testing.assert_array_equal(func.vmap(lambda r: F.embedding(r, weight))(idx).numpy(),
+                                  F.embedding(idx, weight).numpy())
+    np.testing.assert_array_equal(func.vmap(lambda r: F.one_hot(r, 5))(idx).numpy(),
+                                  F.one_hot(idx, 5).numpy())

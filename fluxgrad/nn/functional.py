@@ -185,37 +185,37 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
 
 # --- embeddings ----------------------------------------------------------------------------
 def _indices(target, op):
-    arr = target._data if isinstance(target, Tensor) else np.asarray(target)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{op}: expected integer indices, got dtype "
-                        f"{dtypes.from_numpy_dtype(arr.dtype) if arr.dtype.kind in 'fb' else arr.dtype}")
-    return arr
+    """Integer indices as a tensor, and every example's values (inside vmap too) for checks."""
+    target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
+    if target._data.dtype.kind not in "iu":
+        raise TypeError(f"{op}: expected integer indices, got dtype {target.dtype}")
+    return target, batching.layers(target)[1]._data
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, *, sparse=False):
     """Rows of `weight` [num_embeddings, dim] picked by the integer `input`; `padding_idx` gets no gradient."""
-    idx = _indices(input, "embedding")
+    rows, idx = _indices(input, "embedding")
     num = weight.shape[0]
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError(f"embedding: index {int(idx.max() if idx.max() >= num else idx.min())} "
                          f"is out of range for {num} embeddings")
-    rows = Tensor._make(idx)
     out = weight[rows]
     if padding_idx is not None:
-        mask = Tensor._make((idx == padding_idx % num)[..., None])
+        mask = _ops.unsqueeze(_ops.equal(rows, padding_idx % num), -1)
         out = _ops.where(mask, weight.detach()[rows], out)
     return out
 
 
 def one_hot(input, num_classes=-1):
     """Integer tensor of indices -> int64 one-hot tensor with a trailing class axis."""
-    idx = _indices(input, "one_hot")
+    classes, idx = _indices(input, "one_hot")
     if num_classes < 0:
         num_classes = int(idx.max()) + 1 if idx.size else 0
     if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
         raise ValueError(f"one_hot: class values must be in [0, {num_classes}), got values in "
                          f"[{idx.min()}, {idx.max()}]")
-    return Tensor._make((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+    matches = _ops.equal(_ops.unsqueeze(classes, -1), Tensor(np.arange(num_classes)))
+    return _ops.cast(matches, dtypes.int64)
 
 
 # --- losses -------------------------------------------------------------------------------

@@ -10,18 +10,22 @@ which travel as constant inputs of the primitive. Four primitives cover it:
                  the getitem again, so gradients of any order stay exact,
   index_put   x with the indexed entries replaced by (or increased by) value.
 gather, scatter, index_select, take_along_axis and friends build index arrays
-and use these.
+and use these. Inside vmap an index tensor may differ between examples (a
+BatchedTensor): it then travels as a tensor input, not as its array, and the
+batching rules below index each example with its own.
 """
 import numbers
 import operator
 
 import numpy as np
 
+from .._core.batching import BatchedTensor, move_dim
 from .._core.dispatch import apply
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
+from ._batch import front
 from ._family import cast_to, linear
 from .elementwise import where
 from .shape import _dim, broadcast_tensors, reshape
@@ -67,17 +71,23 @@ def _normalize(index):
                              "slices, None, ..., or integer / boolean tensors")
         kind = a.dtype.kind
         if kind in "iu":
-            if a.ndim == 0:
+            if a.ndim == 0 and type(e) is not BatchedTensor:
                 static.append(int(a))
                 continue
         elif kind != "b":
             if a.size:
                 raise IndexError(f"tensors used as indices must be integer or boolean, not "
                                  f"{a.dtype}")
-            a = a.astype(np.int64)
+            e = a = a.astype(np.int64)
         static.append(ARRAY)
-        arrays.append(a)
+        arrays.append(_per_example(e, a))
     return tuple(static), arrays
+
+
+def _per_example(t, a):
+    """The index `t` (whose array is `a`) as a primitive's input: its array, or itself where it
+    differs between the examples of a vmap (its array is only the first example's)."""
+    return t if type(t) is BatchedTensor else a
 
 
 def _build(index, arrays):
@@ -112,6 +122,130 @@ def _index_put_impl(x, value, *arrays, index, accumulate):
     return out
 
 
+def _is_mask(a):
+    return getattr(a, "_data", a).dtype.kind == "b"
+
+
+def _layout(index, arrays, bdims, ndim):
+    """How NumPy lays out x[index] for an x of rank `ndim` (`arrays` batched along `bdims`):
+    (first, dim, before, adjacent, k, rank). The advanced entries are the index arrays, and
+    the ints too when there are arrays; `first` is the first one's position in `index`,
+    `dim` and `before` the dimensions of x taken and of the result made by the entries
+    before it. The advanced entries' broadcast shape, of rank k, stays in their place if
+    they are `adjacent` in `index`, else it goes first. `rank`: the result's rank."""
+    if not any(e is Ellipsis for e in index):
+        index = index + (Ellipsis,)  # the dimensions left over
+    spans = []  # (dimensions of x taken, of the result made) by each entry; made None: advanced
+    k = 0
+    rest = iter(zip(arrays, bdims))
+    for e in index:
+        if e is ARRAY:
+            a, b = next(rest)
+            r = a.ndim - (b is not None)
+            spans.append((r, None) if _is_mask(a) else (1, None))
+            k = max(k, 1 if _is_mask(a) else r)
+        elif e is None:
+            spans.append((0, 1))
+        elif type(e) is slice:
+            spans.append((1, 1))
+        elif e is not Ellipsis:
+            spans.append((1, None if arrays else 0))
+        else:
+            spans.append(e)
+    left = ndim - sum(s[0] for s in spans if s is not Ellipsis)
+    spans = [(left, left) if s is Ellipsis else s for s in spans]
+    rank = sum(s[1] for s in spans if s[1] is not None)
+    advanced = [i for i, s in enumerate(spans) if s[1] is None]
+    if not advanced:
+        return None, 0, 0, True, 0, rank
+    first = advanced[0]
+    return (first, sum(s[0] for s in spans[:first]), sum(s[1] for s in spans[:first]),
+            advanced[-1] - first == len(advanced) - 1, k, rank + k)
+
+
+def _batch_size(bdims, inputs):
+    return next(x.shape[b] for x, b in zip(inputs, bdims) if b is not None)
+
+
+def _batched_index(index, arrays, bdims, ndim, size, x_batched):
+    """`index` and its arrays for the whole batch: (index, arrays, x_dim, out_dim, rank), where
+    x's batch dimension must be at x_dim (None: x stays unbatched) and the batch lands at
+    out_dim of the result, whose examples have rank `rank`."""
+    first, dim, before, adjacent, k, rank = _layout(index, arrays, bdims, ndim)
+    if all(b is None for b in bdims):
+        # the batch is one more leading slice; NumPy moves it behind the advanced
+        # dimensions when it puts them first
+        return (slice(None),) + index, arrays, 0, 0 if adjacent else k, rank
+    if any(b is not None and _is_mask(a) for a, b in zip(arrays, bdims)):
+        raise IndexError("vmap: a boolean mask that differs between the examples of the batch "
+                         "selects a different number of entries from each; use "
+                         "fluxgrad.where or masked_fill instead of indexing with it")
+    # Each index array gets the batch as its leading dimension (broadcast against the others);
+    # a batched x is indexed by the batch position too, an index right before the others.
+    arrays = [a if b is None else _lead(front(a, b), k) for a, b in zip(arrays, bdims)]
+    out_dim = before if adjacent else 0
+    if not x_batched:
+        return index, arrays, None, out_dim, rank
+    batch = np.arange(size).reshape((size,) + (1,) * k)
+    return index[:first] + (ARRAY,) + index[first:], [batch] + arrays, dim, out_dim, rank
+
+
+def _lead(a, k):
+    """`a`, batched in front, padded to rank k + 1 so that its examples broadcast as they do."""
+    return reshape(a, a.shape[:1] + (1,) * (k + 1 - a.ndim) + a.shape[1:])
+
+
+def _batch_at(x, bdim, dim, size):
+    """x with its batch dimension at `dim` (broadcast there if x is unbatched)."""
+    if bdim is not None:
+        return move_dim(x, bdim, dim)
+    x = reshape(x, x.shape[:dim] + (1,) + x.shape[dim:])
+    return x.broadcast_to(x.shape[:dim] + (size,) + x.shape[dim + 1:])
+
+
+def _slice_batch(bdims, x, *, index):
+    return apply(slice_p, front(x, bdims[0]), index=(slice(None),) + index), 0
+
+
+def _index_batch(bdims, x, *arrays, index):
+    size = _batch_size(bdims, (x,) + arrays)
+    ndim = x.ndim - (bdims[0] is not None)
+    index, arrays, x_dim, out_dim, _ = _batched_index(index, arrays, bdims[1:], ndim, size,
+                                                      bdims[0] is not None)
+    if x_dim is not None:
+        x = move_dim(x, bdims[0], x_dim)
+    return apply(index_p, x, *arrays, index=index), out_dim
+
+
+def _scatter_batch(bdims, out_bar, *arrays, index, shape):
+    size = _batch_size(bdims, (out_bar,) + arrays)
+    index, arrays, x_dim, out_dim, _ = _batched_index(index, arrays, bdims[1:], len(shape),
+                                                      size, True)
+    out_bar = _batch_at(out_bar, bdims[0], out_dim, size)
+    return apply(index_scatter_p, out_bar, *arrays, index=index,
+                 shape=shape[:x_dim] + (size,) + shape[x_dim:]), x_dim
+
+
+def _put_batch(bdims, x, value, *arrays, index, accumulate):
+    size = _batch_size(bdims, (x, value) + arrays)
+    ndim = x.ndim - (bdims[0] is not None)
+    index, arrays, x_dim, out_dim, rank = _batched_index(index, arrays, bdims[2:], ndim, size,
+                                                         True)
+    x = _batch_at(x, bdims[0], x_dim, size)
+    if isinstance(value, Tensor):
+        value = _value_batch(value, bdims[1], rank, out_dim)
+    return apply(index_put_p, x, value, *arrays, index=index, accumulate=accumulate), x_dim
+
+
+def _value_batch(value, bdim, rank, dim):
+    """`value`, which broadcasts against results of rank `rank`, as rank + 1 dimensions with its
+    batch (or a size-1 dimension if unbatched) at `dim`."""
+    value = front(value, bdim) if bdim is not None else reshape(value, (1,) + value.shape)
+    shape = value.shape[1:]
+    shape = (1,) * (rank - len(shape)) + shape[max(len(shape) - rank, 0):]
+    return move_dim(reshape(value, value.shape[:1] + shape), 0, dim)
+
+
 def _take(x, arrays, index):
     """x[index] as the primitive that fits it."""
     if arrays:
@@ -122,20 +256,22 @@ def _take(x, arrays, index):
 slice_p = linear("slice", lambda x, *, index: x[index],
                  lambda out_bar, x, *, index: apply(index_scatter_p, out_bar, index=index,
                                                     shape=x.shape),
-                 view=True)
+                 view=True, batch=_slice_batch)
 
 index_p = Primitive(
     "index", lambda x, *arrays, index: x[_build(index, arrays)],
     vjp=(lambda out_bar, out, x, *arrays, index: apply(
         index_scatter_p, out_bar, *arrays, index=index, shape=x.shape),),
     jvp=lambda tangents, out, x, *arrays, index: apply(index_p, tangents[0], *arrays,
-                                                       index=index), saves_inputs=False)
+                                                       index=index), saves_inputs=False,
+    batch=_index_batch)
 
 index_scatter_p = Primitive(
     "index_scatter", _scatter_impl,
     vjp=(lambda out_bar, out, g, *arrays, index, shape: _take(out_bar, arrays, index),),
     jvp=lambda tangents, out, g, *arrays, index, shape: apply(
-        index_scatter_p, tangents[0], *arrays, index=index, shape=shape), saves_inputs=False)
+        index_scatter_p, tangents[0], *arrays, index=index, shape=shape), saves_inputs=False,
+    batch=_scatter_batch)
 
 
 def _index_put_value_vjp(out_bar, out, x, value, *arrays, index, accumulate):
@@ -162,7 +298,7 @@ index_put_p = Primitive(
     vjp=(lambda out_bar, out, x, value, *arrays, index, accumulate: out_bar if accumulate
          else apply(index_put_p, out_bar, 0.0, *arrays, index=index, accumulate=False),
          _index_put_value_vjp),
-    jvp=_index_put_jvp, saves_inputs=False)
+    jvp=_index_put_jvp, saves_inputs=False, batch=_put_batch)
 
 
 @tensor_method("__getitem__")
@@ -184,6 +320,10 @@ def _value_for(x, value):
 
 
 def _tracked(*tensors):
+    """Whether an in-place write must run as an op: it is recorded, or some tensor differs
+    between the examples of a vmap."""
+    if any(type(t) is BatchedTensor for t in tensors):
+        return True
     if _forward_state.level and any(getattr(t, "_tangent", None) is not None for t in tensors):
         return True
     return _grad_state.enabled and any(isinstance(t, Tensor) and t._requires_grad
@@ -193,7 +333,7 @@ def _tracked(*tensors):
 def _put(x, static, arrays, value, accumulate):
     """Write `value` into x[index] in place (set or add), recording it when it matters."""
     value = _value_for(x, value)
-    if not _tracked(x, value):
+    if not _tracked(x, value, *arrays):
         idx = _build(static, arrays)
         data = value._data if isinstance(value, Tensor) else value
         try:
@@ -218,6 +358,8 @@ def _put(x, static, arrays, value, accumulate):
 def _before(x):
     """The 'before' of an in-place op: x's data and history, on a version counter of its own
     (the rules of index_put never read x's values, which the op overwrites)."""
+    if type(x) is BatchedTensor:
+        return x._before_inplace()
     before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
     before._tangent = x._tangent
     return before
@@ -261,8 +403,14 @@ def _index_array(index, op):
     if a.dtype.kind not in "iu":
         if a.size:
             raise TypeError(f"{op}: the index must hold integers, not {a.dtype}")
-        a = a.astype(np.int64)
-    return a
+        return a.astype(np.int64)
+    return _per_example(index, a)
+
+
+def _known(index):
+    """Whether the values of a nonempty index can be checked here (else, differing between
+    examples, they are checked by the indexing itself)."""
+    return type(index) is not BatchedTensor and index.size > 0
 
 
 def _along(shape, dim, index):
@@ -284,7 +432,7 @@ def _check_along(x, dim, index, op, src=None):
     if src is not None and any(m > n for n, m in zip(src.shape, index.shape)):
         raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the source's "
                          f"{list(src.shape)}")
-    if index.size and (index.min() < -x.shape[dim] or index.max() >= x.shape[dim]):
+    if _known(index) and (index.min() < -x.shape[dim] or index.max() >= x.shape[dim]):
         raise IndexError(f"{op}: index values must lie in [{-x.shape[dim]}, "
                          f"{x.shape[dim] - 1}] for dimension {dim} of size {x.shape[dim]}")
 
@@ -431,7 +579,7 @@ def take_along_dim(x, indices, dim=None):
                          f"broadcast against the tensor's {list(x.shape)} outside dimension "
                          f"{dim}") from None
     n = x.shape[dim]
-    if index.size and (index.min() < -n or index.max() >= n):
+    if _known(index) and (index.min() < -n or index.max() >= n):
         raise IndexError(f"take_along_dim: indices must lie in [{-n}, {n - 1}] for dimension "
                          f"{dim} of size {n}")
     static, grids = _along(x.shape, dim, index)
@@ -479,7 +627,7 @@ def masked_fill(x, mask, value):
 
 @tensor_method("masked_fill_")
 def masked_fill_(x, mask, value):
-    if not _tracked(x, value):
+    if not _tracked(x, mask, value):
         mask = _mask(mask, "masked_fill_")
         np.copyto(x._data, getattr(value, "_data", value), casting="unsafe", where=mask._data)
         x._version[0] += 1
@@ -493,13 +641,18 @@ def masked_select(x, mask):
     mask = _mask(mask, "masked_select")
     if mask.shape != x.shape:
         x, mask = broadcast_tensors(x, mask)
-    return apply(index_p, x, mask._data, index=(ARRAY,))
+    return apply(index_p, x, _per_example(mask, mask._data), index=(ARRAY,))
 
 
 @tensor_method("nonzero")
 def nonzero(x, *, as_tuple=False):
     """Positions of the nonzero entries: an (n, ndim) int64 tensor, or one 1-d tensor per
     dimension with as_tuple=True."""
+    if type(x) is BatchedTensor:
+        raise RuntimeError(
+            f"vmap: nonzero of a tensor of shape {list(x.shape)} that differs between the "
+            "examples of the batch would give each example a different number of entries, "
+            "so it cannot be vmapped; use fluxgrad.where (or a mask in arithmetic) instead")
     found = np.nonzero(x._data) if x.ndim else np.nonzero(x._data.reshape(1))
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in found)

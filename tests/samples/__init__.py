@@ -23,6 +23,7 @@ class Sample:
     torch_fn: Optional[Callable] = None
     second_order: bool = True  # False where the second derivative is not defined / not smooth
     in_place: bool = False  # fn writes its other arguments into a copy of the first one
+    vmap: bool = True  # False where fn writes its arguments into a tensor it creates itself
     rtol: float = 1e-6
     atol: float = 1e-7
 

@@ -118,7 +118,7 @@ def _setitem(x, index, v=None, value=None):
 
 
 def _put_samples():
-    return [
+    samples = [
         Sample("index_put", lambda x, v: _setitem(x, 1, v), [normal(3, 2), normal(2, seed=1)],
                lambda x, v: _setitem(x, 1, v)),
         Sample("index_put", lambda x, v: _setitem(x, (slice(None), 0), v),
@@ -137,7 +137,8 @@ def _put_samples():
                lambda x, v: _setitem(x, (_t([2, 0]), _t([1, 1])), v)),
         # a value that requires grad written into a constant buffer
         Sample("index_put", lambda v: _setitem(fg.zeros(3, 2, dtype=fg.float64), 1, v),
-               [normal(2)], lambda v: _setitem(_t(np.zeros((3, 2))), 1, v)),
+               [normal(2)], lambda v: _setitem(_t(np.zeros((3, 2))), 1, v),
+               vmap=False),  # vmap refuses to write examples into a tensor they all share
         Sample("index_put", lambda x, v: x.index_put((_f(ROWS),), v, accumulate=True),
                [normal(3, 2), normal(4, 2, seed=1)],
                lambda x, v: x.index_put((_t(ROWS),), v, accumulate=True)),
@@ -174,6 +175,9 @@ def _put_samples():
         Sample("where", lambda x, v: x.masked_fill(_f(MASK[0]), v), [normal(3, 4), normal()],
                lambda x, v: x.masked_fill(_t(MASK[0]), v)),
     ]
+    for sample in samples:  # the setitem ones write into a copy of their first argument
+        sample.in_place = "_setitem" in sample.fn.__code__.co_names and sample.vmap
+    return samples
 
 
 def _inplace(method, *args):
@@ -201,5 +205,11 @@ def _inplace_samples():
     ]
 
 
+def _in_place(samples):
+    for sample in samples:
+        sample.in_place = sample.vmap
+    return samples
+
+
 SAMPLES = (_slice_samples() + _index_samples() + _scatter_samples() + _put_samples()
-           + _inplace_samples())
+           + _in_place(_inplace_samples()))
