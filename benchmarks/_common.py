@@ -36,11 +36,24 @@ def torch_or_none():
     return torch
 
 
-def report(name, ours, theirs, target=None):
+def jax_or_none():
+    """jax on one CPU thread in float64, if it is installed (never required)."""
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1")
+    try:
+        import jax
+    except ImportError:
+        return None
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    return jax
+
+
+def report(name, ours, theirs, target=None, peer="torch"):
     line = f"{name:<55} fluxgrad {ours * 1e6:10.1f} us"
     if theirs is not None:
         ratio = ours / theirs
-        line += f"   torch {theirs * 1e6:10.1f} us   ratio {ratio:5.2f}x"
+        line += f"   {peer} {theirs * 1e6:10.1f} us   ratio {ratio:5.2f}x"
         if target is not None:
             line += f"  (target <= {target}x: {'met' if ratio <= target else 'NOT met'})"
     print(line, flush=True)

@@ -5,14 +5,15 @@
 Hessian and Hessian-vector product of f(x) = sum(tanh(W @ x) ** 2) with W 64x64, and the
 per-sample Jacobian of a 2-layer MLP (32 -> 64 -> 16) for a batch of 128 inputs, both as
 vmap(jacrev(mlp)) and with fluxgrad's batched lazy Jacobian (every row in one vectorised
-pass), against torch.func's vmap(jacrev).
+pass), against torch.func's vmap(jacrev). The Hessian is also compared with jax.hessian (with
+and without jit) where jax is installed.
 """
 import _common  # noqa: F401  (sets single-thread environment before numpy loads)
 
 import numpy as np
 
 import fluxgrad as fg
-from _common import best_time, report, torch_or_none
+from _common import best_time, jax_or_none, report, torch_or_none
 from fluxgrad import func
 
 rng = np.random.default_rng(0)
@@ -50,6 +51,16 @@ def main():
         theirs[2] = best_time(lambda: per_sample(tb))
     report("hessian, f = sum(tanh(W x)^2), W 64x64", ours_h, theirs[0], target=1.0)
     report("hessian-vector product of the same f", ours_hvp, theirs[1], target=1.0)
+    jax = jax_or_none()
+    if jax is not None:
+        jW, jx = jax.numpy.asarray(W), jax.numpy.asarray(x)
+        jax_hessian = jax.hessian(lambda t: (jax.numpy.tanh(jW @ t) ** 2).sum())
+        jitted = jax.jit(jax_hessian)
+        jitted(jx).block_until_ready()
+        report("  the same hessian vs jax.hessian, no jit", ours_h,
+               best_time(lambda: jax_hessian(jx).block_until_ready(), repeat=3), peer="jax")
+        report("  the same hessian vs jax.jit(jax.hessian)", ours_h,
+               best_time(lambda: jitted(jx).block_until_ready()), peer="jax")
     report("vmap(jacrev(MLP 32-64-16)), batch 128", ours_vmap, theirs[2], target=1.0)
     report("lazy batched Jacobian of the same MLP", ours_jac, theirs[2], target=1.0)
 
