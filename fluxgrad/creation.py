@@ -1,7 +1,7 @@
 """Making tensors: from data, filled, ranges, and random (from fluxgrad's own seeded generator)."""
 import numpy as np
 
-from ._core import dtypes
+from ._core import batching, dtypes
 from ._core.tensor import Tensor, as_array, tensor_method
 
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
@@ -101,14 +101,25 @@ def eye(n, m=None, dtype=None, requires_grad=False):
     return _new(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)), requires_grad)
 
 
+def _random(draw, shape, np_dtype, requires_grad):
+    """`draw(shape)` as a tensor; inside vmap(randomness='different') a different draw for
+    every example (see `batching.random_levels`)."""
+    levels = batching.random_levels()
+    lead = tuple(batching.batch_size(level) for level in levels)
+    t = _new(draw(lead + tuple(shape)).astype(np_dtype), requires_grad)
+    for level in reversed(levels):
+        t = batching.wrap(t, level, 0)
+    return t
+
+
 def rand(*shape, dtype=None, requires_grad=False):
     """Uniform samples on [0, 1)."""
-    return _new(_rng.random(_shape(shape)).astype(_float(dtype)), requires_grad)
+    return _random(_rng.random, _shape(shape), _float(dtype), requires_grad)
 
 
 def randn(*shape, dtype=None, requires_grad=False):
     """Standard normal samples."""
-    return _new(_rng.standard_normal(_shape(shape)).astype(_float(dtype)), requires_grad)
+    return _random(_rng.standard_normal, _shape(shape), _float(dtype), requires_grad)
 
 
 def randint(low=0, high=None, shape=(), dtype=None, requires_grad=False):
@@ -118,7 +129,8 @@ def randint(low=0, high=None, shape=(), dtype=None, requires_grad=False):
     if isinstance(shape, int):
         shape = (shape,)
     dtype = dtypes.as_dtype(dtype or "int64")
-    return _new(_rng.integers(low, high, size=_shape((shape,))).astype(dtype.np), requires_grad)
+    return _random(lambda size: _rng.integers(low, high, size=size), _shape((shape,)), dtype.np,
+                   requires_grad)
 
 
 def _like(x, dtype):

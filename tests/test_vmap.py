@@ -203,3 +203,14 @@ def test_embedding_and_one_hot_of_batched_indices_match_the_unbatched_call():
                                   F.embedding(idx, weight).numpy())
     np.testing.assert_array_equal(func.vmap(lambda r: F.one_hot(r, 5))(idx).numpy(),
                                   F.one_hot(idx, 5).numpy())
+
+
+def test_random_numbers_inside_vmap_follow_the_randomness_argument():
+    x = fg.zeros(4, 3)
+    with pytest.raises(RuntimeError, match="randomness='different'"):
+        func.vmap(lambda t: t + fg.randn(3))(x)
+    fg.manual_seed(0)
+    different = func.vmap(lambda t: t + fg.randn(3), randomness="different")(x).numpy()
+    same = func.vmap(lambda t: fg.nn.functional.dropout(t + 1, 0.5), randomness="same")(x).numpy()
+    assert len({tuple(row) for row in different}) == 4
+    assert len({tuple(row) for row in same}) == 1 and set(same.ravel()) <= {0.0, 2.0}

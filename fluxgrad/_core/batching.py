@@ -20,6 +20,7 @@ from .tensor import Tensor
 class _State(threading.local):
     def __init__(self):
         self.sizes = {}  # open level -> batch size
+        self.randomness = {}  # open level -> 'error', 'different' or 'same'
         self.next_level = 1
 
 
@@ -238,12 +239,25 @@ def batch_size(level):
     return state.sizes[level]
 
 
-def open_level(size):
+def open_level(size, randomness="error"):
     level = state.next_level
     state.next_level += 1
     state.sizes[level] = size
+    state.randomness[level] = randomness
     return level
 
 
 def close_level(level):
     del state.sizes[level]
+    del state.randomness[level]
+
+
+def random_levels():
+    """The open levels whose examples each draw their own random numbers (in order)."""
+    for level, how in state.randomness.items():
+        if how == "error":
+            raise RuntimeError(
+                "vmap: random numbers are drawn inside a function vmapped with "
+                "randomness='error' (the default); pass randomness='different' for different "
+                "numbers in every example, or randomness='same' for the same numbers in all")
+    return [level for level, how in state.randomness.items() if how == "different"]

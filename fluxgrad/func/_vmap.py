@@ -19,7 +19,9 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     `in_dims`: the batch dimension of each argument (an int, None for an argument shared by
     every example, or a nested structure matching the arguments); `out_dims` likewise for
-    the outputs. `chunk_size` bounds how many examples run at once.
+    the outputs. `randomness`: whether random numbers drawn inside are an error (default),
+    'different' for every example or the 'same' for all. `chunk_size` bounds how many
+    examples run at once.
     """
     if randomness not in ("error", "different", "same"):
         raise ValueError(f"vmap: randomness must be 'error', 'different' or 'same', "
@@ -32,13 +34,13 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         leaves, dims, rebuild = _leaves_and_dims(args, in_dims)
         size = _batch_size(leaves, dims)
         if chunk_size is None or chunk_size >= size:
-            return _run(f, leaves, dims, rebuild, size, out_dims, kwargs)
+            return _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs)
         from ..ops import concat, narrow
         chunks = []
         for start in range(0, size, chunk_size):
             n = min(chunk_size, size - start)
             part = [x if d is None else narrow(x, d, start, n) for x, d in zip(leaves, dims)]
-            chunks.append(_run(f, part, dims, rebuild, n, out_dims, kwargs))
+            chunks.append(_run(f, part, dims, rebuild, n, out_dims, randomness, kwargs))
         out_leaves = [flatten(c)[0] for c in chunks]
         _, rebuild_out = flatten(chunks[0])
         out_d = _out_dims(out_dims, len(out_leaves[0]))
@@ -116,8 +118,8 @@ def _out_dims(out_dims, n):
     return [out_dims] * n
 
 
-def _run(f, leaves, dims, rebuild, size, out_dims, kwargs):
-    level = batching.open_level(size)
+def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
+    level = batching.open_level(size, randomness)
     try:
         wrapped = [x if d is None else batching.wrap(x, level, d) for x, d in zip(leaves, dims)]
         out = f(*rebuild(wrapped), **kwargs)

@@ -10,7 +10,7 @@ from .. import ops as _ops
 from .._core import batching, dtypes
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
-from ..creation import get_rng
+from ..creation import rand
 from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh, leaky_relu,
                               mish, relu, relu6, selu, sigmoid, silu, softplus, softsign,
                               tanhshrink)
@@ -77,8 +77,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
         return input
     if p == 1:
         return input * 0.0
-    keep = get_rng().random(input.shape) >= p
-    return input * _const(keep / (1.0 - p), input)
+    keep = _ops.greater_equal(rand(input.shape, dtype=dtypes.float64), p)
+    return input * _ops.cast(keep, input.dtype) * (1.0 / (1.0 - p))
 
 
 def _norm_stats(x, axes):
