@@ -214,3 +214,14 @@ def test_random_numbers_inside_vmap_follow_the_randomness_argument():
     same = func.vmap(lambda t: fg.nn.functional.dropout(t + 1, 0.5), randomness="same")(x).numpy()
     assert len({tuple(row) for row in different}) == 4
     assert len({tuple(row) for row in same}) == 1 and set(same.ravel()) <= {0.0, 2.0}
+
+
+def test_laplacian_is_differentiable_and_vmappable_for_pde_residuals():
+    # f(u) = sum(u^3): Laplacian 6 * sum(u), whose gradient is 6 everywhere
+    x = fg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    lap = func.laplacian(lambda u: (u ** 3).sum(), x)
+    np.testing.assert_allclose(lap.item(), 36.0, rtol=1e-12)
+    np.testing.assert_allclose(fg.grad(lap, x)[0].numpy(), [6.0, 6.0, 6.0], rtol=1e-12)
+    points = fg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    per_point = func.vmap(lambda p: func.laplacian(lambda u: (u ** 3).sum(), p))(points)
+    np.testing.assert_allclose(per_point.numpy(), [18.0, 42.0], rtol=1e-12)

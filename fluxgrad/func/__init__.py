@@ -191,12 +191,6 @@ def linearize(f, *primals):
     return out, jvp_fn
 
 
-def _unit(shape, index, like):
-    e = np.zeros(int(np.prod(shape)), like._data.dtype)
-    e[index] = 1
-    return Tensor(e.reshape(shape))
-
-
 def _basis(shape, like):
     """The unit vectors of a tensor of `shape`, stacked: shape [numel] + shape."""
     n = int(np.prod(shape))
@@ -290,20 +284,17 @@ def hvp(f, primals, tangents):
 
 
 def hessian_diag(f, x, method="exact", num_samples=64):
-    """The diagonal of f's Hessian at x: exact (one HVP per element) or Hutchinson's estimate."""
+    """The diagonal of f's Hessian at x: exact (an HVP per element) or Hutchinson's estimate
+    E[v * Hv] (random signs v); the HVPs run as one vectorised pass, differentiably."""
     if method == "exact":
-        diag = np.empty(x.numel(), x._data.dtype)
-        for i in range(x.numel()):
-            _, hv = hvp(f, (x,), (_unit(x.shape, i, x),))
-            diag[i] = hv._data.reshape(-1)[i]
-        return Tensor(diag.reshape(x.shape))
+        return _mean_of_v_times_hv(f, x, _basis(x.shape, x)) * x.numel()
     if method == "hutchinson":
-        total = zeros_like(x)
-        for v in _rademacher(x, num_samples):
-            _, hv = hvp(f, (x,), (v,))
-            total = total + v * hv
-        return total / num_samples
+        return _mean_of_v_times_hv(f, x, _rademacher(x, num_samples))
     raise ValueError(f"hessian_diag: method must be 'exact' or 'hutchinson', got {method!r}")
+
+
+def _mean_of_v_times_hv(f, x, directions):
+    return vmap(lambda v: v * hvp(f, (x,), (v,))[1])(directions).mean(0)
 
 
 def laplacian(f, x, method="exact", num_samples=64):
@@ -319,17 +310,12 @@ def hutchinson_trace(f, x, num_samples=64, of="hessian"):
     """Hutchinson's estimate E[vᵀ A v] of the trace of f's Hessian (or Jacobian, for square f)."""
     if of not in ("hessian", "jacobian"):
         raise ValueError(f"hutchinson_trace: of must be 'hessian' or 'jacobian', got {of!r}")
-    total = 0.0
-    for v in _rademacher(x, num_samples):
-        if of == "hessian":
-            _, av = hvp(f, (x,), (v,))
-        else:
-            _, av = jvp(f, (x,), (v,))
-        total = total + (v * av).sum()
-    return total / num_samples
+    if of == "hessian":
+        return _mean_of_v_times_hv(f, x, _rademacher(x, num_samples)).sum()
+    return vmap(lambda v: v * jvp(f, (x,), (v,))[1])(_rademacher(x, num_samples)).mean(0).sum()
 
 
 def _rademacher(x, n):
-    rng = get_rng()
-    for _ in range(n):
-        yield Tensor((rng.integers(0, 2, x.shape) * 2 - 1).astype(x._data.dtype))
+    """`n` random sign vectors shaped like x, stacked."""
+    signs = get_rng().integers(0, 2, (n,) + tuple(x.shape)) * 2 - 1
+    return Tensor(signs.astype(x._data.dtype))
