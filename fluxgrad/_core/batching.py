@@ -141,6 +141,14 @@ def rebuild(plain, found):
     return plain
 
 
+def to_physical_like(t, found):
+    """`t`, shaped like a tensor with batch layers `found`, shaped like its innermost physical
+    tensor instead (the layers' batch dimensions made visible, broadcast where `t` lacks them)."""
+    for level, bdim in found:
+        t = take_level(t, level, bdim, state.sizes[level])
+    return t
+
+
 def is_batched_at(t, level):
     while type(t) is BatchedTensor:
         if t._level == level:
@@ -187,9 +195,18 @@ def with_tangent(t, tangent):
     found, plain = layers(t)
     for level, bdim in found:
         tangent = take_level(tangent, level, bdim, state.sizes[level])
-    plain = plain._shallow_copy()
+    plain = _new_handle(plain)
     plain._tangent = tangent
     return rebuild(plain, found)
+
+
+def _new_handle(t):
+    """A new tensor object for `t`'s value that stays in `t`'s graph (a leaf's copy would be
+    a new leaf, which gradients and `forward_grad` would not trace back to `t`)."""
+    if t._requires_grad:
+        from .dispatch import apply
+        return apply(REGISTRY["alias"], t)
+    return t._shallow_copy()
 
 
 def spread(t, level):
@@ -205,7 +222,9 @@ def spread(t, level):
 
 def without_tangent(t):
     found, plain = layers(t)
-    return rebuild(plain._shallow_copy(), found)
+    plain = _new_handle(plain)
+    plain._tangent = None
+    return rebuild(plain, found)
 
 
 def apply_batched(prim, inputs, params):

@@ -69,10 +69,8 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     roots, root_seeds = [], []
     for y, seed in zip(outputs, seeds):
         found, plain = batching.layers(y)
-        for level, bdim in found:
-            seed = batching.take_level(seed, level, bdim, batching.batch_size(level))
         roots.append(plain)
-        root_seeds.append(seed)
+        root_seeds.append(batching.to_physical_like(seed, found))
     per_input = [batching.layers(x) for x in inputs]
     batched_levels = {level for y in outputs for level, _ in batching.layers(y)[0]}
     for i, (found, _) in enumerate(per_input):

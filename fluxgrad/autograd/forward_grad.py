@@ -4,6 +4,7 @@ Each node on a path from `inputs` to `outputs` gets its output tangent from its
 op's JVP rule, in topological order; no backward pass is run. The rules are
 fluxgrad ops, so with grad enabled the result is itself differentiable.
 """
+from .._core import batching
 from .._core.node import topological
 from .._core.tensor import Tensor
 from ..creation import ones_like
@@ -24,6 +25,9 @@ def forward_grad(outputs, inputs, grad_inputs=None):
         grad_inputs = (grad_inputs,) if isinstance(grad_inputs, Tensor) else tuple(grad_inputs)
     if len(grad_inputs) != len(inputs):
         raise ValueError(f"forward_grad: {len(inputs)} inputs but {len(grad_inputs)} grad_inputs")
+    if batching.state.sizes and any(type(t) is batching.BatchedTensor for t in outputs + inputs):
+        results = _batched(outputs, inputs, grad_inputs)
+        return results[0] if single else results
     tangents = {}
     for i, (x, v) in enumerate(zip(inputs, grad_inputs)):
         if not x.requires_grad:
@@ -49,6 +53,17 @@ def forward_grad(outputs, inputs, grad_inputs=None):
                 tangents[(id(node), index)] = t
     results = tuple(_broadcast(tangents.get(_key(y)), y) for y in outputs)
     return results[0] if single else results
+
+
+def _batched(outputs, inputs, grad_inputs):
+    """Inside vmap: the same pass on the physical tensors, for every example at once."""
+    out_layers = [batching.layers(y) for y in outputs]
+    in_layers = [batching.layers(x) for x in inputs]
+    dots = forward_grad([plain for _, plain in out_layers], [plain for _, plain in in_layers],
+                        [batching.to_physical_like(v, found)
+                         for v, (found, _) in zip(grad_inputs, in_layers)])
+    return tuple(None if d is None else batching.rebuild(d, found)
+                 for d, (found, _) in zip(dots, out_layers))
 
 
 def _key(x):

@@ -147,23 +147,15 @@ def jvp(f, primals, tangents, has_aux=False):
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    _check_tangents(primals, tangents)
     if _forward_state.level:
-        raise NotImplementedError("jvp: forward mode inside forward mode (jvp of jvp, jacfwd of "
-                                  "jacfwd) is not supported; nest reverse mode instead, e.g. "
-                                  "jacfwd(jacrev(f))")
+        return _jvp_along_graph(f, primals, tangents, has_aux)
     with forward_ad.dual_level():
         duals = []
-        for i, (p, t) in enumerate(zip(primals, tangents)):
+        for p, t in zip(primals, tangents):
             p_leaves, rebuild = flatten(p)
-            t_leaves, _ = flatten(t)
-            if len(p_leaves) != len(t_leaves):
-                raise ValueError(f"jvp: primal {i} and its tangent have different structures")
-            for x, v in zip(p_leaves, t_leaves):
-                if tuple(x.shape) != tuple(v.shape):
-                    raise ValueError(f"jvp: a tangent has shape {list(v.shape)} but its primal "
-                                     f"has shape {list(x.shape)}; they must match")
-            duals.append(rebuild([forward_ad.make_dual(x, v) for x, v in zip(p_leaves,
-                                                                             t_leaves)]))
+            duals.append(rebuild([forward_ad.make_dual(x, v)
+                                  for x, v in zip(p_leaves, flatten(t)[0])]))
         out = f(*duals)
         out, aux = _split_aux(out, has_aux, "jvp")
         leaves, rebuild = flatten(out)
@@ -171,6 +163,39 @@ def jvp(f, primals, tangents, has_aux=False):
     primal_out = rebuild([p for p, _ in unpacked])
     tangent_out = rebuild([zeros_like(p) if t is None else t for p, t in unpacked])
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
+
+
+def _check_tangents(primals, tangents):
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        p_leaves, t_leaves = flatten(p)[0], flatten(t)[0]
+        if len(p_leaves) != len(t_leaves):
+            raise ValueError(f"jvp: primal {i} and its tangent have different structures")
+        for x, v in zip(p_leaves, t_leaves):
+            if tuple(x.shape) != tuple(v.shape):
+                raise ValueError(f"jvp: a tangent has shape {list(v.shape)} but its primal "
+                                 f"has shape {list(x.shape)}; they must match")
+
+
+def _jvp_along_graph(f, primals, tangents, has_aux):
+    """jvp inside forward mode (jvp of jvp, jacfwd of jacfwd): f runs once, recording its
+    graph (the outer tangents flow through it as usual), then the inner tangents are pushed
+    along that graph by the ops' JVP rules, which carry the outer tangents in turn."""
+    with enable_grad():
+        args, prepared = _prepare_args(primals, range(len(primals)))
+        out = f(*args)
+    out, aux = _split_aux(out, has_aux, "jvp")
+    out_leaves, rebuild_out = flatten(out)
+    inputs = [x for _, new, _ in prepared for x in new]
+    pairs = [(x, v) for x, v in zip(inputs, [v for t in tangents for v in flatten(t)[0]])
+             if x.requires_grad]
+    dots = [None] * len(out_leaves)
+    if pairs and any(y.requires_grad for y in out_leaves):
+        with enable_grad():
+            dots = forward_grad(out_leaves, [x for x, _ in pairs], [v for _, v in pairs])
+            dots = (dots,) if isinstance(dots, Tensor) else dots
+    tangent_out = rebuild_out([zeros_like(y) if d is None else d
+                               for y, d in zip(out_leaves, dots)])
+    return (out, tangent_out, aux) if has_aux else (out, tangent_out)
 
 
 def linearize(f, *primals):

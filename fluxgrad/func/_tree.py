@@ -10,6 +10,8 @@ def flatten(tree):
         if isinstance(node, (tuple, list)):
             parts = [walk(n) for n in node]
             kind = type(node)
+            if hasattr(node, "_fields"):  # a namedtuple, such as max's (values, indices)
+                return lambda it: kind(*(p(it) for p in parts))
             return lambda it: kind(p(it) for p in parts)
         if isinstance(node, dict):
             parts = {k: walk(v) for k, v in node.items()}

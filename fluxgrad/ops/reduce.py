@@ -4,7 +4,7 @@ Every reduction takes `axis`/`dim` as an int, a tuple or None (all axes) and
 `keepdim`/`keepdims`. Most primitives here are built by `_reduction`, which
 needs only the partials d out / d x: the VJP is the cotangent broadcast back
 over the reduced axes times the partials, the JVP sums the partials times the
-tangent. Ops without a derivative (argmax, all, ...) return plain tensors.
+tangent. Ops without a derivative (argmax, all, ...) are primitives with no VJP.
 """
 import builtins
 import functools
@@ -15,9 +15,10 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import ones_like, zeros_like
+from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
 from .elementwise import (abs, cast, equal, exp, logical_and, maximum, minimum, sign, where)
 from .shape import broadcast_to, expand_reduced, reshape
@@ -44,6 +45,20 @@ def _count(x, axis):
     return x.numel() if axis is None else int(np.prod([x.shape[a] for a in axis]))
 
 
+def _reduction_batch(name):
+    """The batching rule of a reduction over `axis` (a tuple of axes, or None for all)."""
+    def rule(bdims, x, *, axis, keepdims, **params):
+        x = front(x, bdims[0])
+        if x.ndim == 1:
+            # 0-d examples reduce over a size-1 axis: an empty axis tuple would mean every
+            # axis to the public reductions that the rules call
+            x, axis, keepdims = reshape(x, x.shape + (1,)), (1,), False
+        else:
+            axis = shifted_axes(axis, x.ndim - 1)
+        return apply(REGISTRY[name], x, axis=axis, keepdims=keepdims, **params), 0
+    return rule
+
+
 def _reduction(name, impl, partials):
     """A reduction stated by `partials(x, out, axis, **params)`: d out / d x, where `out`
     arrives broadcast back over the reduced axes."""
@@ -54,7 +69,13 @@ def _reduction(name, impl, partials):
     def jvp(tangents, out, x, *, axis, keepdims, **params):
         out = expand_reduced(out, x.ndim, axis, keepdims)
         return sum(tangents[0] * partials(x, out, axis, **params), axis, keepdims)
-    return Primitive(name, impl, vjp=(vjp,), jvp=jvp, saves_out=True)
+    return Primitive(name, impl, vjp=(vjp,), jvp=jvp, saves_out=True,
+                     batch=_reduction_batch(name))
+
+
+def _no_derivative(name, impl, batch):
+    """An op whose outputs are integers or bools: no VJP, and no tangent in forward mode."""
+    return Primitive(name, impl, jvp=lambda tangents, out, *xs, **params: None, batch=batch)
 
 
 # --- sum and mean ------------------------------------------------------------------------
@@ -63,7 +84,7 @@ sum_p = Primitive(
     vjp=(lambda out_bar, out, x, *, axis, keepdims:
          broadcast_to(expand_reduced(out_bar, x.ndim, axis, keepdims), x.shape),),
     jvp=lambda tangents, out, x, *, axis, keepdims: sum(tangents[0], axis, keepdims),
-    saves_inputs=False)
+    saves_inputs=False, batch=_reduction_batch("sum"))
 
 
 def _accumulating(x, dtype):
@@ -155,29 +176,48 @@ def amin(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
     return apply(amin_p, x, axis=axis, keepdims=keepdims)
 
 
-def _arg_extremum(np_fn, x, axis, keepdim, dim, keepdims, dtype, op):
+def _arg_batch(name):
+    def rule(bdims, x, *, axis, keepdims, dtype):
+        x = front(x, bdims[0])
+        prim = REGISTRY[name]
+        if axis is not None:
+            return apply(prim, x, axis=axis + 1, keepdims=keepdims, dtype=dtype), 0
+        # None: the index into each flattened example
+        index = apply(prim, reshape(x, (x.shape[0], -1)), axis=1, keepdims=False, dtype=dtype)
+        return reshape(index, x.shape[:1] + ((1,) * (x.ndim - 1) if keepdims else ())), 0
+    return rule
+
+
+def _arg_primitive(name, np_fn):
+    return _no_derivative(name, lambda x, *, axis, keepdims, dtype:
+                          np.asarray(np_fn(x, axis=axis, keepdims=keepdims), dtype=dtype),
+                          _arg_batch(name))
+
+
+argmax_p = _arg_primitive("argmax", np.argmax)
+argmin_p = _arg_primitive("argmin", np.argmin)
+
+
+def _arg_extremum(prim, x, axis, keepdim, dim, keepdims, dtype, op):
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
     if axis is not None and len(axis) > 1:
         raise TypeError(f"{op} takes one int axis or None, got {axis}")
     _check_nonempty(x, axis, op)
-    target = dtypes.as_dtype(dtype).np
-    if axis is None:
-        index = np.asarray(np_fn(x._data), dtype=target)
-        return Tensor._make(index.reshape((1,) * x.ndim) if keepdims else index)
-    return Tensor._make(np.asarray(np_fn(x._data, axis=axis[0], keepdims=keepdims), dtype=target))
+    return apply(prim, x, axis=None if axis is None else axis[0], keepdims=keepdims,
+                 dtype=dtypes.as_dtype(dtype).np)
 
 
 @tensor_method("argmax")
 def argmax(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
     """Index of the largest value along `axis` (of the flattened tensor if None); the first
     one on ties. No gradient."""
-    return _arg_extremum(np.argmax, x, axis, keepdim, dim, keepdims, dtype, "argmax")
+    return _arg_extremum(argmax_p, x, axis, keepdim, dim, keepdims, dtype, "argmax")
 
 
 @tensor_method("argmin")
 def argmin(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
     """Index of the smallest value along `axis`; the first one on ties. No gradient."""
-    return _arg_extremum(np.argmin, x, axis, keepdim, dim, keepdims, dtype, "argmin")
+    return _arg_extremum(argmin_p, x, axis, keepdim, dim, keepdims, dtype, "argmin")
 
 
 def _index_partials(arg):
@@ -370,7 +410,8 @@ def _scan(np_fn, x, axis, reverse):
 # the transpose of a cumulative sum is the cumulative sum in the other direction
 cumsum_p = linear("cumsum", lambda x, *, axis, reverse: _scan(np.cumsum, x, axis, reverse),
                   lambda out_bar, x, *, axis, reverse:
-                  apply(cumsum_p, out_bar, axis=axis, reverse=not reverse))
+                  apply(cumsum_p, out_bar, axis=axis, reverse=not reverse),
+                  batch=along_axes("cumsum", "axis"))
 
 
 def _cumprod_parts(x, axis, reverse):
@@ -415,7 +456,7 @@ def _cumprod_jvp(tangents, out, x, *, axis, reverse):
 
 cumprod_p = Primitive(
     "cumprod", lambda x, *, axis, reverse: _scan(np.cumprod, x, axis, reverse),
-    vjp=(_cumprod_vjp,), jvp=_cumprod_jvp)
+    vjp=(_cumprod_vjp,), jvp=_cumprod_jvp, batch=along_axes("cumprod", "axis"))
 
 
 def _cumulative(prim, x, axis, dtype, op):
@@ -455,7 +496,7 @@ def _add_n_jvp(tangents, out, *xs):
 
 add_n_p = Primitive("add_n", lambda *xs: functools.reduce(np.add, xs),
                     vjp=lambda out_bar, out, *xs: [out_bar] * len(xs), jvp=_add_n_jvp,
-                    saves_inputs=False)
+                    saves_inputs=False, batch=broadcasting("add_n"))
 
 
 def add_n(inputs):
@@ -476,9 +517,13 @@ def add_n(inputs):
 
 # --- logical reductions and counts: no gradient ------------------------------------------
 def _plain_reduction(np_fn, name, doc):
+    prim = _no_derivative(name, lambda x, *, axis, keepdims:
+                          np.asarray(np_fn(x, axis=axis, keepdims=keepdims)),
+                          _reduction_batch(name))
+
     def op(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
         axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, name)
-        return Tensor._make(np.asarray(np_fn(x._data, axis=axis, keepdims=keepdims)))
+        return apply(prim, x, axis=axis, keepdims=keepdims)
     op.__name__ = op.__qualname__ = name
     op.__doc__ = doc
     return tensor_method(name)(op)

@@ -6,11 +6,13 @@ inputs (1000 and more) neither overflow nor lose the result.
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import tensor_method
+from ._batch import front, shifted_axes
 from ._family import float_result, normalize_axis
 from .elementwise import cast, exp
 from .reduce import sum
+from .shape import reshape
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -29,6 +31,17 @@ def _log_softmax_impl(x, *, axis):
     return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
 
 
+def _batch(name):
+    def rule(bdims, x, *, axis):
+        x = front(x, bdims[0])
+        if axis is not None:
+            return apply(REGISTRY[name], x, axis=shifted_axes(axis, x.ndim - 1)), 0
+        # 0-d examples (axis None) work along a size-1 axis: None would take in the batch
+        out = apply(REGISTRY[name], reshape(x, x.shape + (1,)), axis=(1,))
+        return reshape(out, x.shape), 0
+    return rule
+
+
 # The softmax Jacobian diag(out) - out out^T is symmetric: the VJP and JVP share one form.
 def _softmax_rule(v, out, axis):
     return out * (v - sum(v * out, axis, keepdims=True))
@@ -38,14 +51,14 @@ softmax_p = Primitive(
     "softmax", _softmax_impl,
     vjp=(lambda out_bar, out, x, *, axis: _softmax_rule(out_bar, out, axis),),
     jvp=lambda tangents, out, x, *, axis: _softmax_rule(tangents[0], out, axis),
-    saves_out=True)
+    saves_out=True, batch=_batch("softmax"))
 
 log_softmax_p = Primitive(
     "log_softmax", _log_softmax_impl,
     vjp=(lambda out_bar, out, x, *, axis: out_bar - exp(out) * sum(out_bar, axis, keepdims=True),),
     jvp=lambda tangents, out, x, *, axis:
         tangents[0] - sum(exp(out) * tangents[0], axis, keepdims=True),
-    saves_out=True)
+    saves_out=True, batch=_batch("log_softmax"))
 
 
 def _prepare(x, axis, dim, dtype, op):

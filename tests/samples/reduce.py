@@ -257,5 +257,52 @@ def _add_n_samples():
     ]
 
 
+# --- ops without a derivative: indices of extrema, logical reductions, counts -----------------
+def _index_samples():
+    x = normal(2, 3, 4, seed=11)
+    samples = []
+    for op in ("argmax", "argmin"):
+        for axis, keepdim in [(None, False), (None, True), (0, False), (1, True), (-1, False)]:
+            samples.append(Sample(op, lambda x, op=op, a=axis, k=keepdim: getattr(fg, op)(x, a, k),
+                                  [x], lambda x, op=op, a=axis, k=keepdim:
+                                  getattr(x, op)(a, keepdim=k)))
+        samples += [
+            Sample(op, lambda x, op=op: getattr(x, op)(dim=0), [np.array(0.3)],
+                   lambda x, op=op: getattr(x, op)(0)),
+            Sample(op, lambda x, op=op: getattr(fg, op)(x, 1, dtype="int32").astype("int64"),
+                   [x], lambda x, op=op: getattr(x, op)(1)),
+        ]
+    return samples
+
+
+def _torch_logical(name, axis, keepdim):
+    def fn(x):
+        import torch
+        return getattr(torch, name)(x > 0, _torch_axis(axis, x.ndim), keepdim=keepdim)
+    return fn
+
+
+def _logical_samples():
+    # exact zeros stay zero, and signs stay, when a sample is scaled by a positive factor
+    x = np.where(np.abs(normal(2, 3, 4, seed=12)) < 0.5, 0.0, normal(2, 3, 4, seed=12))
+    samples = []
+    for op in ("all", "any"):
+        for axis, keepdim in AXES:
+            samples.append(Sample(op, lambda x, op=op, a=axis, k=keepdim:
+                                  getattr(fg, op)(x > 0, a, k), [x],
+                                  _torch_logical(op, axis, keepdim)))
+        samples.append(Sample(op, lambda x, op=op: getattr(x > 0, op)(), [np.array(-0.4)],
+                              lambda x, op=op: getattr(x > 0, op)()))
+    for axis, keepdim in AXES:
+        samples.append(Sample("count_nonzero", lambda x, a=axis, k=keepdim:
+                              fg.count_nonzero(x, a, k), [x],
+                              None if keepdim else lambda x, a=axis:
+                              x.count_nonzero(_torch_axis(a, x.ndim))))
+    samples.append(Sample("count_nonzero", fg.count_nonzero, [np.array(0.0)],
+                          lambda x: x.count_nonzero()))
+    return samples
+
+
 SAMPLES = (_sum_samples() + _var_std_samples() + _prod_samples() + _extremum_samples()
-           + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples())
+           + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples()
+           + _index_samples() + _logical_samples())
