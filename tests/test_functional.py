@@ -95,6 +95,22 @@ def test_jacobian_computes_the_rows_it_needs_in_one_vectorised_pass_per_chunk():
     assert (whole.passes, chunked.passes) == (1, 3)  # 7 rows: 3 + 3 + 1
 
 
+def test_overlapping_row_and_column_requests_reuse_the_cache_and_agree():
+    W = rng.standard_normal((5, 4))
+    x = fg.tensor(rng.standard_normal((3, 4)))
+    J = Jacobian(lambda t: fg.tanh(t @ fg.tensor(W).T), x, is_batched=True)
+    expected = (1 - np.tanh(x.numpy() @ W.T) ** 2)[:, :, None] * W
+    requests = [(slice(None), 1), (slice(None), slice(None), 0), (-1, slice(0, 3), 0),
+                (slice(None), slice(1, 4), slice(None, None, 2)), (Ellipsis, 3), (slice(None),)]
+    passes = []
+    for index in requests:
+        np.testing.assert_allclose(J[index].numpy(), expected[index], rtol=1e-12)
+        passes.append(J.passes)
+    # each request computes only what it lacks, by the mode that needs fewer passes: row 1 by
+    # VJP, then columns 0, 2, 3 and 1 by JVP; the third request is covered by column 0
+    assert passes == [1, 2, 2, 3, 4, 5]
+
+
 def test_jacobian_chunk_size_must_be_positive():
     with pytest.raises(ValueError, match="chunk_size"):
         Jacobian(lambda t: t, fg.tensor([1.0]), chunk_size=0)

@@ -125,12 +125,27 @@ class Jacobian:
         return [Tensor(u.reshape((len(indices),) + tuple(t.shape))) for u, t in zip(units, tensors)]
 
     def _in_passes(self, indices, compute, store):
-        """Run `compute` on chunks of `indices` (each one vectorised pass) into `store`."""
+        """Run `compute` on chunks of `indices` (each one vectorised pass, giving a block with
+        one slice per index along axis 0) and note in `store` where each index's slice lies."""
         step = self._chunk_size or len(indices)
         for start in range(0, len(indices), step):
             chunk = indices[start:start + step]
             self.passes += 1
-            store.update(zip(chunk, compute(chunk)))
+            block = compute(chunk)
+            store.update((i, (block, k)) for k, i in enumerate(chunk))
+
+    @staticmethod
+    def _gather(store, indices):
+        """The cached slices `indices`, stacked along axis 0 (a block as it is when it holds
+        exactly these, in this order)."""
+        from ..ops import stack
+        block = store[indices[0]][0]
+        if all(store[i][0] is block for i in indices):
+            positions = [store[i][1] for i in indices]
+            if positions == list(range(block.shape[0])):
+                return block
+            return block[Tensor(np.asarray(positions, dtype=np.int64))]
+        return stack([store[i][0][store[i][1]] for i in indices])
 
     def _rows(self, indices):
         """Rows `indices` of J (every batch at once): one vectorised reverse pass."""
@@ -146,9 +161,9 @@ class Jacobian:
                                    self._outputs) if y.requires_grad]
         if not outputs:
             lead = (self._b,) if self._batched else ()
-            return [Tensor(np.zeros(lead + (self._n,), self._outputs[0]._data.dtype))
-                    for _ in indices]
-        return list(vmap(pull)(*seeds))
+            return Tensor(np.zeros((len(indices),) + lead + (self._n,),
+                                   self._outputs[0]._data.dtype))
+        return vmap(pull)(*seeds)
 
     def _cols(self, indices):
         """Columns `indices` of J: one vectorised forward pass along the recorded graph."""
@@ -156,10 +171,9 @@ class Jacobian:
             dots = forward_grad(self._outputs, self._inputs, list(tangents))
             return self._flat([zeros_like(y) if d is None else d
                                for y, d in zip(self._outputs, dots)], self._out_sizes)
-        return list(vmap(push)(*self._units(indices, self._inputs, self._in_sizes)))
+        return vmap(push)(*self._units(indices, self._inputs, self._in_sizes))
 
     def __getitem__(self, index):
-        from ..ops import stack
         self._build()
         full = self._expand(index if isinstance(index, tuple) else (index,))
         r = 1 if self._batched else 0
@@ -170,17 +184,29 @@ class Jacobian:
         if missing_rows and missing_cols:
             if len(missing_cols) < len(missing_rows):
                 self._in_passes(missing_cols, self._cols, self._cols_cache)
+                missing_cols = []
             else:
                 self._in_passes(missing_rows, self._rows, self._rows_cache)
-        picked = Tensor(np.asarray(wanted_cols, dtype=np.int64))
-        block = stack([self._rows_cache[i][..., picked] if i in self._rows_cache else
-                       stack([self._cols_cache[j][..., i] for j in wanted_cols], axis=-1)
-                       for i in wanted_rows], axis=r)
+                missing_rows = []
+        # every wanted row, or every wanted column, is cached now: [R, (B), N] or [C, (B), M]
+        if not missing_rows:
+            block = self._pick(self._gather(self._rows_cache, wanted_rows), wanted_cols, self._n)
+            block = block.movedim(0, r)
+        else:
+            block = self._pick(self._gather(self._cols_cache, wanted_cols), wanted_rows, self._m)
+            block = block.movedim(0, -1)
         if np.ndim(cols) == 0:
             block = block.squeeze(-1)
         if np.ndim(rows) == 0:
             block = block.squeeze(r)
         return block[full[0]] if self._batched else block
+
+    @staticmethod
+    def _pick(block, indices, size):
+        """`block`'s entries `indices` along its last axis (of length `size`)."""
+        if indices == list(range(size)):
+            return block
+        return block[..., Tensor(np.asarray(indices, dtype=np.int64))]
 
     def _expand(self, index):
         ndim = 3 if self._batched else 2
