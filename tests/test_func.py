@@ -179,3 +179,47 @@ def test_gradient_of_a_forward_over_reverse_product():
     v = fg.tensor([1.0, 0.5], dtype="float64")
     g = func.grad(lambda t: func.jvp(func.grad(lambda s: (s ** 4).sum()), (t,), (v,))[1].sum())(x)
     np.testing.assert_allclose(g.numpy(), 24 * x.numpy() * v.numpy())
+
+
+def test_forward_over_forward_matches_closed_forms():
+    x = fg.tensor([1.0, 2.0], dtype="float64")
+    u = fg.tensor([0.5, -1.0], dtype="float64")
+    v = fg.tensor([2.0, 3.0], dtype="float64")
+
+    def directional(t):  # the derivative of sum(t ** 4) along v: 4 t^3 . v
+        return func.jvp(lambda s: (s ** 4).sum(), (t,), (v,))[1]
+    second = func.jvp(directional, (x,), (u,))[1]  # 12 t^2 u v, summed
+    assert second.item() == pytest.approx(float((12 * x.numpy() ** 2 * u.numpy()
+                                                 * v.numpy()).sum()), rel=1e-14)
+    hessian = func.jacfwd(func.jacfwd(lambda t: (t ** 4).sum()))(x)
+    np.testing.assert_allclose(hessian.numpy(), np.diag(12 * x.numpy() ** 2), rtol=1e-14)
+
+
+def test_forward_over_forward_of_an_input_the_inner_function_ignores_is_zero():
+    x = fg.tensor([1.0, 2.0], dtype="float64")
+    inner = func.jacfwd(lambda t: fg.ones(3, dtype="float64") * 2.0)
+    np.testing.assert_array_equal(func.jacfwd(inner)(x).numpy(), np.zeros((3, 2, 2)))
+
+
+def test_nested_forward_mode_matches_torch_func():
+    torch = pytest.importorskip("torch")
+    W = rng.standard_normal((4, 3))
+    x, u, v = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
+    tW = torch.tensor(W)
+
+    def ours(t):
+        return fg.tanh(fg.tensor(W) @ t) * t.sum()
+
+    def theirs(t):
+        return torch.tanh(tW @ t) * t.sum()
+    for depth in (2, 3):
+        mine, reference = ours, theirs
+        for _ in range(depth):
+            mine, reference = func.jacfwd(mine), torch.func.jacfwd(reference)
+        np.testing.assert_allclose(mine(fg.tensor(x)).numpy(),
+                                   reference(torch.tensor(x)).numpy(), rtol=1e-10, atol=1e-13)
+    got = func.jvp(lambda t: func.jvp(ours, (t,), (fg.tensor(v),))[1], (fg.tensor(x),),
+                   (fg.tensor(u),))[1]
+    expected = torch.func.jvp(lambda t: torch.func.jvp(theirs, (t,), (torch.tensor(v),))[1],
+                              (torch.tensor(x),), (torch.tensor(u),))[1]
+    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10, atol=1e-13)
