@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fluxgrad import Tensor
+from fluxgrad._core.primitive import REGISTRY
 from fluxgrad.func import vmap
 from samples import all_samples
 
@@ -20,6 +21,13 @@ with_two_args = pytest.mark.parametrize(
     "sample", [s for s in SAMPLES if len(s.args) >= 2 and not s.in_place], ids=repr)
 in_place_with_two_args = pytest.mark.parametrize(
     "sample", [s for s in SAMPLES if len(s.args) >= 2 and s.in_place], ids=repr)
+
+
+def test_every_registered_op_has_a_batching_rule_tested_here():
+    without_rule = sorted(name for name, prim in REGISTRY.items() if prim.batch is None)
+    assert not without_rule, f"registered ops with no batching rule: {without_rule}"
+    untested = sorted(set(REGISTRY) - {s.op for s in SAMPLES})
+    assert not untested, f"registered ops with no vmappable Sample in tests/samples/: {untested}"
 
 
 def outputs(out):

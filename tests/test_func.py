@@ -74,6 +74,26 @@ def test_jvp_tangent_of_wrong_shape_raises():
         func.jvp(lambda t: t * 2, (fg.ones(3),), (fg.ones(2),))
 
 
+def test_jvp_tangent_of_another_dtype_raises():
+    with pytest.raises(TypeError, match="tangent has dtype .*int64.*primal has dtype .*float64"):
+        func.jvp(lambda t: t * 2, (fg.ones(3, dtype="float64"),), (fg.ones(3, dtype="int64"),))
+
+
+def test_jvp_primals_given_bare_instead_of_in_a_tuple_raises():
+    with pytest.raises(TypeError, match="must be tuples .*jvp\\(f, \\(x,\\), \\(v,\\)\\)"):
+        func.jvp(lambda t: t * 2, fg.ones(3), fg.ones(3))
+
+
+def test_differentiating_an_argument_that_is_not_a_tensor_raises():
+    with pytest.raises(TypeError, match="argument 1 is differentiated but holds no tensor"):
+        func.grad(lambda a, b: (a * b).sum(), argnums=1)(fg.ones(3), 2.0)
+
+
+def test_hutchinson_needs_a_positive_number_of_samples():
+    with pytest.raises(ValueError, match="num_samples must be a positive int, got 0"):
+        func.hutchinson_trace(lambda t: (t * t).sum(), fg.ones(3), num_samples=0)
+
+
 def test_vjp_returns_cotangent_for_each_primal():
     x = fg.tensor(rng.standard_normal(3))
     y = fg.tensor(rng.standard_normal(3))

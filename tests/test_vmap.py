@@ -149,6 +149,11 @@ def test_in_dims_out_of_range_is_an_error():
         func.vmap(lambda a: a, in_dims=2)(fg.ones(3, 2))
 
 
+def test_out_dims_out_of_range_is_an_error():
+    with pytest.raises(ValueError, match="out_dim 2 is out of range.*shape \\[3\\]"):
+        func.vmap(lambda a: a, out_dims=2)(fg.ones(2, 3))
+
+
 def test_reading_a_batched_value_is_an_error():
     with pytest.raises(RuntimeError, match="different value for each of the 3 examples"):
         func.vmap(lambda a: fg.tensor(float(a.sum())))(fg.ones(3, 2))

@@ -55,6 +55,10 @@ def _prepare_args(args, nums):
     prepared = []
     for n in nums:
         leaves, rebuild = flatten(args[n])
+        if not leaves:
+            raise TypeError(f"argument {n} is differentiated but holds no tensor (got "
+                            f"{type(args[n]).__name__}); pass a tensor, or a tuple/list/dict "
+                            "of tensors, or leave it out of argnums")
         new = [_prepare(x) for x in leaves]
         args[n] = rebuild(new)
         prepared.append((leaves, new, rebuild))
@@ -144,6 +148,10 @@ def vjp(f, *primals, has_aux=False):
 
 def jvp(f, primals, tangents, has_aux=False):
     """(f(*primals), J·tangents) in one forward pass with dual tensors."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp: primals and tangents must be tuples (or lists) with one entry per "
+                        "argument of f, e.g. jvp(f, (x,), (v,)); got "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
@@ -171,9 +179,13 @@ def _check_tangents(primals, tangents):
         if len(p_leaves) != len(t_leaves):
             raise ValueError(f"jvp: primal {i} and its tangent have different structures")
         for x, v in zip(p_leaves, t_leaves):
-            if tuple(x.shape) != tuple(v.shape):
-                raise ValueError(f"jvp: a tangent has shape {list(v.shape)} but its primal "
+            if not isinstance(v, Tensor) or tuple(x.shape) != tuple(v.shape):
+                got = list(v.shape) if isinstance(v, Tensor) else type(v).__name__
+                raise ValueError(f"jvp: a tangent has shape {got} but its primal "
                                  f"has shape {list(x.shape)}; they must match")
+            if x.is_floating_point() and v.dtype != x.dtype:
+                raise TypeError(f"jvp: a tangent has dtype {v.dtype} but its primal has dtype "
+                                f"{x.dtype}; cast the tangent, e.g. v.to(x.dtype)")
 
 
 def _jvp_along_graph(f, primals, tangents, has_aux):
@@ -342,5 +354,7 @@ def hutchinson_trace(f, x, num_samples=64, of="hessian"):
 
 def _rademacher(x, n):
     """`n` random sign vectors shaped like x, stacked."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"num_samples must be a positive int, got {n!r}")
     signs = get_rng().integers(0, 2, (n,) + tuple(x.shape)) * 2 - 1
     return Tensor(signs.astype(x._data.dtype))

@@ -135,6 +135,10 @@ def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
                                      "examples; give it a batch dimension")
                 results.append(y)
                 continue
+            if not isinstance(d, int) or not -(y.ndim + 1) <= d <= y.ndim:
+                raise ValueError(f"vmap: out_dim {d!r} is out of range for an output of shape "
+                                 f"{list(y.shape)} per example: the batch dimension can go at "
+                                 f"{-(y.ndim + 1)} to {y.ndim}")
             d = d % (y.ndim + 1)
             results.append(batching.take_level(y, level, d, size))
     finally:
