@@ -106,6 +106,14 @@ def test_per_example_gradients_of_a_module_through_functional_call():
                                        atol=1e-7)
 
 
+def test_per_example_aux_outputs_stay_per_example():
+    xs = rng.standard_normal((4, 3))
+    grads, aux = func.vmap(func.grad(lambda x: ((x ** 2).sum(), x.sin()), has_aux=True))(
+        fg.tensor(xs))
+    np.testing.assert_allclose(grads.numpy(), 2 * xs, rtol=1e-14)
+    np.testing.assert_allclose(aux.numpy(), np.sin(xs), rtol=1e-14)
+
+
 def test_gradient_through_vmap_matches_torch():
     W, X = rng.standard_normal((3, 4)), rng.standard_normal((6, 4))
 

@@ -25,10 +25,12 @@ import weakref
 
 import numpy as np
 
+from .._core.batching import BatchedTensor, state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import no_grad, state as _grad_state
 from .._core.node import Node
 from .._core.tensor import Tensor
+from ._function_batching import apply_batched
 
 __all__ = ["Function", "FunctionCtx", "PyLayer", "PyLayerContext"]
 
@@ -126,13 +128,18 @@ class _Record:
         self.saves_out = False
         self.ctx = ctx
 
+    def jvp(self, tangents, out, *inputs):
+        """The Function's jvp, for `forward_grad` along a recorded graph."""
+        out_dots = _call_jvp(self.function, self.ctx, tangents)
+        return out_dots if self.n_outputs != 1 else out_dots[0]
+
     def vjp_all(self, out_bar, out, *inputs):
         function = self.function
         out_bars = (out_bar,) if self.n_outputs == 1 else tuple(out_bar)
         x_bars = function.backward(self.ctx, *out_bars)
         if not isinstance(x_bars, (tuple, list)):
             x_bars = (x_bars,)
-        x_bars = _align(function, x_bars, inputs)
+        x_bars = _align(function, x_bars, [isinstance(x, Tensor) for x in inputs])
         result = []
         for i, (x, need, x_bar) in enumerate(zip(inputs, self.ctx.needs_input_grad, x_bars)):
             if not need or x_bar is None:
@@ -145,12 +152,13 @@ class _Record:
         return result
 
 
-def _align(function, x_bars, inputs):
-    """One gradient per input: all arguments (PyTorch) or the Tensor arguments (PaddlePaddle)."""
-    n = len(inputs)
+def _align(function, x_bars, is_tensor):
+    """One gradient per argument (PyTorch), from one per argument or one per Tensor argument
+    (PaddlePaddle); `is_tensor` says which arguments are Tensors."""
+    n = len(is_tensor)
     if len(x_bars) == n:
         return x_bars
-    tensor_slots = [i for i, x in enumerate(inputs) if isinstance(x, Tensor)]
+    tensor_slots = [i for i, flag in enumerate(is_tensor) if flag]
     if len(x_bars) == len(tensor_slots):
         aligned = [None] * n
         for i, g in zip(tensor_slots, x_bars):
@@ -207,6 +215,8 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Run `forward` on `args` and record one node whose pullback calls `backward`."""
+        if _batch_state.sizes and any(type(x) is BatchedTensor for x in args):
+            return apply_batched(cls, args, kwargs)
         tangents = None
         if _forward_state.level:
             tangents = tuple(getattr(x, "_tangent", None) for x in args)
@@ -287,18 +297,22 @@ def _edge(x):
     return (x, 0) if x._grad_fn is None else (x._grad_fn, x._out_index)
 
 
-def _push_tangents(cls, ctx, tangents, outs):
+def _call_jvp(cls, ctx, tangents):
+    """`cls.jvp(ctx, *tangents)` as a tuple of output tangents."""
     if cls.jvp is None:
         raise NotImplementedError(f"forward mode: the Function {cls.__name__} has no jvp rule; "
                                   "define a static jvp(ctx, *tangents) returning the output "
                                   "tangents")
+    out_dots = cls.jvp(ctx, *tangents)
+    return tuple(out_dots) if isinstance(out_dots, (tuple, list)) else (out_dots,)
+
+
+def _push_tangents(cls, ctx, tangents, outs):
     _forward_state.level -= 1
     try:
-        out_dots = cls.jvp(ctx, *tangents)
+        out_dots = _call_jvp(cls, ctx, tangents)
     finally:
         _forward_state.level += 1
-    if not isinstance(out_dots, (tuple, list)):
-        out_dots = (out_dots,)
     if len(out_dots) != len(outs):
         raise RuntimeError(f"{cls.__name__}.jvp returned {len(out_dots)} tangents for "
                            f"{len(outs)} outputs; return one per output")

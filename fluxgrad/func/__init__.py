@@ -10,7 +10,7 @@ import numpy as np
 from .._core import batching
 from .._core.engine import grad as _grad
 from .._core.forward_mode import state as _forward_state
-from .._core.grad_mode import enable_grad
+from .._core.grad_mode import enable_grad, set_grad_enabled
 from .._core.tensor import Tensor
 from ..autograd import forward_ad
 from ..autograd.forward_grad import forward_grad
@@ -93,7 +93,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         grads = [zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
         g = _regroup(grads, prepared, argnums)
         if not nested:
-            value, aux = value.detach(), tree_map(Tensor.detach, aux)
+            value, aux = value.detach(), _detached(aux)
         return ((value, aux), g) if has_aux else (value, g)
     return wrapper
 
@@ -170,7 +170,18 @@ def jvp(f, primals, tangents, has_aux=False):
         unpacked = [forward_ad.unpack_dual(y) for y in leaves]
     primal_out = rebuild([p for p, _ in unpacked])
     tangent_out = rebuild([zeros_like(p) if t is None else t for p, t in unpacked])
+    if not _any_requires_grad(primals + tangents):
+        # the graph recorded by forward mode nested inside is of no use to the caller
+        primal_out, tangent_out = _detached(primal_out), _detached(tangent_out)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
+
+
+def _detached(tree):
+    return tree_map(lambda t: t.detach(), tree)
+
+
+def _any_requires_grad(tree):
+    return any(x.requires_grad for x in flatten(tree)[0])
 
 
 def _check_tangents(primals, tangents):
@@ -217,15 +228,17 @@ def linearize(f, *primals):
         out = f(*args)
     out_leaves, rebuild_out = flatten(out)
     inputs = [x for _, new, _ in prepared for x in new]
+    nested = _any_requires_grad(primals) or _forward_state.level
 
     def jvp_fn(*tangents):
         t_leaves = [t for tree in tangents for t in flatten(tree)[0]]
         if len(t_leaves) != len(inputs):
             raise ValueError(f"jvp_fn: got {len(t_leaves)} tangents for {len(inputs)} inputs")
-        dots = forward_grad(out_leaves, inputs, t_leaves)
+        with set_grad_enabled(bool(nested or _any_requires_grad(t_leaves))):
+            dots = forward_grad(out_leaves, inputs, t_leaves)
         return rebuild_out([zeros_like(y) if d is None else d
                             for y, d in zip(out_leaves, dots)])
-    return out, jvp_fn
+    return (out if nested else _detached(out)), jvp_fn
 
 
 def _basis(shape, like):
