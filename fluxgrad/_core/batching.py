@@ -227,14 +227,10 @@ def without_tangent(t):
     return rebuild(plain, found)
 
 
-def apply_batched(prim, inputs, params):
-    """Run `prim` on inputs some of which are batched, through its batching rule."""
-    level = max(x._level for x in inputs if type(x) is BatchedTensor)
-    if level not in state.sizes:
-        raise RuntimeError("vmap: a batched tensor was used after its vmap returned; return "
-                           "it from the vmapped function instead of keeping it elsewhere")
-    if prim.batch is None:
-        raise NotImplementedError(f"vmap: the op {prim.name!r} has no batching rule yet")
+def peel(inputs, level):
+    """(physicals, bdims): each input's physical tensor at `level` and the dimension that
+    holds the batch there (None, and the input itself, where it is the same in every
+    example)."""
     physicals, bdims = [], []
     lifting = _forward_state.level
     for x in inputs:
@@ -248,7 +244,19 @@ def apply_batched(prim, inputs, params):
         else:
             physicals.append(x)
             bdims.append(None)
-    out, out_bdim = prim.batch(tuple(bdims), *physicals, **params)
+    return physicals, tuple(bdims)
+
+
+def apply_batched(prim, inputs, params):
+    """Run `prim` on inputs some of which are batched, through its batching rule."""
+    level = max(x._level for x in inputs if type(x) is BatchedTensor)
+    if level not in state.sizes:
+        raise RuntimeError("vmap: a batched tensor was used after its vmap returned; return "
+                           "it from the vmapped function instead of keeping it elsewhere")
+    if prim.batch is None:
+        raise NotImplementedError(f"vmap: the op {prim.name!r} has no batching rule yet")
+    physicals, bdims = peel(inputs, level)
+    out, out_bdim = prim.batch(bdims, *physicals, **params)
     if prim.n_outputs == 1:
         return out if out_bdim is None else wrap(out, level, out_bdim)
     return tuple(o if b is None else wrap(o, level, b) for o, b in zip(out, out_bdim))

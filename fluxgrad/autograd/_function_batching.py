@@ -32,19 +32,8 @@ def apply_batched(function, args, kwargs):
     if level not in batching.state.sizes:
         raise RuntimeError("vmap: a batched tensor was used after its vmap returned; return "
                            "it from the vmapped function instead of keeping it elsewhere")
-    physicals, bdims = [], []
-    for x in args:
-        if isinstance(x, Tensor) and not is_batched_at(x, level):
-            tangent = batching.tangent_of(x)
-            if tangent is not None and is_batched_at(tangent, level):
-                x = batching.spread(x, level)  # its tangent differs between examples: so does x
-        if type(x) is BatchedTensor and x._level == level:
-            physicals.append(x._physical)
-            bdims.append(x._bdim)
-        else:
-            physicals.append(x)
-            bdims.append(None)
-    call = _Call(function, level, batching.state.sizes[level], tuple(bdims), kwargs)
+    physicals, bdims = batching.peel(args, level)
+    call = _Call(function, level, batching.state.sizes[level], bdims, kwargs)
     outs = _generated(function).apply(call, *physicals)
     if isinstance(outs, tuple):
         return tuple(wrap(o, level, 0) for o in outs)
