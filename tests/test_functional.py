@@ -127,3 +127,72 @@ def test_hessian_of_non_scalar_function_raises():
     H = Hessian(lambda t: t * 2, fg.tensor(rng.standard_normal(3)))
     with pytest.raises(ValueError, match="scalar"):
         H[:]
+
+
+def test_inputs_that_require_grad_are_separated_from_the_callers_graph():
+    x = fg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+    z = x * 2  # captured by func: its path back to x is not a path from the input
+    np.testing.assert_array_equal(jvp(lambda a: a + z, x)[1].numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(vjp(lambda a: a + z, x)[1].numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(Jacobian(lambda a: a + z, x)[:].numpy(), np.eye(2))
+    z.sum().backward()  # the caller's graph is still there
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_one_tensor_given_twice_counts_as_two_inputs():
+    x = fg.tensor([2.0, 3.0], dtype="float64", requires_grad=True)
+    da, db = vjp(lambda a, b: a * b * b, (x, x))[1]
+    np.testing.assert_array_equal(da.numpy(), [4.0, 9.0])   # b^2
+    np.testing.assert_array_equal(db.numpy(), [8.0, 18.0])  # 2ab
+    dot = jvp(lambda a, b: a * b * b, (x, x), (fg.ones(2, dtype="float64"),
+                                               fg.zeros(2, dtype="float64")))[1]
+    np.testing.assert_array_equal(dot.numpy(), [4.0, 9.0])
+
+
+def test_vjp_and_jvp_nest_in_each_other():
+    x = fg.tensor([2.0], dtype="float64")
+    cube_grad = lambda a: vjp(lambda b: (b ** 3).sum(), a)[1]  # noqa: E731  3 b^2
+    assert jvp(cube_grad, x)[1].item() == pytest.approx(12.0)
+    assert vjp(cube_grad, x)[1].item() == pytest.approx(12.0)
+    assert not vjp(lambda b: (b ** 3).sum(), x)[1].requires_grad  # top level: no graph
+
+
+def test_vjp_of_outputs_without_a_path_to_the_input_is_zero():
+    x = fg.tensor([1.0, 2.0], dtype="float64")
+    (doubled, index), g = vjp(lambda t: (t * 2, t.argmax()), x)
+    np.testing.assert_array_equal(g.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(vjp(lambda t: fg.ones(2), x)[1].numpy(), [0.0, 0.0])
+
+
+def test_forward_grad_refuses_a_graph_whose_saved_tensors_were_overwritten():
+    x = fg.tensor([1.0, 2.0], dtype="float64", requires_grad=True)
+    w = fg.tensor([3.0, 4.0], dtype="float64")
+    z = x * w
+    w.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an in-place operation"):
+        forward_grad(z, x)
+
+
+def test_hessian_of_a_function_that_ignores_an_input():
+    v, w = fg.tensor([1.0, 2.0], dtype="float64"), fg.tensor([1.0, 2.0], dtype="float64")
+    H = Hessian(lambda v, w: (v ** 2).sum(), (v, w))
+    np.testing.assert_array_equal(H[:].numpy(), np.diag([2.0, 2.0, 0.0, 0.0]))
+
+
+def test_empty_and_repeated_jacobian_indices():
+    J = Jacobian(lambda t: t * 2, fg.tensor([1.0, 2.0, 3.0], dtype="float64"), chunk_size=2)
+    assert J[0:0].shape == (0, 3) and J[:, 2:1].shape == (3, 0)
+    assert J.passes == 0
+    np.testing.assert_array_equal(J[[1, 1, 1, 1]].numpy(), np.tile([0.0, 2.0, 0.0], (4, 1)))
+    assert J.passes == 1  # one unique row
+
+
+@pytest.mark.parametrize("index, error, message", [
+    ((0, 5), IndexError, "index 5 is out of range for axis 1"),
+    (None, TypeError, "indexed with ints, slices"),
+    ((Ellipsis, Ellipsis), IndexError, "only one ellipsis"),
+])
+def test_bad_jacobian_indices_are_errors_that_name_them(index, error, message):
+    J = Jacobian(lambda t: t * 2, fg.tensor([1.0, 2.0, 3.0]))
+    with pytest.raises(error, match=message):
+        J[index]

@@ -44,6 +44,8 @@ def forward_grad(outputs, inputs, grad_inputs=None):
         if all(t is None for t in in_tangents):
             continue
         node.check_alive()
+        if node.versions is not None or node.out_version is not None:
+            node.check_versions()  # the rules read the inputs: they must be as recorded
         out = node.outputs() if node.prim.saves_out or node.prim.n_outputs != 1 else None
         out_dot = node.prim.jvp(in_tangents, out, *node.inputs, **node.params)
         if node.prim.n_outputs == 1:

@@ -9,9 +9,11 @@ reuse them.
 import numpy as np
 
 from .._core.engine import grad as _grad
-from .._core.grad_mode import enable_grad
+from .._core.forward_mode import state as _forward_state
+from .._core.grad_mode import enable_grad, set_grad_enabled
 from .._core.tensor import Tensor
 from ..creation import ones_like, zeros_like
+from ..ops.alias import alias
 from .forward_grad import forward_grad
 from ..func._vmap import vmap
 
@@ -23,18 +25,34 @@ def _as_tuple(xs):
 
 
 def _fresh(xs):
-    return tuple(x.detach().requires_grad_() if not x.requires_grad else x for x in xs)
+    """Inputs of their own for `xs`: a leaf for a tensor without history, a view (a node of
+    its own, keeping the history) for one that requires grad, so that paths from `func` to
+    the caller's graph, or between two entries of `xs` that are one tensor, are not counted."""
+    return tuple(alias(x) if x.requires_grad else x.detach().requires_grad_() for x in xs)
+
+
+def _nested(xs):
+    """Whether the results must be differentiable: an input has history, or tangents flow."""
+    return _forward_state.level > 0 or any(x.requires_grad for x in xs)
 
 
 def vjp(func, xs, v=None):
     """(func(xs), vᵀJ): the cotangent `v` (ones by default) pulled back to every input."""
     single = isinstance(xs, Tensor)
-    xs = _fresh(_as_tuple(xs))
+    originals = _as_tuple(xs)
+    xs = _fresh(originals)
     with enable_grad():
         ys = func(*xs)
     y_tuple = _as_tuple(ys)
-    vs = tuple(ones_like(y) for y in y_tuple) if v is None else _as_tuple(v)
-    grads = _grad(y_tuple, xs, vs, allow_unused=True)
+    vs = (tuple(ones_like(y) for y in y_tuple) if v is None else _as_tuple(v))
+    if len(vs) != len(y_tuple):
+        raise ValueError(f"vjp: {len(y_tuple)} outputs but {len(vs)} cotangents in v")
+    pairs = [(y, u) for y, u in zip(y_tuple, vs) if y.requires_grad]
+    nested = _nested(originals)
+    grads = (None,) * len(xs)
+    if pairs:
+        grads = _grad([y for y, _ in pairs], xs, [u for _, u in pairs], retain_graph=nested,
+                      create_graph=nested, allow_unused=True)
     grads = tuple(zeros_like(x) if g is None else g for x, g in zip(xs, grads))
     return ys, grads[0] if single else grads
 
@@ -42,11 +60,13 @@ def vjp(func, xs, v=None):
 def jvp(func, xs, v=None):
     """(func(xs), J v): the tangent `v` (ones by default) pushed forward to every output."""
     single = isinstance(xs, Tensor)
-    xs = _fresh(_as_tuple(xs))
+    originals = _as_tuple(xs)
+    xs = _fresh(originals)
     vs = tuple(ones_like(x) for x in xs) if v is None else _as_tuple(v)
     with enable_grad():
         ys = func(*xs)
-    dots = forward_grad(ys, xs if not single else xs[0], vs if not single else vs[0])
+    with set_grad_enabled(_nested(originals)):
+        dots = forward_grad(ys, xs if not single else xs[0], vs if not single else vs[0])
     if isinstance(ys, Tensor):
         return ys, zeros_like(ys) if dots is None else dots
     return ys, tuple(zeros_like(y) if d is None else d for y, d in zip(ys, dots))
@@ -64,7 +84,8 @@ class Jacobian:
     """
 
     def __init__(self, func, xs, is_batched=False, chunk_size=None):
-        if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+        if chunk_size is not None and (not isinstance(chunk_size, int) or
+                                       isinstance(chunk_size, bool) or chunk_size < 1):
             raise ValueError(f"Jacobian: chunk_size must be a positive int or None, got "
                              f"{chunk_size!r}")
         self._func = func
@@ -177,10 +198,16 @@ class Jacobian:
         self._build()
         full = self._expand(index if isinstance(index, tuple) else (index,))
         r = 1 if self._batched else 0
-        rows, cols = np.arange(self._m)[full[r]], np.arange(self._n)[full[r + 1]]
+        rows, cols = (self._positions(full[r], self._m, r), self._positions(full[r + 1], self._n,
+                                                                              r + 1))
         wanted_rows, wanted_cols = np.atleast_1d(rows).tolist(), np.atleast_1d(cols).tolist()
-        missing_rows = [i for i in wanted_rows if i not in self._rows_cache]
-        missing_cols = [j for j in wanted_cols if j not in self._cols_cache]
+        if not wanted_rows or not wanted_cols:
+            lead = (self._b,) if self._batched else ()
+            empty = Tensor(np.zeros(lead + (len(wanted_rows), len(wanted_cols)),
+                                    self._outputs[0]._data.dtype))
+            return self._squeezed(empty, rows, cols, full, r)
+        missing_rows = list(dict.fromkeys(i for i in wanted_rows if i not in self._rows_cache))
+        missing_cols = list(dict.fromkeys(j for j in wanted_cols if j not in self._cols_cache))
         if missing_rows and missing_cols:
             if len(missing_cols) < len(missing_rows):
                 self._in_passes(missing_cols, self._cols, self._cols_cache)
@@ -195,6 +222,11 @@ class Jacobian:
         else:
             block = self._pick(self._gather(self._cols_cache, wanted_cols), wanted_rows, self._m)
             block = block.movedim(0, -1)
+        return self._squeezed(block, rows, cols, full, r)
+
+    def _squeezed(self, block, rows, cols, full, r):
+        """`block` [(B), R, C] with the axes indexed by an int dropped, and the batch axis
+        indexed."""
         if np.ndim(cols) == 0:
             block = block.squeeze(-1)
         if np.ndim(rows) == 0:
@@ -208,8 +240,23 @@ class Jacobian:
             return block
         return block[..., Tensor(np.asarray(indices, dtype=np.int64))]
 
+    @staticmethod
+    def _positions(index, size, axis):
+        """The positions an int or slice `index` picks on an axis of `size` entries."""
+        if isinstance(index, (int, np.integer)) and not -size <= index < size:
+            raise IndexError(f"index {index} is out of range for axis {axis} of the Jacobian, "
+                             f"which has {size} entries")
+        return np.arange(size)[index]
+
     def _expand(self, index):
         ndim = 3 if self._batched else 2
+        for i in index:
+            if i is not Ellipsis and not isinstance(i, (slice, list, np.ndarray)) and (
+                    isinstance(i, bool) or not isinstance(i, (int, np.integer))):
+                raise TypeError(f"a Jacobian is indexed with ints, slices, lists of ints and "
+                                f"..., got {i!r}")
+        if sum(i is Ellipsis for i in index) > 1:
+            raise IndexError("a Jacobian index can have only one ellipsis (...)")
         if any(i is Ellipsis for i in index):
             at = index.index(Ellipsis)
             index = index[:at] + (slice(None),) * (ndim - len(index) + 1) + index[at + 1:]
@@ -232,5 +279,6 @@ class Hessian(Jacobian):
                     raise ValueError(f"Hessian: func must return a scalar (or one value per "
                                      f"batch row with is_batched=True), got shape "
                                      f"{list(y.shape)}")
-                return _grad(y.sum(), inputs, create_graph=True, allow_unused=True)
+                grads = _grad(y.sum(), inputs, create_graph=True, allow_unused=True)
+                return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, grads))
         super().__init__(gradient, xs_tuple, is_batched, chunk_size)
