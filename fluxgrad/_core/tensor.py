@@ -50,7 +50,7 @@ class Tensor:
     # --- inspection -------------------------------------------------------
     @property
     def data(self):
-        return Tensor._make(self._data, version=self._version)
+        return Tensor._make(self.numpy(), version=self._version)
 
     @data.setter
     def data(self, value):
@@ -317,7 +317,7 @@ def tensor_method(*names):
 def as_array(data, dtype=None):
     """The ndarray a Tensor stores for `data`, with PyTorch's default dtypes."""
     if isinstance(data, Tensor):
-        arr = data._data
+        arr = data.numpy()  # refused for a tensor batched by vmap
     elif isinstance(data, np.ndarray):
         arr = data
     elif isinstance(data, np.generic):

@@ -108,6 +108,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                              f"got input shape {list(x.shape)}")
         centered, var = _norm_stats(x, axes)
         if running_mean is not None and training:
+            if batching.layers(x)[0]:
+                raise RuntimeError(
+                    "batch_norm: inside vmap, training mode would update the running statistics "
+                    "with each example's own batch; use eval mode, or no running statistics "
+                    "(track_running_stats=False / running_mean=None)")
             with no_grad():
                 m = momentum
                 batch_mean = x._data.mean(axis=axes)
@@ -390,7 +395,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)), with each log clamped at -100 as PyTorch."""
     p, y = _pair_check(input, target, "binary_cross_entropy")
-    if p._data.size and (p._data.min() < 0 or p._data.max() > 1):
+    values = batching.layers(p)[1]._data  # every example's, inside vmap too
+    if values.size and (values.min() < 0 or values.max() > 1):
         raise ValueError("binary_cross_entropy: the input must be probabilities in [0, 1]; for "
                          "logits use binary_cross_entropy_with_logits")
     loss = -(y * _ops.maximum(_ops.log(p), -100.0)

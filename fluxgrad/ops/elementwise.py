@@ -676,7 +676,7 @@ isclose_p = no_grad_primitive("isclose", np.isclose)
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether `isclose` holds everywhere (a and b broadcast), as a Python bool."""
     try:
-        return bool(np.all(isclose(a, b, rtol, atol, equal_nan)._data))
+        return bool(np.all(isclose(a, b, rtol, atol, equal_nan).numpy()))
     except ValueError as err:
         if "broadcast" not in str(err):
             raise

@@ -538,7 +538,7 @@ def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
     if dim is None:
         x, dim = flatten(x), 0
     dim = _dim(dim, x.ndim, "repeat_interleave")
-    counts = np.asarray(repeats._data if isinstance(repeats, Tensor) else repeats)
+    counts = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats)
     if counts.ndim == 0 or counts.size == 1 and x.shape[dim] != 1:
         r = int(counts.reshape(()))
         if r < 0:
