@@ -107,7 +107,7 @@ def _random(draw, shape, np_dtype, requires_grad):
     levels = batching.random_levels()
     lead = tuple(batching.batch_size(level) for level in levels)
     t = _new(draw(lead + tuple(shape)).astype(np_dtype), requires_grad)
-    for level in reversed(levels):
+    for level in levels:  # outermost vmap first: each takes the leading dimension left
         t = batching.wrap(t, level, 0)
     return t
 

@@ -7,6 +7,7 @@ import fluxgrad as fg
 from fluxgrad import func, nn
 
 torch = pytest.importorskip("torch")
+from torch.utils._pytree import tree_flatten  # noqa: E402
 rng = np.random.default_rng(0)
 
 
@@ -228,6 +229,96 @@ def test_random_numbers_inside_vmap_follow_the_randomness_argument():
     assert len({tuple(row) for row in different}) == 4
     assert len({tuple(row) for row in same}) == 1 and set(same.ravel()) <= {0.0, 2.0}
 
+
+
+def test_nested_vmap_with_different_randomness_draws_for_every_pair_of_examples():
+    x = fg.zeros(3, 4, 5)
+    for inner_dim in (0, 1):
+        out = func.vmap(func.vmap(lambda a: a + fg.randn(a.shape[-1]), in_dims=inner_dim,
+                                  randomness="different"), randomness="different")(x).numpy()
+        expected = torch.func.vmap(torch.func.vmap(lambda a: a + torch.randn(a.shape[-1]),
+                                                   in_dims=inner_dim, randomness="different"),
+                                   randomness="different")(torch.zeros(3, 4, 5)).shape
+        assert out.shape == tuple(expected)
+        assert len({tuple(row) for row in out.reshape(-1, 5)}) == out.size // 5
+    like = func.vmap(func.vmap(fg.rand_like, randomness="different"), randomness="different")(x)
+    assert like.shape == (3, 4, 5) and len(set(like.numpy().ravel())) == 60
+    masks = func.vmap(func.vmap(lambda a: fg.nn.functional.dropout(a + 1, 0.5),
+                                randomness="different"), randomness="different")(
+        fg.zeros(3, 4, 40)).numpy()
+    assert masks.shape == (3, 4, 40) and len({tuple(row) for row in masks.reshape(12, 40)}) == 12
+
+
+def test_nested_vmap_mixing_same_and_different_randomness():
+    x = fg.zeros(3, 4, 5)
+    same_outside = func.vmap(func.vmap(fg.rand_like, randomness="different"),
+                             randomness="same")(x).numpy()
+    assert same_outside.shape == (3, 4, 5)
+    assert (same_outside == same_outside[:1]).all()
+    assert len({tuple(row) for row in same_outside[0]}) == 4
+    same_inside = func.vmap(func.vmap(fg.rand_like, randomness="same"),
+                            randomness="different")(x).numpy()
+    assert same_inside.shape == (3, 4, 5)
+    assert (same_inside == same_inside[:, :1]).all()
+    assert len({tuple(row) for row in same_inside[:, 0]}) == 3
+
+
+def test_chunked_vmap_with_same_randomness_draws_the_same_numbers_in_every_chunk():
+    out = func.vmap(lambda a: a + fg.randn(3), randomness="same", chunk_size=2)(fg.zeros(5, 3))
+    assert (out.numpy() == out.numpy()[:1]).all()
+
+
+def test_chunked_vmap_with_different_randomness_continues_the_stream():
+    out = func.vmap(lambda a: a + fg.randn(3), randomness="different", chunk_size=2)(
+        fg.zeros(5, 3))
+    assert len({tuple(row) for row in out.numpy()}) == 5
+
+
+@pytest.mark.parametrize("chunk_size", [None, 2])
+def test_nested_and_dict_out_dims_match_torch(chunk_size):
+    x = rng.standard_normal((5, 4))
+    cases = [(lambda a: ((a, a * 2), a.sum()), ((0, 1), 0)),
+             (lambda a: ((a, a * 2), a), ((0, -1), 1)),
+             (lambda a: {"x": a, "y": [a.exp()]}, {"x": 0, "y": 1}),
+             (lambda a: {"x": a, "y": [a.exp()]}, {"x": 1, "y": [0]})]
+    for f, out_dims in cases:
+        ours = func.vmap(f, out_dims=out_dims, chunk_size=chunk_size)(fg.tensor(x))
+        theirs = torch.func.vmap(f, out_dims=out_dims)(torch.tensor(x))
+        (ours_leaves, ours_spec), (theirs_leaves, theirs_spec) = map(tree_flatten, (ours, theirs))
+        assert ours_spec == theirs_spec
+        for o, t in zip(ours_leaves, theirs_leaves):
+            assert o.shape == tuple(t.shape)
+            close(o, t)
+
+
+def test_chunked_vmap_returns_an_output_with_out_dim_none_once():
+    shared = fg.tensor([1.0, 2.0])
+    out, same = func.vmap(lambda a: (a * 2, shared * 3), out_dims=(0, None), chunk_size=2)(
+        fg.ones(5, 3))
+    np.testing.assert_array_equal(out.numpy(), np.full((5, 3), 2.0))
+    np.testing.assert_array_equal(same.numpy(), [3.0, 6.0])
+
+
+def test_out_dims_not_matching_the_output_structure_is_an_error():
+    with pytest.raises(ValueError, match=r"out_dims entry \(0, 1, 0\).*tuple of 2"):
+        func.vmap(lambda a: ((a, a), a), out_dims=(0, 1, 0))(fg.ones(3, 4))
+    with pytest.raises(ValueError, match=r"out_dims entry \{'y': 0\}.*keys \['x'\]"):
+        func.vmap(lambda a: {"x": a}, out_dims={"y": 0})(fg.ones(3, 4))
+
+
+def test_out_dims_that_are_not_ints_are_a_type_error():
+    with pytest.raises(TypeError, match="out_dims entries must be ints or None, got 0.5"):
+        func.vmap(lambda a: a, out_dims=0.5)(fg.ones(3, 2))
+
+
+def test_an_in_dim_for_a_non_tensor_argument_is_an_error():
+    with pytest.raises(ValueError, match="in_dims entry 0 for argument 1 applies to a float.*"
+                                         "use None"):
+        func.vmap(lambda a, b: a * b, in_dims=(0, 0))(fg.ones(3), 2.0)
+    with pytest.raises(ValueError, match="argument 0 applies to a int"):
+        func.vmap(lambda d: d["x"] * d["n"])({"x": fg.ones(3), "n": 2})
+    np.testing.assert_array_equal(
+        func.vmap(lambda a, b: a * b, in_dims=(0, None))(fg.ones(3), 2.0).numpy(), [2.0] * 3)
 
 def test_laplacian_is_differentiable_and_vmappable_for_pde_residuals():
     # f(u) = sum(u^3): Laplacian 6 * sum(u), whose gradient is 6 everywhere

@@ -9,6 +9,7 @@ import functools
 
 from .._core import batching
 from .._core.tensor import Tensor
+from ..creation import get_rng
 from ._tree import flatten
 
 __all__ = ["vmap"]
@@ -34,17 +35,22 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
         leaves, dims, rebuild = _leaves_and_dims(args, in_dims)
         size = _batch_size(leaves, dims)
         if chunk_size is None or chunk_size >= size:
-            return _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs)
+            outs, _, rebuild_out = _run(f, leaves, dims, rebuild, size, out_dims, randomness,
+                                        kwargs)
+            return rebuild_out(outs)
         from ..ops import concat, narrow
+        rng_state = get_rng().bit_generator.state
         chunks = []
         for start in range(0, size, chunk_size):
+            if randomness == "same":  # as in torch: every chunk draws the same numbers
+                get_rng().bit_generator.state = rng_state
             n = min(chunk_size, size - start)
             part = [x if d is None else narrow(x, d, start, n) for x, d in zip(leaves, dims)]
             chunks.append(_run(f, part, dims, rebuild, n, out_dims, randomness, kwargs))
-        out_leaves = [flatten(c)[0] for c in chunks]
-        _, rebuild_out = flatten(chunks[0])
-        out_d = _out_dims(out_dims, len(out_leaves[0]))
-        return rebuild_out([concat([c[i] for c in out_leaves], d)
+        outs = [c[0] for c in chunks]
+        _, out_d, rebuild_out = chunks[0]
+        # an output with out_dim None is the same in every chunk
+        return rebuild_out([outs[0][i] if d is None else concat([o[i] for o in outs], d)
                             for i, d in enumerate(out_d)])
     return wrapper
 
@@ -60,27 +66,42 @@ def _leaves_and_dims(args, in_dims):
     leaves, dims = [], []
     for i, (arg, d) in enumerate(zip(args, per_arg)):
         arg_leaves, _ = flatten(arg)
-        if isinstance(d, (tuple, list, dict)):
-            d_leaves = _dims_like(arg, d, i)
-        else:
-            d_leaves = [d] * len(arg_leaves)
         leaves.extend(arg_leaves)
-        dims.extend(_check_dim(x, dd, i) for x, dd in zip(arg_leaves, d_leaves))
+        dims.extend(_check_dim(x, dd, i) for x, dd in zip(
+            arg_leaves, _dims_like(arg, d, "in_dims", f"for argument {i}")))
     _, rebuild = flatten(args)
     return leaves, dims, rebuild
 
 
-def _dims_like(arg, d, i):
-    """The per-tensor dims of an argument whose in_dims entry is itself a structure."""
-    if isinstance(arg, (tuple, list)) and isinstance(d, (tuple, list)) and len(arg) == len(d):
-        return [x for a, dd in zip(arg, d) for x in (
-            _dims_like(a, dd, i) if isinstance(dd, (tuple, list, dict)) else
-            [dd] * len(flatten(a)[0]))]
-    if isinstance(arg, dict) and isinstance(d, dict) and arg.keys() == d.keys():
-        return [x for k in arg for x in (
-            _dims_like(arg[k], d[k], i) if isinstance(d[k], (tuple, list, dict)) else
-            [d[k]] * len(flatten(arg[k])[0]))]
-    raise ValueError(f"vmap: in_dims entry {d!r} for argument {i} does not match its structure")
+def _dims_like(tree, d, kind, where):
+    """One dim per tensor of `tree`, from `d`: an int or None for every tensor beneath it, or a
+    structure of them matching `tree`'s."""
+    if isinstance(d, (tuple, list, dict)):
+        if isinstance(tree, (tuple, list)) and isinstance(d, (tuple, list)) and len(tree) == len(d):
+            return [x for t, dd in zip(tree, d) for x in _dims_like(t, dd, kind, where)]
+        if isinstance(tree, dict) and isinstance(d, dict) and tree.keys() == d.keys():
+            return [x for k in tree for x in _dims_like(tree[k], d[k], kind, where)]
+        raise ValueError(f"vmap: {kind} entry {d!r} {where} does not match its structure "
+                         f"({_describe(tree)}); give one int or None for all of it, or a "
+                         f"structure like it")
+    if isinstance(tree, dict):
+        tree = list(tree.values())
+    if isinstance(tree, (tuple, list)):
+        return [x for t in tree for x in _dims_like(t, d, kind, where)]
+    if isinstance(tree, Tensor):
+        return [d]
+    if d is not None:
+        raise ValueError(f"vmap: {kind} entry {d!r} {where} applies to a "
+                         f"{type(tree).__name__}, which is not a tensor; use None for it")
+    return []
+
+
+def _describe(tree):
+    if isinstance(tree, dict):
+        return f"a dict with keys {list(tree)}"
+    if isinstance(tree, (tuple, list)):
+        return f"a {type(tree).__name__} of {len(tree)}"
+    return "a tensor" if isinstance(tree, Tensor) else f"a {type(tree).__name__}"
 
 
 def _check_dim(x, d, i):
@@ -109,16 +130,8 @@ def _batch_size(leaves, dims):
     return distinct[0]
 
 
-def _out_dims(out_dims, n):
-    if isinstance(out_dims, (tuple, list)):
-        if len(out_dims) != n:
-            raise ValueError(f"vmap: out_dims has {len(out_dims)} entries but the function "
-                             f"returned {n} tensors")
-        return list(out_dims)
-    return [out_dims] * n
-
-
 def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
+    """(outputs, their out_dims, rebuild): `f` run once on the batch, its outputs flattened."""
     level = batching.open_level(size, randomness)
     try:
         wrapped = [x if d is None else batching.wrap(x, level, d) for x, d in zip(leaves, dims)]
@@ -127,23 +140,27 @@ def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
         if not out_leaves or _has_non_tensor(out):
             raise TypeError(f"vmap: the function must return tensors (or nested tuples/lists/"
                             f"dicts of tensors), got {type(out).__name__}")
+        if isinstance(out, Tensor) and isinstance(out_dims, (tuple, list)) and len(out_dims) == 1:
+            out_dims = out_dims[0]  # torch allows (d,) for a lone output
+        out_d = _dims_like(out, out_dims, "out_dims", "for the output")
         results = []
-        for y, d in zip(out_leaves, _out_dims(out_dims, len(out_leaves))):
+        for y, d in zip(out_leaves, out_d):
             if d is None:
                 if batching.is_batched_at(y, level):
                     raise ValueError("vmap: out_dims is None for an output that differs between "
                                      "examples; give it a batch dimension")
                 results.append(y)
                 continue
-            if not isinstance(d, int) or not -(y.ndim + 1) <= d <= y.ndim:
+            if not isinstance(d, int):
+                raise TypeError(f"vmap: out_dims entries must be ints or None, got {d!r}")
+            if not -(y.ndim + 1) <= d <= y.ndim:
                 raise ValueError(f"vmap: out_dim {d!r} is out of range for an output of shape "
                                  f"{list(y.shape)} per example: the batch dimension can go at "
                                  f"{-(y.ndim + 1)} to {y.ndim}")
-            d = d % (y.ndim + 1)
-            results.append(batching.take_level(y, level, d, size))
+            results.append(batching.take_level(y, level, d % (y.ndim + 1), size))
     finally:
         batching.close_level(level)
-    return rebuild_out(results)
+    return results, out_d, rebuild_out
 
 
 def _has_non_tensor(tree):
