@@ -4,6 +4,7 @@ import pytest
 
 import fluxgrad as fg
 from fluxgrad import func
+from fluxgrad.autograd import forward_ad
 
 rng = np.random.default_rng(7)
 
@@ -243,3 +244,98 @@ def test_nested_forward_mode_matches_torch_func():
     expected = torch.func.jvp(lambda t: torch.func.jvp(theirs, (t,), (torch.tensor(v),))[1],
                               (torch.tensor(x),), (torch.tensor(u),))[1]
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-10, atol=1e-13)
+
+
+def assert_trees_close(ours, theirs, **tolerance):
+    """Same nesting of tuples/lists/dicts, and close values at the leaves."""
+    if isinstance(theirs, (tuple, list)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            assert_trees_close(a, b, **tolerance)
+    elif isinstance(theirs, dict):
+        assert isinstance(ours, dict) and ours.keys() == theirs.keys()
+        for k in theirs:
+            assert_trees_close(ours[k], theirs[k], **tolerance)
+    else:
+        np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), **tolerance)
+
+
+def two_outputs(x, y):  # written with methods only, so it runs on fluxgrad and torch tensors
+    return (x.sin() * y, (x * y.exp()).sum())
+
+
+def dict_of_dict(p):
+    return {"act": p["w"].tanh() * p["b"], "norm": (p["w"] ** 2).sum()}
+
+
+@pytest.mark.parametrize("name", ["jacrev", "jacfwd"])
+@pytest.mark.parametrize("chunk_size", [None, 2])
+@pytest.mark.parametrize("f, arg_shapes, argnums", [
+    (two_outputs, [(3,), (3,)], 0),
+    (two_outputs, [(3,), (3,)], (0, 1)),
+    (dict_of_dict, [{"w": (2, 2), "b": (2,)}], 0),
+])
+def test_jacobians_of_nested_outputs_match_torch_func(name, chunk_size, f, arg_shapes, argnums):
+    torch = pytest.importorskip("torch")
+
+    def inputs(make):
+        return [{k: make(data[k]) for k in s} if isinstance(s, dict) else make(data)
+                for s, data in zip(arg_shapes, arrays)]
+    arrays = [{k: rng.standard_normal(v) for k, v in s.items()} if isinstance(s, dict)
+              else rng.standard_normal(s) for s in arg_shapes]
+    ours = getattr(func, name)(f, argnums, chunk_size=chunk_size)(*inputs(fg.tensor))
+    theirs = getattr(torch.func, name)(f, argnums)(*inputs(torch.tensor))
+    assert_trees_close(ours, theirs, rtol=1e-12, atol=1e-15)
+
+
+def test_jacobian_of_an_output_that_is_not_a_tensor_raises():
+    with pytest.raises(TypeError, match="f must return a tensor, or a tuple/list/dict of "
+                                        "tensors, got tuple"):
+        func.jacrev(lambda x: (x * 2, 3))(fg.ones(2))
+
+
+def test_hessian_with_tuple_argnums_gives_nested_blocks_like_torch_func():
+    torch = pytest.importorskip("torch")
+    x, y = rng.standard_normal((2, 4, 3))
+
+    def f(a, b):
+        return (a.sin() * b * a).sum()
+    theirs = torch.func.hessian(f, argnums=(0, 1))
+    assert_trees_close(func.hessian(f, argnums=(0, 1))(fg.tensor(x[0]), fg.tensor(y[0])),
+                       theirs(torch.tensor(x[0]), torch.tensor(y[0])), rtol=1e-12, atol=1e-15)
+    assert_trees_close(func.vmap(func.hessian(f, argnums=(0, 1)))(fg.tensor(x), fg.tensor(y)),
+                       torch.func.vmap(theirs)(torch.tensor(x), torch.tensor(y)),
+                       rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("f", [lambda x, y: (y * 2).sum(), lambda x, y: (x > 0).sum().double()],
+                         ids=["unused input", "no differentiable path"])
+def test_gradient_w_r_t_an_input_the_output_does_not_depend_on_is_zero(f):
+    torch = pytest.importorskip("torch")
+    x, y = rng.standard_normal((2, 4, 3))
+    expected = torch.func.grad(f)(torch.tensor(x[0]), torch.tensor(y[0]))
+    np.testing.assert_array_equal(func.grad(f)(fg.tensor(x[0]), fg.tensor(y[0])).numpy(),
+                                  expected.numpy())
+    value, g = func.value_and_grad(f)(fg.tensor(x[0]), fg.tensor(y[0]))
+    assert value.item() == pytest.approx(f(torch.tensor(x[0]), torch.tensor(y[0])).item())
+    np.testing.assert_array_equal(g.numpy(), expected.numpy())
+    np.testing.assert_array_equal(func.vmap(func.grad(f))(fg.tensor(x), fg.tensor(y)).numpy(),
+                                  torch.func.vmap(torch.func.grad(f))(torch.tensor(x),
+                                                                      torch.tensor(y)).numpy())
+
+
+def test_jacfwd_with_aux_calls_f_once_and_its_aux_carries_no_tangent():
+    torch = pytest.importorskip("torch")
+    x = rng.standard_normal(3)
+    calls = []
+
+    def f(t):
+        calls.append(1)
+        return t.sin() * t.sum(), {"cos": t.cos()}
+    jac, aux = func.jacfwd(f, has_aux=True)(fg.tensor(x))
+    assert len(calls) == 1
+    theirs_jac, theirs_aux = torch.func.jacfwd(f, has_aux=True)(torch.tensor(x))
+    assert_trees_close((jac, aux), (theirs_jac, theirs_aux), rtol=1e-12)
+    assert aux["cos"].grad_fn is None and forward_ad.unpack_dual(aux["cos"])[1] is None
+    _, _, aux = func.jvp(f, (fg.tensor(x),), (fg.ones(3, dtype="float64"),), has_aux=True)
+    assert forward_ad.unpack_dual(aux["cos"])[1] is None

@@ -89,7 +89,9 @@ def value_and_grad(f, argnums=0, has_aux=False):
                                  "use vjp or jacrev for non-scalar outputs")
             inputs = [x for _, new, _ in prepared for x in new]
             nested = any(x.requires_grad for old, _, _ in prepared for x in old)
-            grads = _grad(value, inputs, create_graph=nested, allow_unused=True) if inputs else ()
+            grads = (None,) * len(inputs)
+            if inputs and value.requires_grad:
+                grads = _grad(value, inputs, create_graph=nested, allow_unused=True)
         grads = [zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
         g = _regroup(grads, prepared, argnums)
         if not nested:
@@ -166,13 +168,14 @@ def jvp(f, primals, tangents, has_aux=False):
                                   for x, v in zip(p_leaves, flatten(t)[0])]))
         out = f(*duals)
         out, aux = _split_aux(out, has_aux, "jvp")
+        aux = tree_map(lambda t: forward_ad.unpack_dual(t)[0], aux)
         leaves, rebuild = flatten(out)
         unpacked = [forward_ad.unpack_dual(y) for y in leaves]
     primal_out = rebuild([p for p, _ in unpacked])
     tangent_out = rebuild([zeros_like(p) if t is None else t for p, t in unpacked])
     if not _any_requires_grad(primals + tangents):
         # the graph recorded by forward mode nested inside is of no use to the caller
-        primal_out, tangent_out = _detached(primal_out), _detached(tangent_out)
+        primal_out, tangent_out, aux = _detached(primal_out), _detached(tangent_out), _detached(aux)
     return (primal_out, tangent_out, aux) if has_aux else (primal_out, tangent_out)
 
 
@@ -241,47 +244,75 @@ def linearize(f, *primals):
     return (out if nested else _detached(out)), jvp_fn
 
 
-def _basis(shape, like):
-    """The unit vectors of a tensor of `shape`, stacked: shape [numel] + shape."""
-    n = int(np.prod(shape))
-    return Tensor(np.eye(n, dtype=like._data.dtype).reshape((n,) + tuple(shape)))
+def _unit_rows(leaves):
+    """The unit vectors of the space of all `leaves` flattened and joined end to end, stacked:
+    one tensor per leaf, of shape [N] + its shape (N elements in all); row i of them together
+    is the i-th unit vector."""
+    n, rows, offset = sum(x.numel() for x in leaves), [], 0
+    for x in leaves:
+        eye = np.eye(n, x.numel(), -offset, dtype=x._data.dtype)
+        rows.append(Tensor(eye.reshape((n,) + tuple(x.shape))))
+        offset += x.numel()
+    return tuple(rows)
+
+
+def _check_tensors(tree, what):
+    """Raise unless `tree` is a tensor or a nested tuple/list/dict of tensors."""
+    if not _is_tree_of_tensors(tree):
+        raise TypeError(f"{what} a tensor, or a tuple/list/dict of tensors, got "
+                        f"{type(tree).__name__}")
+
+
+def _is_tree_of_tensors(tree):
+    if isinstance(tree, (tuple, list)):
+        return len(tree) > 0 and all(_is_tree_of_tensors(t) for t in tree)
+    if isinstance(tree, dict):
+        return len(tree) > 0 and all(_is_tree_of_tensors(t) for t in tree.values())
+    return isinstance(tree, Tensor)
 
 
 def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
     """The Jacobian by reverse mode: f runs once, then one vectorised backward pass pulls
-    back every unit cotangent at once (vmap over them; `chunk_size` rows at a time).
-    Shape: out.shape + in.shape."""
+    back every unit cotangent of all its outputs at once (vmap over them; `chunk_size` rows
+    at a time). Shape: out.shape + in.shape, for each output in its structure, and within it
+    for each input in theirs."""
     def wrapper(*args):
         nums = _argnums(argnums, len(args), "jacrev")
         with enable_grad():
             args, prepared = _prepare_args(args, nums)
             out = f(*args)
         out, aux = _split_aux(out, has_aux, "jacrev")
-        if not isinstance(out, Tensor):
-            raise TypeError("jacrev: f must return a single tensor")
+        _check_tensors(out, "jacrev: f must return")
+        out_leaves, rebuild_out = flatten(out)
+        pulled = [k for k, y in enumerate(out_leaves) if y.requires_grad]
         inputs = [x for _, new, _ in prepared for x in new]
         nested = any(x.requires_grad for old, _, _ in prepared for x in old)
 
-        def rows(u):
+        def rows(*cotangents):
             gs = (None,) * len(inputs)
-            if out.requires_grad:
+            if pulled:
                 with enable_grad():
-                    gs = _grad(out, inputs, u, retain_graph=True, create_graph=nested,
-                               allow_unused=True)
+                    gs = _grad([out_leaves[k] for k in pulled], inputs,
+                               [cotangents[k] for k in pulled], retain_graph=True,
+                               create_graph=nested, allow_unused=True)
             return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, gs))
-        jacs = vmap(rows, chunk_size=chunk_size)(_basis(out.shape, out)) if inputs else ()
-        jacs = [j.reshape(tuple(out.shape) + tuple(x.shape)) for j, x in zip(jacs, inputs)]
+        jacs = vmap(rows, chunk_size=chunk_size)(*_unit_rows(out_leaves)) if inputs else ()
         if not nested and not any(batching.tangent_of(x) is not None for x in inputs):
-            jacs = [j.detach() for j in jacs]
-        jac = _regroup(jacs, prepared, argnums)
+            jacs, aux = [j.detach() for j in jacs], _detached(aux)
+        sizes = [y.numel() for y in out_leaves]
+        blocks = [j.split(sizes) for j in jacs]  # blocks[input][output]
+        jac = rebuild_out([_regroup([b[k].reshape(tuple(y.shape) + tuple(x.shape))
+                                     for b, x in zip(blocks, inputs)], prepared, argnums)
+                           for k, y in enumerate(out_leaves)])
         return (jac, aux) if has_aux else jac
     return wrapper
 
 
 def jacfwd(f, argnums=0, has_aux=False, *, chunk_size=None):
-    """The Jacobian by forward mode: one vectorised JVP pushes every unit tangent of an
-    input at once (vmap over them; `chunk_size` columns at a time). Shape: out.shape +
-    in.shape."""
+    """The Jacobian by forward mode: f runs once, in one vectorised JVP that pushes every
+    unit tangent of all the inputs at once (vmap over them; `chunk_size` columns at a time).
+    Shape: out.shape + in.shape, for each output in its structure, and within it for each
+    input in theirs."""
     def wrapper(*args):
         nums = _argnums(argnums, len(args), "jacfwd")
         args = list(args)
@@ -294,23 +325,24 @@ def jacfwd(f, argnums=0, has_aux=False, *, chunk_size=None):
                 args[n] = rebuild([next(it) for _ in leaves])
             return f(*args)
 
-        def column(k):
-            def push(v):
-                tangents = [v if m == k else zeros_like(x) for m, x in enumerate(flat)]
-                _, dot, *aux = jvp(call, flat, tangents, has_aux=has_aux)
-                if not isinstance(dot, Tensor):
-                    raise TypeError("jacfwd: f must return a single tensor")
-                return dot
-            return push
-        jacs = []
-        for k, x in enumerate(flat):
-            cols = vmap(column(k), chunk_size=chunk_size)(_basis(x.shape, x))
-            out_shape = tuple(cols.shape[1:])
-            jacs.append(cols.reshape(x.numel(), -1).T.reshape(out_shape + tuple(x.shape)))
-        jac = _regroup(jacs, [(None, leaves, rebuild) for leaves, rebuild in trees], argnums)
-        if has_aux:
-            return jac, _split_aux(call(*flat), True, "jacfwd")[1]
-        return jac
+        def push(*tangents):
+            out, dot, *aux = jvp(call, flat, tangents, has_aux=has_aux)
+            _check_tensors(out, "jacfwd: f must return")
+            if has_aux:
+                _check_tensors(aux[0], "jacfwd(has_aux=True): aux must be")
+            return (dot, *aux)
+        dots, *aux = vmap(push, chunk_size=chunk_size)(*_unit_rows(flat))
+        dot_leaves, rebuild_out = flatten(dots)
+        sizes = [x.numel() for x in flat]
+        per_arg = [(None, leaves, rebuild) for leaves, rebuild in trees]
+        jac = []
+        for d in dot_leaves:  # d: [N] + the output's shape
+            columns = d.moveaxis(0, -1).split(sizes, -1)
+            jac.append(_regroup([c.reshape(tuple(d.shape[1:]) + tuple(x.shape))
+                                 for c, x in zip(columns, flat)], per_arg, argnums))
+        jac = rebuild_out(jac)
+        # aux is the same for every tangent pushed: take the first
+        return (jac, tree_map(lambda t: t[0], aux[0])) if has_aux else jac
     return wrapper
 
 
@@ -337,7 +369,7 @@ def hessian_diag(f, x, method="exact", num_samples=64):
     """The diagonal of f's Hessian at x: exact (an HVP per element) or Hutchinson's estimate
     E[v * Hv] (random signs v); the HVPs run as one vectorised pass, differentiably."""
     if method == "exact":
-        return _mean_of_v_times_hv(f, x, _basis(x.shape, x)) * x.numel()
+        return _mean_of_v_times_hv(f, x, _unit_rows([x])[0]) * x.numel()
     if method == "hutchinson":
         return _mean_of_v_times_hv(f, x, _rademacher(x, num_samples))
     raise ValueError(f"hessian_diag: method must be 'exact' or 'hutchinson', got {method!r}")
