@@ -11,6 +11,7 @@ from .tensor import Tensor
 
 _ndarray = np.ndarray
 _asarray = np.asarray
+_may_share_memory = np.may_share_memory
 
 
 def apply(prim, *inputs, **params):
@@ -38,11 +39,12 @@ def apply(prim, *inputs, **params):
     if prim.n_outputs == 1:
         if type(out) is not _ndarray:
             out = _asarray(out)
-        version = inputs[0]._version if prim.view and isinstance(inputs[0], Tensor) else None
+        if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
+            return _view(prim, inputs, params, out, record)
         if not record:
-            return Tensor._make(out, False, None, 0, version)
+            return Tensor._make(out)
         node = _record(prim, inputs, params)
-        result = Tensor._make(out, True, node, 0, version)
+        result = Tensor._make(out, True, node, 0)
         if prim.saves_out:
             node.out_ref = weakref.ref(result)
             node.out_data = out
@@ -56,6 +58,16 @@ def apply(prim, *inputs, **params):
     node.out_ref = tuple(weakref.ref(r) for r in results)
     node.out_data = outs
     return results
+
+
+def _view(prim, inputs, params, out, record):
+    """The output of a view op: it shares its base's version counter and remembers its base,
+    so that an in-place write through it can rewrite the base's history."""
+    base = inputs[0]
+    node = _record(prim, inputs, params) if record else None
+    result = Tensor._make(out, record, node, 0, base._version)
+    result._view = (base, prim, params)
+    return result
 
 
 def _record(prim, inputs, params):

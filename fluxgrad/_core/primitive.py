@@ -18,7 +18,12 @@ says each input's rule reads only the other inputs.
   batch: `rule(bdims, x, y, ..., **params) -> (out, out_bdim)` for vmap, where the
        inputs hold a whole batch along `bdims[i]` (None: the same for every example)
        and `out` holds the result's along `out_bdim` (a tuple of both for
-       multi-output ops); written in fluxgrad ops, like the other rules.
+       multi-output ops); written in fluxgrad ops, like the other rules;
+  view: the output is a view of the first input's memory. A rule
+       `view(base, value, **params) -> new_base` (in fluxgrad ops) gives the base
+       with the view's entries replaced by `value`: how an in-place write through
+       the view changes the base's value and history. True: a view that can't be
+       written (a broadcast).
 """
 import re
 

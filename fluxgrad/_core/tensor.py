@@ -16,7 +16,7 @@ from .hooks import HookHandle
 
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version", "grad",
-                 "_hooks", "name", "_tangent", "_seed", "__weakref__")
+                 "_hooks", "name", "_tangent", "_seed", "_view", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 

@@ -256,7 +256,9 @@ def _take(x, arrays, index):
 slice_p = linear("slice", lambda x, *, index: x[index],
                  lambda out_bar, x, *, index: apply(index_scatter_p, out_bar, index=index,
                                                     shape=x.shape),
-                 view=True, batch=_slice_batch)
+                 view=lambda base, value, *, index: apply(index_put_p, base, value, index=index,
+                                                          accumulate=False),
+                 batch=_slice_batch)
 
 index_p = Primitive(
     "index", lambda x, *arrays, index: x[_build(index, arrays)],

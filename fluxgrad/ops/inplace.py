@@ -12,6 +12,7 @@ The one primitive here, `fill`, gives x's shape and dtype filled with a value
 import numpy as np
 
 from .._core.dispatch import apply
+from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor
 from . import activation, elementwise
@@ -60,10 +61,49 @@ def apply_inplace(x, op, *args, **kwargs):
     # x.mul_(x) means the old x twice
     args = [before if a is x else a for a in args]
     result = op(before, *args, **kwargs)
+    bases = _bases_to_rewrite(x, result)
     x._rebase_inplace(result)
     if result._tangent is not None:
         x._tangent = result._tangent
+    written = x
+    for (base, prim, params), old in bases:
+        _take_history(base, prim.view(old, written, **params))
+        written = base
     return x
+
+
+def _bases_to_rewrite(x, result):
+    """The chain of bases that `x` is a view of, each with a handle on its current history,
+    when writing `result` through `x` changes what they are differentiably (else none).
+    Checked before anything is written."""
+    chain = []
+    view = getattr(x, "_view", None)
+    while view is not None and callable(view[1].view):
+        chain.append(view)
+        view = getattr(view[0], "_view", None)
+    if not chain or not (result._requires_grad or result._tangent is not None or any(
+            base._requires_grad or base._tangent is not None for base, _, _ in chain)):
+        return []
+    root = chain[-1][0]
+    if root._grad_fn is None and root._requires_grad and _grad_state.enabled:
+        raise RuntimeError(
+            f"a view of a leaf tensor of shape {list(root.shape)} that requires grad is being "
+            "modified in place; do it under fluxgrad.no_grad(), or on a copy (x = x.clone())")
+    return [(view, _history(view[0])) for view in chain]
+
+
+def _history(t):
+    """A handle on `t`'s value and current history (it keeps them when `t` is rewritten)."""
+    handle = Tensor._make(t._data, t._requires_grad, t._grad_fn, t._out_index)
+    handle._tangent = t._tangent
+    return handle
+
+
+def _take_history(base, new):
+    """`base`, whose memory already holds `new`'s value, takes `new`'s history and tangent."""
+    base._grad_fn, base._out_index = new._grad_fn, new._out_index
+    base._requires_grad = new._requires_grad
+    base._tangent = new._tangent
 
 
 def _inplace(name, op):

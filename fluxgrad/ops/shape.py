@@ -55,7 +55,8 @@ def _reshape_batch(bdims, x, *, shape):
 
 
 reshape_p = linear("reshape", lambda x, *, shape: x.reshape(shape),
-                   lambda out_bar, x, *, shape: reshape(out_bar, x.shape), view=True,
+                   lambda out_bar, x, *, shape: reshape(out_bar, x.shape),
+                   view=lambda base, value, *, shape: reshape(value, base.shape),
                    batch=_reshape_batch)
 
 
@@ -257,10 +258,13 @@ def broadcast_tensors(*tensors):
 
 
 # --- axis permutations --------------------------------------------------------------------
+def _unpermute(value, perm):
+    return apply(permute_p, value, perm=tuple(np.argsort(perm).tolist()))
+
+
 permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
-                   lambda out_bar, x, *, perm: apply(permute_p, out_bar,
-                                                     perm=tuple(np.argsort(perm).tolist())),
-                   view=True, batch=lambda bdims, x, *, perm: (apply(
+                   lambda out_bar, x, *, perm: _unpermute(out_bar, perm),
+                   view=lambda base, value, *, perm: _unpermute(value, perm), batch=lambda bdims, x, *, perm: (apply(
                        permute_p, front(x, bdims[0]), perm=(0,) + tuple(p + 1 for p in perm)), 0))
 
 
