@@ -196,3 +196,13 @@ def test_bad_jacobian_indices_are_errors_that_name_them(index, error, message):
     J = Jacobian(lambda t: t * 2, fg.tensor([1.0, 2.0, 3.0]))
     with pytest.raises(error, match=message):
         J[index]
+
+
+def test_unpack_dual_names_its_parts_as_torch_does():
+    from fluxgrad.autograd import forward_ad
+    with forward_ad.dual_level():
+        y = forward_ad.make_dual(fg.tensor([1.0, 2.0]), fg.tensor([3.0, 4.0])) * 2
+        unpacked = forward_ad.unpack_dual(y)
+    np.testing.assert_array_equal(unpacked.primal.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(unpacked.tangent.numpy(), [6.0, 8.0])
+    assert forward_ad.unpack_dual(fg.ones(2)).tangent is None

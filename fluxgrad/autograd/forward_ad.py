@@ -7,6 +7,7 @@
 
 Tangents flow through every op's JVP rule in the same forward pass.
 """
+import collections
 import contextlib
 
 from .._core import batching
@@ -14,7 +15,7 @@ from .._core.forward_mode import state
 from .._core.tensor import Tensor
 from ..ops.alias import alias
 
-__all__ = ["dual_level", "make_dual", "unpack_dual"]
+__all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
 
 @contextlib.contextmanager
@@ -41,9 +42,13 @@ def make_dual(tensor, tangent):
     return batching.with_tangent(alias(tensor) if tensor.requires_grad else tensor, tangent)
 
 
+UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
 def unpack_dual(tensor):
-    """(primal, tangent) of a dual tensor; tangent is None if it carries none."""
+    """(primal, tangent) of a dual tensor, also as `.primal` and `.tangent`; tangent is None
+    if it carries none."""
     tangent = batching.tangent_of(tensor)
     if tangent is None:
-        return tensor, None
-    return batching.without_tangent(tensor), tangent
+        return UnpackedDualTensor(tensor, None)
+    return UnpackedDualTensor(batching.without_tangent(tensor), tangent)
