@@ -300,7 +300,7 @@ def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
         if not nested and not any(batching.tangent_of(x) is not None for x in inputs):
             jacs, aux = [j.detach() for j in jacs], _detached(aux)
         sizes = [y.numel() for y in out_leaves]
-        blocks = [j.split(sizes) for j in jacs]  # blocks[input][output]
+        blocks = [j.split(sizes) if len(sizes) > 1 else (j,) for j in jacs]  # [input][output]
         jac = rebuild_out([_regroup([b[k].reshape(tuple(y.shape) + tuple(x.shape))
                                      for b, x in zip(blocks, inputs)], prepared, argnums)
                            for k, y in enumerate(out_leaves)])
