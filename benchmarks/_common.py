@@ -27,6 +27,18 @@ def best_time(fn, repeat=5, number=None):
     return best
 
 
+def interleaved_best_times(*fns, rounds=100):
+    """Best wall time of one call of each of `fns`, called in turn `rounds` times: on a busy
+    machine, both sides of a ratio then see the same conditions."""
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best
+
+
 def torch_or_none():
     try:
         import torch
