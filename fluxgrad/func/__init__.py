@@ -118,14 +118,20 @@ def _split_aux(out, has_aux, name):
     return out[0], out[1]
 
 
-def vjp(f, *primals, has_aux=False):
-    """(f(*primals), vjp_fn): `vjp_fn(cotangents)` gives the cotangents of every primal."""
+def _record(f, primals, has_aux, name):
+    """f run once on stand-ins for every primal, its graph recorded: (out, aux, prepared,
+    the stand-ins' leaves)."""
     with enable_grad():
         args, prepared = _prepare_args(primals, range(len(primals)))
         out = f(*args)
-    out, aux = _split_aux(out, has_aux, "vjp")
+    out, aux = _split_aux(out, has_aux, name)
+    return out, aux, prepared, [x for _, new, _ in prepared for x in new]
+
+
+def vjp(f, *primals, has_aux=False):
+    """(f(*primals), vjp_fn): `vjp_fn(cotangents)` gives the cotangents of every primal."""
+    out, aux, prepared, inputs = _record(f, primals, has_aux, "vjp")
     out_leaves, _ = flatten(out)
-    inputs = [x for _, new, _ in prepared for x in new]
     nested = any(x.requires_grad for old, _, _ in prepared for x in old)
 
     def vjp_fn(cotangents):
@@ -206,12 +212,8 @@ def _jvp_along_graph(f, primals, tangents, has_aux):
     """jvp inside forward mode (jvp of jvp, jacfwd of jacfwd): f runs once, recording its
     graph (the outer tangents flow through it as usual), then the inner tangents are pushed
     along that graph by the ops' JVP rules, which carry the outer tangents in turn."""
-    with enable_grad():
-        args, prepared = _prepare_args(primals, range(len(primals)))
-        out = f(*args)
-    out, aux = _split_aux(out, has_aux, "jvp")
+    out, aux, _, inputs = _record(f, primals, has_aux, "jvp")
     out_leaves, rebuild_out = flatten(out)
-    inputs = [x for _, new, _ in prepared for x in new]
     pairs = [(x, v) for x, v in zip(inputs, [v for t in tangents for v in flatten(t)[0]])
              if x.requires_grad]
     dots = [None] * len(out_leaves)
@@ -226,11 +228,8 @@ def _jvp_along_graph(f, primals, tangents, has_aux):
 
 def linearize(f, *primals):
     """(f(*primals), jvp_fn): f runs once; `jvp_fn(*tangents)` pushes tangents along its graph."""
-    with enable_grad():
-        args, prepared = _prepare_args(primals, range(len(primals)))
-        out = f(*args)
+    out, _, _, inputs = _record(f, primals, False, "linearize")
     out_leaves, rebuild_out = flatten(out)
-    inputs = [x for _, new, _ in prepared for x in new]
     nested = _any_requires_grad(primals) or _forward_state.level
 
     def jvp_fn(*tangents):
