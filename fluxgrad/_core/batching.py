@@ -231,6 +231,9 @@ def peel(inputs, level):
     """(physicals, bdims): each input's physical tensor at `level` and the dimension that
     holds the batch there (None, and the input itself, where it is the same in every
     example)."""
+    if level not in state.sizes:
+        raise RuntimeError("vmap: a batched tensor was used after its vmap returned; return "
+                           "it from the vmapped function instead of keeping it elsewhere")
     physicals, bdims = [], []
     lifting = _forward_state.level
     for x in inputs:
@@ -249,12 +252,9 @@ def peel(inputs, level):
 
 def apply_batched(prim, inputs, params):
     """Run `prim` on inputs some of which are batched, through its batching rule."""
-    level = max(x._level for x in inputs if type(x) is BatchedTensor)
-    if level not in state.sizes:
-        raise RuntimeError("vmap: a batched tensor was used after its vmap returned; return "
-                           "it from the vmapped function instead of keeping it elsewhere")
     if prim.batch is None:
         raise NotImplementedError(f"vmap: the op {prim.name!r} has no batching rule yet")
+    level = max(x._level for x in inputs if type(x) is BatchedTensor)
     physicals, bdims = peel(inputs, level)
     out, out_bdim = prim.batch(bdims, *physicals, **params)
     if prim.n_outputs == 1:

@@ -29,9 +29,6 @@ class _Call:
 def apply_batched(function, args, kwargs):
     """`function.apply(*args, **kwargs)` where some args are BatchedTensors."""
     level = max(x._level for x in args if type(x) is BatchedTensor)
-    if level not in batching.state.sizes:
-        raise RuntimeError("vmap: a batched tensor was used after its vmap returned; return "
-                           "it from the vmapped function instead of keeping it elsewhere")
     physicals, bdims = batching.peel(args, level)
     call = _Call(function, level, batching.state.sizes[level], bdims, kwargs)
     outs = _generated(function).apply(call, *physicals)

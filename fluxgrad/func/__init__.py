@@ -16,7 +16,7 @@ from ..autograd import forward_ad
 from ..autograd.forward_grad import forward_grad
 from ..creation import get_rng, zeros_like
 from ..ops.alias import alias
-from ._tree import flatten, tree_map
+from ._tree import flatten, is_tree_of_tensors, tree_map
 from ._functional_call import functional_call
 from ._vmap import vmap
 
@@ -118,11 +118,11 @@ def _split_aux(out, has_aux, name):
     return out[0], out[1]
 
 
-def _record(f, primals, has_aux, name):
-    """f run once on stand-ins for every primal, its graph recorded: (out, aux, prepared,
-    the stand-ins' leaves)."""
+def _record(f, args, has_aux, name, nums=None):
+    """f run once on stand-ins for the arguments in `nums` (all by default), its graph
+    recorded: (out, aux, prepared, the stand-ins' leaves)."""
     with enable_grad():
-        args, prepared = _prepare_args(primals, range(len(primals)))
+        args, prepared = _prepare_args(args, range(len(args)) if nums is None else nums)
         out = f(*args)
     out, aux = _split_aux(out, has_aux, name)
     return out, aux, prepared, [x for _, new, _ in prepared for x in new]
@@ -257,17 +257,9 @@ def _unit_rows(leaves):
 
 def _check_tensors(tree, what):
     """Raise unless `tree` is a tensor or a nested tuple/list/dict of tensors."""
-    if not _is_tree_of_tensors(tree):
+    if not is_tree_of_tensors(tree):
         raise TypeError(f"{what} a tensor, or a tuple/list/dict of tensors, got "
                         f"{type(tree).__name__}")
-
-
-def _is_tree_of_tensors(tree):
-    if isinstance(tree, (tuple, list)):
-        return len(tree) > 0 and all(_is_tree_of_tensors(t) for t in tree)
-    if isinstance(tree, dict):
-        return len(tree) > 0 and all(_is_tree_of_tensors(t) for t in tree.values())
-    return isinstance(tree, Tensor)
 
 
 def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
@@ -277,14 +269,10 @@ def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
     for each input in theirs."""
     def wrapper(*args):
         nums = _argnums(argnums, len(args), "jacrev")
-        with enable_grad():
-            args, prepared = _prepare_args(args, nums)
-            out = f(*args)
-        out, aux = _split_aux(out, has_aux, "jacrev")
+        out, aux, prepared, inputs = _record(f, args, has_aux, "jacrev", nums)
         _check_tensors(out, "jacrev: f must return")
         out_leaves, rebuild_out = flatten(out)
         pulled = [k for k, y in enumerate(out_leaves) if y.requires_grad]
-        inputs = [x for _, new, _ in prepared for x in new]
         nested = any(x.requires_grad for old, _, _ in prepared for x in old)
 
         def rows(*cotangents):

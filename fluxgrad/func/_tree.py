@@ -28,3 +28,12 @@ def flatten(tree):
 def tree_map(fn, tree):
     leaves, rebuild = flatten(tree)
     return rebuild([fn(x) for x in leaves])
+
+
+def is_tree_of_tensors(tree):
+    """Whether `tree` is a tensor, or a nested tuple/list/dict holding only tensors (and some)."""
+    if isinstance(tree, (tuple, list)):
+        return len(tree) > 0 and all(is_tree_of_tensors(t) for t in tree)
+    if isinstance(tree, dict):
+        return len(tree) > 0 and all(is_tree_of_tensors(t) for t in tree.values())
+    return isinstance(tree, Tensor)

@@ -10,7 +10,7 @@ import functools
 from .._core import batching
 from .._core.tensor import Tensor
 from ..creation import get_rng
-from ._tree import flatten
+from ._tree import flatten, is_tree_of_tensors
 
 __all__ = ["vmap"]
 
@@ -137,7 +137,7 @@ def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
         wrapped = [x if d is None else batching.wrap(x, level, d) for x, d in zip(leaves, dims)]
         out = f(*rebuild(wrapped), **kwargs)
         out_leaves, rebuild_out = flatten(out)
-        if not out_leaves or _has_non_tensor(out):
+        if not is_tree_of_tensors(out):
             raise TypeError(f"vmap: the function must return tensors (or nested tuples/lists/"
                             f"dicts of tensors), got {type(out).__name__}")
         if isinstance(out, Tensor) and isinstance(out_dims, (tuple, list)) and len(out_dims) == 1:
@@ -161,11 +161,3 @@ def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
     finally:
         batching.close_level(level)
     return results, out_d, rebuild_out
-
-
-def _has_non_tensor(tree):
-    if isinstance(tree, (tuple, list)):
-        return any(_has_non_tensor(t) for t in tree)
-    if isinstance(tree, dict):
-        return any(_has_non_tensor(t) for t in tree.values())
-    return not isinstance(tree, Tensor)
