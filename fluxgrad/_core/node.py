@@ -58,7 +58,7 @@ class Node:
     def check_versions(self):
         if self.versions is not None:
             for i, (x, seen) in enumerate(zip(self.inputs, self.versions)):
-                if seen is None or x._version_counter[0] == seen:
+                if seen is None or x._version == seen:
                     continue
                 if not self.prim.reads_input(i, self.edges):
                     continue  # no rule that runs reads it
@@ -69,7 +69,7 @@ class Node:
                 raise RuntimeError(self._modified_message(None, seen, "its output", counter[0]))
 
     def _modified_message(self, x, seen, what, now=None):
-        now = x._version_counter[0] if now is None else now
+        now = x._version if now is None else now
         shape = f" of shape {list(x.shape)}" if x is not None else ""
         return (f"A tensor needed by {self.name()} to compute gradients ({what}{shape}) was "
                 f"modified by an in-place operation after it was used (version {seen}, now "

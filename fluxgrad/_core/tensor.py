@@ -24,7 +24,7 @@ class Tensor:
         self._data = as_array(data, dtype)
         self._grad_fn = None
         self._out_index = 0
-        self._version_counter = new_version_counter()
+        self._version_counter = None
         self._grad = None
         self._hooks = None
         self.name = None
@@ -40,7 +40,7 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._out_index = out_index
-        t._version_counter = new_version_counter() if version is None else version
+        t._version_counter = version
         t._grad = None
         t._hooks = None
         t.name = None
@@ -50,7 +50,7 @@ class Tensor:
     # --- inspection -------------------------------------------------------
     @property
     def data(self):
-        return Tensor._make(self.numpy(), version=self._version_counter)
+        return Tensor._make(self.numpy(), version=self._counter())
 
     @data.setter
     def data(self, value):
@@ -151,7 +151,15 @@ class Tensor:
     @property
     def _version(self):
         """How many in-place writes this tensor (and the views sharing its memory) has seen."""
-        return self._version_counter[0]
+        counter = self._version_counter
+        return 0 if counter is None else counter[0]
+
+    def _counter(self):
+        """The version counter, made when first needed (most tensors never need one)."""
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = new_version_counter()
+        return counter
 
     @property
     def grad(self):
@@ -215,7 +223,7 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's data, cut from the graph."""
-        return Tensor._make(self._data, version=self._version_counter)
+        return Tensor._make(self._data, version=self._counter())
 
     def detach_(self):
         self._grad_fn = None
@@ -271,7 +279,7 @@ class Tensor:
         return None if grad is None else grad._data
 
     def _bump_version(self):
-        self._version_counter[0] += 1
+        self._counter()[0] += 1
 
     def _writable_data(self):
         """The array an in-place op writes into (refused for one whose elements share memory)."""
@@ -304,7 +312,7 @@ class Tensor:
             raise RuntimeError(f"an in-place op would change the shape {list(self.shape)} to "
                                f"{list(data.shape)}; use an out-of-place op")
         np.copyto(self._writable_data(), data, casting="unsafe")
-        self._version_counter[0] += 1
+        self._bump_version()
         if result._grad_fn is not None:
             self._grad_fn = result._grad_fn
             self._out_index = result._out_index
@@ -314,7 +322,7 @@ class Tensor:
                 # the saved output is this tensor now (with its tangent in forward mode);
                 # overwriting it again before backward is an error, as for any saved tensor
                 node.out_ref = weakref.ref(self)
-                node.out_version = (self._version_counter, self._version_counter[0])
+                node.out_version = (self._counter(), self._version)
         return self
 
     def _before_inplace(self, *others):
@@ -332,7 +340,7 @@ class Tensor:
     def _shallow_copy(self):
         """Same data, history and version counter: the 'before' of an in-place op."""
         return Tensor._make(self._data, self._requires_grad, self._grad_fn, self._out_index,
-                            self._version_counter)
+                            self._counter())
 
 
 def new_version_counter():

@@ -270,7 +270,7 @@ def _as_outputs(cls, outputs, primals):
             raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
                             f"{i}; return Tensors")
         elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
-            o = Tensor._make(o._data, version=o._version_counter)
+            o = Tensor._make(o._data, version=o._counter())
         outs.append(o)
     return tuple(outs)
 
@@ -301,7 +301,7 @@ def _record(cls, ctx, args, primals, outs):
             continue
         i = out_index.get(id(t))
         saved.append(t if i is None else _Output(i))
-        versions.append((t._version_counter, t._version_counter[0]))
+        versions.append((t._counter(), t._version))
     original = {id(p): a for p, a in zip(primals, args)}
     ctx._saved = tuple(original.get(id(t), t) if isinstance(t, Tensor) else t for t in saved)
     ctx._versions = tuple(versions)

@@ -348,7 +348,7 @@ def _put(x, static, arrays, value, accumulate):
                 target[idx] += data
         except (IndexError, ValueError) as err:
             raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
-        x._version_counter[0] += 1
+        x._bump_version()
         return x
     try:
         result = apply(index_put_p, _before(x), value, *arrays, index=static,
@@ -634,7 +634,7 @@ def masked_fill_(x, mask, value):
         mask = _mask(mask, "masked_fill_")
         np.copyto(x._writable_data(), getattr(value, "_data", value), casting="unsafe",
                   where=mask._data)
-        x._version_counter[0] += 1
+        x._bump_version()
         return x
     return _rebase(x, masked_fill(_before(x), mask, value))
 
