@@ -70,10 +70,14 @@ def _view(prim, inputs, params, out, record):
     return result
 
 
+_NO_PARAMS = {}
+_versions_seen = {}
+
+
 def _record(prim, inputs, params):
     node = prim.node_class()
     node.prim = prim
-    node.params = params
+    node.params = params or _NO_PARAMS
     node.inputs = inputs
     edges = []
     versions = [] if prim.saves_inputs else None
@@ -89,7 +93,15 @@ def _record(prim, inputs, params):
             versions.append(None)
         edges.append(None)
     node.edges = tuple(edges)
-    node.versions = None if versions is None else tuple(versions)
+    if versions is not None:
+        versions = tuple(versions)
+        shared = _versions_seen.get(versions)  # most are all 0: one tuple serves them all
+        if shared is None:
+            if len(_versions_seen) >= 1024:
+                _versions_seen.clear()
+            _versions_seen[versions] = shared = versions
+        versions = shared
+    node.versions = versions
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     node.trace = _anomaly.record() if _anomaly.enabled else None

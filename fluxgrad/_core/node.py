@@ -83,13 +83,13 @@ class Node:
     def release(self):
         """Free the saved buffers (the weak references to the outputs cost nothing to keep).
 
-        A node whose rules read no values, only shapes and dtypes, keeps those (as
+        A node whose rules read no floating values, only shapes and dtypes, keeps those (as
         zero-memory stand-ins), so that it can run again, as PyTorch's nodes that saved
-        nothing can.
+        nothing can. Integer inputs (indices, which the rules do read) are kept.
         """
         prim = self.prim
         if prim.saves_inputs is False and not prim.saves_out and self.inputs is not None:
-            self.inputs = tuple(stand_in(x) for x in self.inputs)
+            self.inputs = tuple(stand_in(x) if _holds_value(x) else x for x in self.inputs)
             if self.out_data is not None:
                 self.out_data = tuple(stand_in(d) for d in self.out_data)
             return
@@ -140,6 +140,10 @@ def stand_in(x):
 
 def is_stand_in(array):
     return array.base is _ZEROS
+
+
+def _holds_value(x):
+    return isinstance(x, Tensor) and x._data.dtype.kind == "f" and not is_stand_in(x._data)
 
 
 class AccumulateGrad:
