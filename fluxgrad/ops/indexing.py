@@ -266,14 +266,14 @@ index_p = Primitive(
         index_scatter_p, out_bar, *arrays, index=index, shape=x.shape),),
     jvp=lambda tangents, out, x, *arrays, index: apply(index_p, tangents[0], *arrays,
                                                        index=index), saves_inputs=False,
-    batch=_index_batch)
+    linear=(0,), batch=_index_batch)
 
 index_scatter_p = Primitive(
     "index_scatter", _scatter_impl,
     vjp=(lambda out_bar, out, g, *arrays, index, shape: _take(out_bar, arrays, index),),
     jvp=lambda tangents, out, g, *arrays, index, shape: apply(
         index_scatter_p, tangents[0], *arrays, index=index, shape=shape), saves_inputs=False,
-    batch=_scatter_batch)
+    linear=(0,), batch=_scatter_batch)
 
 
 def _index_put_value_vjp(out_bar, out, x, value, *arrays, index, accumulate):
@@ -300,7 +300,7 @@ index_put_p = Primitive(
     vjp=(lambda out_bar, out, x, value, *arrays, index, accumulate: out_bar if accumulate
          else apply(index_put_p, out_bar, 0.0, *arrays, index=index, accumulate=False),
          _index_put_value_vjp),
-    jvp=_index_put_jvp, saves_inputs=False, batch=_put_batch)
+    jvp=_index_put_jvp, saves_inputs=False, linear=(0, 1), batch=_put_batch)
 
 
 @tensor_method("__getitem__")

@@ -1,0 +1,1 @@
+"""`fluxgrad.static.nn`: control flow as sub-programs (`cond`, `while_loop`, `scan`)."""

@@ -1,0 +1,1 @@
+"""Passes on programs: functions Program -> Program, each ending with `check()`."""
