@@ -335,3 +335,26 @@ def test_static_minimize_matches_eager_steps(fresh, make):
         np.testing.assert_allclose(lv, le.item(), rtol=1e-5)
         np.testing.assert_allclose(scope.find_var(lin.weight.name).get_tensor(),
                                    eager.weight.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# --- the same autograd functions serve both modes -------------------------------------------
+def test_autograd_functions_accept_variables(fresh):
+    x = static.data('x', shape=[3], dtype='float64')
+    y = fluxgrad.sin(x) * x
+    g, = fluxgrad.autograd.grad(y.sum(), x)
+    gg, = fluxgrad.grad(g.sum(), x)
+    t = fluxgrad.autograd.forward_grad(y, x)
+    J = fluxgrad.autograd.Jacobian(lambda v: fluxgrad.sin(v) * v, x)
+    H = fluxgrad.autograd.Hessian(lambda v: (fluxgrad.sin(v) * v).sum(), x)
+    jac, hess = J[:], H[:]
+    xv = np.array([0.3, -1.2, 2.0])
+    out = static.Executor().run(feed={'x': xv}, fetch_list=[g, gg, t, jac, hess])
+    d1 = np.sin(xv) + xv * np.cos(xv)
+    d2 = 2 * np.cos(xv) - xv * np.sin(xv)
+    np.testing.assert_allclose(out[0], d1)
+    np.testing.assert_allclose(out[1], d2)
+    np.testing.assert_allclose(out[2], d1)
+    np.testing.assert_allclose(out[3], np.diag(d1))
+    np.testing.assert_allclose(out[4], np.diag(d2))
+    with pytest.raises(RuntimeError, match="allow_unused"):
+        fluxgrad.autograd.grad(y.sum(), [x, static.data('z', shape=[1], dtype='float64')])

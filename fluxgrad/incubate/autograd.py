@@ -8,7 +8,6 @@ On eager tensors they differentiate the recorded graph, keeping it differentiabl
 computes (stages) only the rows it needs and caches them.
 """
 from .._core.tensor import Tensor
-from ..static.program import Variable
 
 __all__ = ["enable_prim", "disable_prim", "prim_enabled", "grad", "forward_grad", "Jacobian",
            "Hessian"]
@@ -31,11 +30,8 @@ def prim_enabled():
 
 
 def _static(*groups):
-    for g in groups:
-        for x in ([g] if isinstance(g, Tensor) else (g or ())):
-            if isinstance(x, Variable):
-                return True
-    return False
+    from ..static.transforms import is_static
+    return is_static(*groups)
 
 
 def grad(outputs, inputs, grad_outputs=None):

@@ -22,6 +22,7 @@ import numpy as np
 from .._core.batching import BatchedTensor, move_dim
 from .._core.dispatch import apply
 from .._core.forward_mode import state as _forward_state
+from .._core.static_mode import state as _static_state
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
@@ -326,6 +327,8 @@ def _tracked(*tensors):
     between the examples of a vmap."""
     if any(type(t) is BatchedTensor for t in tensors):
         return True
+    if _static_state.armed and any(getattr(t, "program", None) is not None for t in tensors):
+        return True  # a static Variable: the write is staged
     if _forward_state.level and any(getattr(t, "_tangent", None) is not None for t in tensors):
         return True
     return _grad_state.enabled and any(isinstance(t, Tensor) and t._requires_grad
@@ -335,6 +338,12 @@ def _tracked(*tensors):
 def _put(x, static, arrays, value, accumulate):
     """Write `value` into x[index] in place (set or add), recording it when it matters."""
     value = _value_for(x, value)
+    if _static_state.armed and getattr(x, "program", None) is None and any(
+            getattr(t, "program", None) is not None for t in (value, *arrays)):
+        raise TypeError(f"writing a static Variable into a tensor of shape {list(x.shape)} that "
+                        "is not part of the program (a constant): build that tensor in the "
+                        "program instead, e.g. from fluxgrad.zeros_like(a Variable), or use the "
+                        "out-of-place index_put")
     if not _tracked(x, value, *arrays):
         idx = _build(static, arrays)
         data = value._data if isinstance(value, Tensor) else value
@@ -360,7 +369,7 @@ def _put(x, static, arrays, value, accumulate):
 def _before(x):
     """The 'before' of an in-place op: x's data and history, on a version counter of its own
     (the rules of index_put never read x's values, which the op overwrites)."""
-    if type(x) is BatchedTensor:
+    if type(x) is BatchedTensor or getattr(x, "program", None) is not None:
         return x._before_inplace()
     before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
     before._tangent = x._tangent

@@ -611,7 +611,8 @@ def _same_rank(a, b):
 
 # b is a matrix or a batch of them ([..., n, k]); `solve` makes vectors columns
 solve_p = Primitive("solve", _checked(np.linalg.solve, "solve", "the matrix is singular"),
-                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, batch=_solve_batch)
+                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, linear=(1,),
+                    batch=_solve_batch)
 
 
 def solve(a, b, *, left=True):

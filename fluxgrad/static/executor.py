@@ -179,6 +179,9 @@ def _make_plan(program, fetches):
                 raise KeyError(f"Executor.run: fetch_list names {f!r}, which is not a variable "
                                "of the program")
             f = var
+        if isinstance(f, Tensor) and not isinstance(f, Variable):
+            targets.append(f)  # a constant (a derivative that is known to be zero, say)
+            continue
         if not isinstance(f, Variable):
             raise TypeError(f"Executor.run: fetch_list holds a {type(f).__name__}; fetch static "
                             "Variables (or their names)")
@@ -244,7 +247,13 @@ def _make_plan(program, fetches):
         steps.append((eq.prim.impl, tuple(args), None if eq.symbolic else eq.params, outs, frees,
                       eq))
     plan.steps = steps
-    plan.fetch_slots = [slot_of(t) for t in targets]
+    plan.fetch_slots = []
+    for t in targets:
+        if isinstance(t, Variable):
+            plan.fetch_slots.append(slot_of(t))
+        else:
+            plan.fetch_slots.append(len(constants))
+            constants.append(t._data)
     plan.updates = []
     for name, value in update_values:
         if isinstance(value, Variable):

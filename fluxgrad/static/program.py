@@ -45,6 +45,16 @@ class Variable(Tensor):
         return v
 
     @property
+    def requires_grad(self):
+        """True for floating Variables: any of them can be differentiated by the program
+        transforms (rules that skip inputs which don't require grad must not skip them)."""
+        return self._data.dtype.kind in "fc"
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        Tensor.requires_grad.fset(self, flag)
+
+    @property
     def type_str(self):
         return f"{_SHORT.get(self._data.dtype.name, self._data.dtype.name)}[" \
                f"{_dims.format_dims(self.dims)}]"
@@ -95,6 +105,36 @@ class Variable(Tensor):
 
     def __format__(self, spec):
         return repr(self)
+
+    # --- in-place ops: the Python object moves on to the new value -----------------------
+    def _before_inplace(self, *others):
+        """A new object for the value about to be overwritten; it takes this Variable's place
+        in the program, so that this object is free to become the op's result."""
+        program = self.program
+        for eq in reversed(program.equations):
+            if any(o is self for o in eq.outputs):
+                if eq.prim.view:
+                    raise NotImplementedError(
+                        f"an in-place op writes into {self.name!r} ({self.type_str}), a view "
+                        f"({eq.prim.name}) of another static Variable; static programs don't "
+                        "write through views: build the new value out of place")
+                break
+        if self.persistable or self.is_data:
+            raise NotImplementedError(
+                f"an in-place op on the {'parameter' if self.persistable else 'data'} variable "
+                f"{self.name!r} of a static program: compute a new value out of place")
+        old = Variable._new(program, self.name, self.dims, self._data.dtype)
+        program.substitute(self, old)
+        return old
+
+    def _rebase_inplace(self, result):
+        if not isinstance(result, Variable) or result._data.shape != self._data.shape:
+            raise RuntimeError(f"an in-place op on the static Variable {self.name!r} "
+                               f"({self.type_str}) must give a Variable of the same shape")
+        program = result.program
+        self._data, self.dims, self.name = result._data, result.dims, result.name
+        program.substitute(result, self)
+        return self
 
     def detach(self):
         from ..ops.alias import alias
@@ -170,6 +210,20 @@ class Program:
 
     def append(self, eq):
         self.equations.append(eq)
+        self.version += 1
+
+    def substitute(self, old, new):
+        """Every reference to the Variable object `old` now names `new` (same name)."""
+        for eq in self.equations:
+            if any(x is old for x in eq.inputs):
+                eq.inputs = tuple(new if x is old else x for x in eq.inputs)
+            if any(o is old for o in eq.outputs):
+                eq.outputs = tuple(new if o is old else o for o in eq.outputs)
+        if self.vars.get(old.name) is old:
+            self.vars[old.name] = new
+        self.data = [new if v is old else v for v in self.data]
+        self.updates = {k: (var, new if value is old else value)
+                        for k, (var, value) in self.updates.items()}
         self.version += 1
 
     def set_update(self, var, value):

@@ -15,10 +15,13 @@ Variables, which stages the derivative equations into the same program:
 Derivatives of derivatives work the same way, since staged rules are equations
 like any other. Every transform ends with `program.check()`.
 """
+import numpy as np
+
 from .._core import engine
 from .._core.tensor import Tensor
 from . import staging
 from ._ops import full_like
+from .dims import Dim
 from .program import Variable
 
 __all__ = ["grad", "gradients", "forward_grad", "vjp", "linearize", "transpose"]
@@ -26,6 +29,15 @@ __all__ = ["grad", "gradients", "forward_grad", "vjp", "linearize", "transpose"]
 
 def _as_list(xs):
     return [xs] if isinstance(xs, Tensor) else list(xs)
+
+
+def is_static(*groups):
+    """Whether a tensor or sequence of tensors among `groups` holds a static Variable."""
+    for g in groups:
+        for x in ([g] if isinstance(g, Tensor) else (g or ())):
+            if isinstance(x, Variable):
+                return True
+    return False
 
 
 def _program_of(variables, caller):
@@ -99,8 +111,16 @@ def _out_bars(eq, table, pop=False):
         return None
     if eq.prim.n_outputs == 1:
         return bars[0]
-    return tuple(b if b is not None or o._data.dtype.kind not in "fc" else full_like(o, 0)
+    return tuple(b if b is not None or o._data.dtype.kind not in "fc" else _zeros(o, eq)
                  for b, o in zip(bars, eq.outputs))
+
+
+def _zeros(o, eq):
+    """Zeros like output `o` of `eq`: a constant when its shape is known (o may be a linear
+    Variable that transpose removes), else staged from a primal input of the same shape."""
+    if not any(isinstance(d, Dim) for d in o.dims):
+        return Tensor(np.zeros(o._data.shape, o._data.dtype))
+    return full_like(o, 0)
 
 
 def _outs(eq):
@@ -237,14 +257,29 @@ def grad_prim(outputs, inputs, grad_outputs=None):
     program = _program_of(outputs + inputs, "grad")
     with staging.guard(program):
         seeds = _seeds(outputs, grad_outputs, "grad")
+    start = len(program.equations)
     placeholders, out_dots, linear, linear_ids = linearize(program, inputs, outputs)
-    # an output that is one of the inputs: its tangent is the placeholder itself
     results = transpose(program, linear, linear_ids, out_dots, seeds, placeholders)
+    _drop_readers(program, start, linear_ids)
     for p in placeholders:
         del program.vars[p.name]
     program.version += 1
     program.check()
     return results
+
+
+def _drop_readers(program, start, removed):
+    """Drop the equations from `start` on that read a removed (linear) Variable: rules that
+    compute every input's cotangent at once stage some for inputs the transpose ignores."""
+    removed = set(removed)
+    kept = []
+    for eq in program.equations[start:]:
+        if any(isinstance(x, Variable) and id(x) in removed for x in eq.inputs):
+            removed.update(id(o) for o in eq.outputs)
+        else:
+            kept.append(eq)
+    program.equations[start:] = kept
+    program.version += 1
 
 
 def grad(outputs, inputs, grad_outputs=None, prim=None):
