@@ -179,6 +179,8 @@ def _make_plan(program, fetches):
                 raise KeyError(f"Executor.run: fetch_list names {f!r}, which is not a variable "
                                "of the program")
             f = var
+        while isinstance(f, Variable) and id(f) in program.aliases:
+            f = program.aliases[id(f)]
         if isinstance(f, Tensor) and not isinstance(f, Variable):
             targets.append(f)  # a constant (a derivative that is known to be zero, say)
             continue

@@ -15,6 +15,8 @@
   program, or a constant for a startup program). `version` changes on every
   mutation (executors cache plans by it). `str(program)` prints it like a jaxpr;
   `check()` verifies it is well formed (every transform and pass ends with it).
+  `aliases` maps (the id of) a Variable a pass removed to its replacement (a Variable or a
+  constant Tensor), so that it stays fetchable.
 """
 import sys
 
@@ -174,6 +176,7 @@ class Program:
         self.equations = []
         self.data = []
         self.updates = {}
+        self.aliases = {}
         self.version = 0
         self._counter = 0
 
@@ -247,6 +250,7 @@ class Program:
         p = Program()
         p.vars, p.equations, p.data = dict(self.vars), list(self.equations), list(self.data)
         p.updates = {} if for_test else dict(self.updates)
+        p.aliases = dict(self.aliases)
         p._counter = self._counter
         return p
 
