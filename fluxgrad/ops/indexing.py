@@ -72,7 +72,7 @@ def _normalize(index):
                              "slices, None, ..., or integer / boolean tensors")
         kind = a.dtype.kind
         if kind in "iu":
-            if a.ndim == 0 and type(e) is not BatchedTensor:
+            if a.ndim == 0 and not _value_unknown(e):
                 static.append(int(a))
                 continue
         elif kind != "b":
@@ -87,8 +87,13 @@ def _normalize(index):
 
 def _per_example(t, a):
     """The index `t` (whose array is `a`) as a primitive's input: its array, or itself where it
-    differs between the examples of a vmap (its array is only the first example's)."""
-    return t if type(t) is BatchedTensor else a
+    differs between the examples of a vmap (its array is only the first example's) or is a
+    static Variable (its array is a stand-in)."""
+    return t if _value_unknown(t) else a
+
+
+def _value_unknown(t):
+    return type(t) is BatchedTensor or getattr(t, "program", None) is not None
 
 
 def _build(index, arrays):

@@ -265,3 +265,41 @@ def _make_plan(program, fetches):
             constants.append(np.asarray(value._data if isinstance(value, Tensor) else value))
     plan.constants = constants
     return plan
+
+
+def evaluate(program, env, outputs):
+    """The values of `outputs` of a sub-program, given `env` (id of each argument and capture
+    -> its array); runs only the equations the outputs need. Used by control flow."""
+    key = (program.version, tuple(id(o) for o in outputs))
+    cache = program.__dict__.setdefault("_eval_plans", {})
+    steps = cache.get(key)
+    if steps is None:
+        needed = {id(o) for o in outputs}
+        steps = []
+        for eq in reversed(program.equations):
+            if any(id(o) in needed for o in eq.outputs):
+                if eq.symbolic:
+                    raise NotImplementedError(
+                        f"{eq.prim.name} (staged at {eq.source}) inside control flow uses a size "
+                        "known only at run time; give the data a known size")
+                steps.append(eq)
+                needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+        steps.reverse()
+        cache[key] = steps
+    env = dict(env)
+    for eq in steps:
+        args = [env[id(x)] if isinstance(x, Variable) else
+                (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
+        out = eq.prim.impl(*args, **eq.params)
+        if eq.prim.n_outputs == 1:
+            env[id(eq.outputs[0])] = out if type(out) is _ndarray else _asarray(out)
+        else:
+            for o, value in zip(eq.outputs, out):
+                env[id(o)] = value if type(value) is _ndarray else _asarray(value)
+    result = []
+    for o in outputs:
+        if isinstance(o, Variable):
+            result.append(env[id(o)])
+        else:
+            result.append(np.asarray(o._data if isinstance(o, Tensor) else o))
+    return result

@@ -169,9 +169,12 @@ class Program:
 
     _ids = 0
 
-    def __init__(self):
+    def __init__(self, parent=None):
         Program._ids += 1
         self.id = Program._ids
+        self.parent = parent  # the enclosing program of a sub-program (a branch, a loop body)
+        self.args = []  # a sub-program's arguments (loop-carried values)
+        self.captures = []  # Variables of enclosing programs a sub-program reads
         self.vars = {}
         self.equations = []
         self.data = []
@@ -192,9 +195,33 @@ class Program:
         self.version += 1
         return v
 
+    def capture(self, var, op="op"):
+        """Let this sub-program read `var`, a Variable of an enclosing program."""
+        outer = self.parent
+        while outer is not None and outer.vars.get(var.name) is not var:
+            outer = outer.parent
+        if outer is None and not var.persistable:
+            raise ValueError(
+                f"{op}: the Variable {var.name!r} ({var.type_str}) belongs to another program "
+                "than the one being built; build it under the same program_guard, or feed it "
+                "as data")
+        if var.name in self.vars:
+            raise ValueError(f"{op}: a sub-program can't read {var.name!r} from its enclosing "
+                             "program: it has a variable of that name")
+        self.vars[var.name] = var
+        self.captures.append(var)
+        self.version += 1
+
+    def new_arg(self, dims, dtype):
+        v = self.new_var(dims, dtype)
+        self.args.append(v)
+        return v
+
     def _fresh_name(self):
         while True:
             name = _letters(self._counter)
+            if self.parent is not None:
+                name = f"_{self.id}{name}"
             self._counter += 1
             if name not in self.vars:
                 return name
@@ -259,6 +286,7 @@ class Program:
         """Raise if the program is not well formed: every input defined before its use, each
         Variable defined once and known to the program, every update a Variable of it."""
         defined = {id(v) for v in self.vars.values() if v.is_data or v.persistable}
+        defined.update(id(v) for v in self.args + self.captures)
         for n, eq in enumerate(self.equations):
             for x in eq.inputs:
                 if isinstance(x, Variable) and id(x) not in defined:

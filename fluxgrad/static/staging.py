@@ -58,7 +58,9 @@ def stage(prim, inputs, params):
         return NotImplemented
     for x in inputs:
         if isinstance(x, Variable) and x.program is not program:
-            if x.persistable:
+            if program.parent is not None and program.vars.get(x.name) is not x:
+                program.capture(x, prim.name)
+            elif x.persistable:
                 program.adopt(x)
             elif program.vars.get(x.name) is not x:
                 raise ValueError(
@@ -75,7 +77,11 @@ def stage(prim, inputs, params):
 
 
 def infer(prim, inputs, params):
-    """[(dims, dtype)] of the outputs, by running `impl` on small stand-ins."""
+    """[(dims, dtype)] of the outputs, by running `impl` on small stand-ins (or by the op's
+    own `abstract` rule: control flow, whose impl runs sub-programs)."""
+    abstract = getattr(prim, "abstract", None)
+    if abstract is not None:
+        return abstract(inputs, params)
     shapes = [x._data.shape for x in inputs if isinstance(x, Variable)]
     symbolic = any(_dims.has_symbol(s) for s in shapes) or _dims.mentions_symbol(params)
     if not symbolic:

@@ -131,6 +131,13 @@ def vjp(outputs, inputs, grad_outputs=None):
     """Cotangents of `inputs` (None where no path leads), staging each VJP rule."""
     outputs, inputs = _as_list(outputs), _as_list(inputs)
     program = _program_of(outputs + inputs, "grad")
+    results = vjp_in(program, outputs, inputs, grad_outputs)
+    program.check()
+    return results
+
+
+def vjp_in(program, outputs, inputs, grad_outputs=None):
+    """`vjp` staged into `program` (a sub-program, whose outputs may be captured Variables)."""
     with staging.guard(program):
         seeds = _seeds(outputs, grad_outputs, "grad")
         path, reach = _path(program, inputs, outputs)
@@ -146,9 +153,7 @@ def vjp(outputs, inputs, grad_outputs=None):
             for x, need, x_bar in zip(eq.inputs, needs, x_bars):
                 if need and x_bar is not None:
                     _accumulate(table, x, _fit(x_bar, x))
-        results = [table.get(id(x)) for x in inputs]
-    program.check()
-    return results
+        return [table.get(id(x)) for x in inputs]
 
 
 def forward_grad(outputs, inputs, grad_inputs=None):
