@@ -124,9 +124,45 @@ def test_scan_and_its_gradient(program):
     np.testing.assert_allclose(out[3], e_h0.numpy(), rtol=1e-12)
 
 
-def test_forward_mode_through_while_loop_is_a_clear_error(program):
+def test_forward_mode_through_while_loop(program):
+    x = static.data('x', shape=[3], dtype='float64')
+    w = static.data('w', shape=[3], dtype='float64')
+    n = static.data('n', shape=[], dtype='int64')
+    _, z = static.nn.while_loop(lambda i, z: i < n, lambda i, z: [i + 1, fluxgrad.sin(z) * w],
+                                [fluxgrad.zeros([], dtype='int64'), x])
+    vx, vw = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.1, -1.0])
+    tx, tw = static.data('tx', shape=[3], dtype='float64'), static.data('tw', shape=[3],
+                                                                          dtype='float64')
+    dz = static.forward_grad(z, [x, w], [tx, tw])
+    wv = np.array([0.5, 1.5, -0.7])
+    out, = static.Executor().run(feed={'x': XV, 'w': wv, 'n': np.array(3), 'tx': vx,
+                                       'tw': vw}, fetch_list=[dz])
+    fluxgrad.disable_static()
+    xt, wt = fluxgrad.tensor(XV, requires_grad=True), fluxgrad.tensor(wv, requires_grad=True)
+    zt = xt
+    for _ in range(3):
+        zt = fluxgrad.sin(zt) * wt
+    expected = fluxgrad.autograd.forward_grad(zt, [xt, wt], [fluxgrad.tensor(vx),
+                                                             fluxgrad.tensor(vw)])
+    fluxgrad.enable_static()
+    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-12)
+
+
+def test_second_order_through_while_loop_is_a_clear_error(program):
     x = static.data('x', shape=[3], dtype='float64')
     _, z = static.nn.while_loop(lambda i, z: i < 2, lambda i, z: [i + 1, z * x],
                                 [fluxgrad.zeros([], dtype='int64'), x])
-    with pytest.raises(NotImplementedError, match="forward mode through a while_loop"):
-        static.forward_grad(z, x)
+    g, = static.gradients([z.sum()], [x])
+    with pytest.raises(NotImplementedError, match="second order through a while_loop"):
+        static.gradients([g.sum()], [x])
+
+
+def test_control_flow_in_eager_mode_is_python_control_flow():
+    fluxgrad.disable_static()
+    i, z = static.nn.while_loop(lambda i, z: i < 3, lambda i, z: [i + 1, z * 2],
+                                [fluxgrad.tensor(0), fluxgrad.tensor(1.0)])
+    assert (i.item(), z.item()) == (3, 8.0)
+    c, ys = static.nn.scan(lambda c, x: (c + x, c * x), fluxgrad.tensor(0.0),
+                           fluxgrad.tensor([1.0, 2.0, 3.0]))
+    assert c.item() == 6.0 and ys.tolist() == [0.0, 2.0, 9.0]
+    assert static.nn.cond(fluxgrad.tensor(False), lambda: 1, lambda: 2) == 2

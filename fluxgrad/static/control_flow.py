@@ -6,16 +6,19 @@ values as `args`. The equation that runs it names a `ControlOp` (an op record li
 Primitive, not registered, with its own `abstract` shape rule since its impl runs the
 sub-programs) and holds the sub-programs in its params.
 
-Derivatives are sub-programs too: forward mode stages the JVP of a branch (or body) into
-it and runs a new op that returns values and tangents; reverse mode stages the VJP of each
-branch into it (cond), or of the body, replayed backwards over the values the forward loop
-kept, one per iteration, so that a trip count known only at run time is fine (while_loop,
-scan). With prim on, a cond is transposed by the same VJP, restricted to its tangent inputs.
+Derivatives are sub-programs too. Forward mode: a branch gets its JVP staged into it and a
+new cond returns values and tangents; a while_loop becomes a new loop carrying the tangents
+beside the values (its body staged again, plus its JVP). Reverse mode: each branch gets its
+VJP staged into it (cond); a loop body's VJP is replayed backwards over the values the
+forward loop kept, one per iteration, so a trip count known only at run time is fine
+(while_loop, scan); that backward loop can't be differentiated again yet. With prim on, a
+cond is transposed by the same VJP, restricted to its tangent inputs.
+In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from . import staging
 from .dims import Dim
@@ -42,8 +45,6 @@ class ControlOp:
 
     def pullback(self, out_bar, out, inputs, needs, params):
         return self._vjp(out_bar, out, inputs, needs, params)
-
-    vjp_all = Primitive.pullback  # unused: pullback is overridden
 
     def __repr__(self):
         return f"<control op {self.name}>"
@@ -177,7 +178,7 @@ cond_op = ControlOp("cond", _cond_impl, _cond_abstract, jvp=_cond_jvp, vjp=_cond
 
 
 # --- while_loop -----------------------------------------------------------------------------
-def _trace(fn, outer, templates, what):
+def _trace(fn, outer, templates):
     sub = Program(parent=outer)
     args = [sub.new_arg(*_type(t)) for t in templates]
     with staging.guard(sub):
@@ -189,24 +190,29 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     """Run `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`, when the program runs;
     returns the final loop_vars (a list). `body` keeps each value's shape and dtype.
     Reverse mode works for any trip count (each iteration's values are kept)."""
-    loop_vars = list(loop_vars)
-    if not any(isinstance(v, Variable) for v in loop_vars) and not any(
-            isinstance(v, Variable) for v in ()):
-        loop_vars = [v if isinstance(v, Tensor) else Tensor(v) for v in loop_vars]
+    loop_vars = [v if isinstance(v, Tensor) else Tensor(v) for v in loop_vars]
+    if not _static_state.enabled and not any(isinstance(v, Variable) for v in loop_vars):
+        while bool(cond(*loop_vars)):  # eager mode: a Python loop
+            loop_vars = _flat(body(*loop_vars))[0]
+        return loop_vars
     outer = staging.programs.main
-    c_sub, c_args, c_out = _trace(cond, outer, loop_vars, "cond")
+    c_sub, c_args, c_out = _trace(cond, outer, loop_vars)
     if isinstance(c_out, Tensor) and c_out._data.size != 1:
         raise ValueError(f"while_loop: cond must return one boolean, got shape "
                          f"{list(c_out.shape)}")
     if not isinstance(c_out, Tensor):
         c_out = Tensor(np.asarray(bool(c_out)))
-    b_sub, b_args, b_out = _trace(body, outer, loop_vars, "body")
+    b_sub, b_args, b_out = _trace(body, outer, loop_vars)
     b_out, _ = _flat(b_out)
     if len(b_out) != len(loop_vars) or any(_type(a) != _type(b)
                                            for a, b in zip(loop_vars, b_out)):
         raise TypeError("while_loop: body must return the loop variables' types "
                         f"{[_type(v) for v in loop_vars]}, got {[_type(v) for v in b_out]}")
     captures = tuple(_union(_needed_captures(c_sub, [c_out]), _needed_captures(b_sub, b_out)))
+    if not any(isinstance(v, Variable) for v in loop_vars + list(captures)):
+        while bool(cond(*loop_vars)):  # nothing static: eager mode's loop
+            loop_vars = _flat(body(*loop_vars))[0]
+        return loop_vars
     result = apply(while_op, *loop_vars, *captures, cond=c_sub, body=b_sub,
                    c_args=tuple(c_args), c_out=c_out, b_args=tuple(b_args), b_outs=tuple(b_out),
                    captures=captures, n=len(loop_vars))
@@ -281,9 +287,55 @@ def _no_second_order(out_bar, out, inputs, needs, params):
                               "differentiated again yet (second order through a while_loop)")
 
 
-def _while_jvp(tangents, out, *inputs, **params):
-    raise NotImplementedError("forward mode through a while_loop is not supported yet; use "
-                              "reverse mode (grad), or scan for a known trip count")
+def _replay(sub, mapping, outs):
+    """Stage the equations of `sub` that `outs` need again, into the program being built,
+    with `mapping` (id -> Variable) standing for its arguments."""
+    mapping = dict(mapping)
+    for eq in _needed_equations(sub, outs):
+        result = apply(eq.prim, *[mapping.get(id(x), x) if isinstance(x, Variable) else x
+                                  for x in eq.inputs], **eq.params)
+        result = (result,) if eq.prim.n_outputs == 1 else result
+        mapping.update((id(o), r) for o, r in zip(eq.outputs, result))
+    return [mapping.get(id(o), o) if isinstance(o, Variable) else o for o in outs]
+
+
+def _needed_equations(sub, outs):
+    needed = {id(o) for o in outs if isinstance(o, Variable)}
+    steps = []
+    for eq in reversed(sub.equations):
+        if any(id(o) in needed for o in eq.outputs):
+            steps.append(eq)
+            needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+    return steps[::-1]
+
+
+def _while_jvp(tangents, out, *inputs, cond, body, c_args, c_out, b_args, b_outs, captures,
+               n):
+    """A while_loop carrying the tangents of the loop variables beside them: its body is the
+    old one plus that body's JVP (staged again, on the new loop variables)."""
+    from .transforms import _push
+    float_pos = [i for i in range(n) if _is_float(inputs[i])]
+    cap_dots = [(c, t) for c, t in zip(captures, tangents[n:]) if t is not None]
+    outer = staging.programs.main
+    init_dots = [tangents[i] if tangents[i] is not None else _zeros(inputs[i], outer)
+                 for i in float_pos]
+
+    def cond2(*state):
+        return _replay(cond, {id(a): v for a, v in zip(c_args, state[:n])}, [c_out])[0]
+
+    def body2(*state):
+        values, dots = list(state[:n]), list(state[n:])
+        new = _replay(body, {id(a): v for a, v in zip(b_args, values)}, list(b_outs))
+        pushed = _push(staging.programs.main, [values[i] for i in float_pos] +
+                       [c for c, _ in cap_dots], dots + [t for _, t in cap_dots],
+                       [new[i] for i in float_pos])
+        new_dots = [pushed.get(id(new[i])) for i in float_pos]
+        new_dots = [d if d is not None else _zeros(new[i], staging.programs.main)
+                    for d, i in zip(new_dots, float_pos)]
+        return new + new_dots
+    result = while_loop(cond2, body2, list(inputs[:n]) + init_dots)
+    by_position = dict(zip(float_pos, result[n:]))
+    return tuple(by_position.get(i) for i in range(n)) + (None,)
 
 
 while_op = ControlOp("while_loop", _while_impl, _while_abstract, jvp=_while_jvp,
@@ -296,9 +348,15 @@ while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
 def scan(f, init, xs):
     """`carry, y = f(carry, x)` for each x along axis 0 of `xs`; returns (carry, ys), ys
     stacked along axis 0. A while_loop over the index, so reverse mode works the same way."""
-    from ..ops import index_put
+    from ..ops import index_put, stack
     single = isinstance(init, Tensor)
     init = [init] if single else list(init)
+    if not _static_state.enabled and not any(isinstance(v, Variable) for v in init + [xs]):
+        carry, ys = init if not single else init[0], []
+        for k in range(len(xs)):  # eager mode: a Python loop
+            carry, y = f(carry, xs[k])
+            ys.append(y)
+        return carry, stack(ys)
     length = xs._data.shape[0] if isinstance(xs, Tensor) else len(xs)
     if isinstance(xs, Variable) and isinstance(xs.dims[0], Dim):
         raise ValueError("scan: the length of xs (axis 0) must be known when the program is "
