@@ -358,3 +358,48 @@ def test_autograd_functions_accept_variables(fresh):
     np.testing.assert_allclose(out[4], np.diag(d2))
     with pytest.raises(RuntimeError, match="allow_unused"):
         fluxgrad.autograd.grad(y.sum(), [x, static.data('z', shape=[1], dtype='float64')])
+
+
+def test_detach_stops_the_derivative(fresh):
+    x = static.data('x', shape=[2], dtype='float64')
+    y = x * x.detach()
+    g, = static.gradients([y.sum()], [x])
+    out, = static.Executor().run(feed={'x': np.array([1.5, -2.0])}, fetch_list=[g])
+    np.testing.assert_allclose(out, [1.5, -2.0])
+
+
+def test_feeds_sharing_an_unknown_axis_must_agree(fresh):
+    x = static.data('x', shape=[None, 2], dtype='float32')
+    t = static.data('t', shape=[None, 1], dtype='float32')
+    loss = (x.sum(axis=1, keepdim=True) - t).mean()
+    exe = static.Executor()
+    with pytest.raises(ValueError, match="N0"):
+        exe.run(feed={'x': np.ones((3, 2), np.float32), 't': np.ones((4, 1), np.float32)},
+                fetch_list=[loss])
+    out, = exe.run(feed={'x': np.ones((3, 2), np.float32), 't': np.ones((3, 1), np.float32)},
+                   fetch_list=[loss])
+    assert out == 1.0
+
+
+def test_a_size_derived_from_an_unknown_one_is_refused_when_staged(fresh):
+    x = static.data('x', shape=[None, 2], dtype='float32')
+    with pytest.raises(ValueError, match="unknown dimension"):
+        fluxgrad.concat([x, x], axis=0)
+
+
+def test_staging_a_variable_of_another_program_is_refused(fresh):
+    other = static.Program()
+    with static.program_guard(other):
+        z = static.data('z', shape=[2], dtype='float32')
+    with pytest.raises(ValueError, match="another program"):
+        z * 2
+
+
+def test_lazy_jacobian_with_an_unknown_batch_size(fresh):
+    x = static.data('x', shape=[None, 3], dtype='float64')
+    J = fluxgrad.incubate.autograd.Jacobian(lambda v: fluxgrad.sin(v) * 2, x, is_batched=True)
+    exe = static.Executor()
+    for n in (1, 5):
+        xv = np.random.default_rng(n).standard_normal((n, 3))
+        jac, = exe.run(feed={'x': xv}, fetch_list=[J[:]])
+        np.testing.assert_allclose(jac, np.stack([np.diag(2 * np.cos(r)) for r in xv]))

@@ -139,8 +139,9 @@ class Variable(Tensor):
         return self
 
     def detach(self):
-        from ..ops.alias import alias
-        return alias(self)
+        """The same value, through which the program transforms don't differentiate."""
+        from ._ops import stop_gradient
+        return stop_gradient(self)
 
 
 class Equation:
