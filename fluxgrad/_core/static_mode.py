@@ -8,9 +8,12 @@ NotImplemented when neither static mode is on nor an input is a Variable.
 
 
 class _State:
-    armed = False
-    enabled = False
-    stage = None
+    __slots__ = ("armed", "enabled", "stage")
+
+    def __init__(self):
+        self.armed = False
+        self.enabled = False
+        self.stage = None
 
 
 state = _State()
