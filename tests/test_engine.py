@@ -130,7 +130,7 @@ def test_second_backward_without_retain_graph_raises():
     x = leaf([1.0, 2.0])
     y = (x * x).sum()
     y.backward()
-    with pytest.raises(RuntimeError, match=r"SumBackward.*retain_graph=True"):
+    with pytest.raises(RuntimeError, match=r"MulBackward.*retain_graph=True"):
         y.backward()
 
 
@@ -331,7 +331,8 @@ def test_backward_on_a_tensor_that_needs_no_grad_raises():
 
 def test_backward_with_a_gradient_of_the_wrong_shape_raises():
     y = leaf([1.0, 2.0]) * 2
-    with pytest.raises(RuntimeError, match=r"shape \[3\].*\[2\]"):
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of "
+                                           r"\[3\] and output\[0\] has a shape of \[2\]"):
         y.backward(fluxgrad.ones(3, dtype=fluxgrad.float64))
 
 

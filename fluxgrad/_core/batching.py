@@ -113,7 +113,7 @@ def _batched(physical, bdim, level):
     t._requires_grad = False
     t._grad_fn = None
     t._out_index = 0
-    t._version = physical._version
+    t._version_counter = physical._counter()
     t.grad = None
     t._hooks = None
     t.name = None

@@ -50,10 +50,10 @@ def apply(prim, *inputs, **params):
             return Tensor._make(out)
         node = _record(prim, inputs, params)
         result = Tensor._make(out, True, node, 0)
-        if prim.saves_out:
+        if prim.saves_out and prim.keeps_out(node.edges):
             node.out_ref = weakref.ref(result)
             node.out_data = out
-            node.out_version = (result._version, result._version[0])
+            node.out_version = (result._counter(), 0)
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
@@ -70,7 +70,7 @@ def _view(prim, inputs, params, out, record):
     so that an in-place write through it can rewrite the base's history."""
     base = inputs[0]
     node = _record(prim, inputs, params) if record else None
-    result = Tensor._make(out, record, node, 0, base._version)
+    result = Tensor._make(out, record, node, 0, base._counter())
     result._view = (base, prim, params)
     return result
 
@@ -85,7 +85,8 @@ def _record(prim, inputs, params):
     for x in inputs:
         if isinstance(x, Tensor):
             if versions is not None:
-                versions.append(x._version[0])
+                counter = x._version_counter
+                versions.append(0 if counter is None else counter[0])
             if x._requires_grad:
                 edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
                 continue

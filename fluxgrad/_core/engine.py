@@ -6,6 +6,8 @@ a promoted dtype) is reduced with `sum_to` / cast here, in one place, so the
 rules need not. Rules run under `no_grad` unless `create_graph` is set, in which
 case the gradients are themselves recorded and can be differentiated again.
 """
+import threading
+
 from . import batching
 from .batching import BatchedTensor
 from .grad_mode import set_grad_enabled
@@ -13,7 +15,7 @@ from .node import Node, anomaly, topological
 from .tensor import Tensor
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
-# `zeros_like(x)`, `add(x, y)`; the engine knows no op of its own.
+# `zeros_like(x)`, `add(x, y)`, `clone(x)`; the engine knows no op of its own.
 OPS = {}
 
 
@@ -32,7 +34,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         captured = run(tensors, seeds, inputs, retain_graph, create_graph, allow_unused=True)
         for x, g in zip(inputs, captured):
             if g is not None:
-                _accumulate(x, g, create_graph)
+                _accumulate(x, g, create_graph)  # may be a hook's or a seed's: copied
         return
     run(tensors, seeds, None, retain_graph, create_graph)
 
@@ -101,30 +103,34 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
         needed = _needed(roots, capture)
     ready = []
     add = OPS["add"]
-    taken = {id(_root(seed._data)) for seed in seeds}
+    exposed = {id(seed._data) for seed in seeds}
+    stores = []  # (tensor, gradient) for .grad, stored once every hook has run
     with set_grad_enabled(create_graph):
         for root, seed in zip(roots, seeds):
             node = root._grad_fn
-            if node is None:
-                _finish_leaf(root, seed, create_graph, capture_ids, captured, taken)
-                continue
-            _add_to_buffer(buffers, node, root._out_index, seed)
+            _add_to_buffer(buffers, root if node is None else node, root._out_index, seed)
         for root in roots:
             node = root._grad_fn
-            if node is not None and deps[node] == 0:
+            if node is None:
+                if root not in deps and root in buffers:  # no other root's graph reaches it
+                    _finish_leaf(root, buffers.pop(root)[0], capture_ids, captured, exposed,
+                                 stores)
+            elif deps[node] == 0:
                 deps[node] = -1
                 ready.append(node)
         while ready:
             node = ready.pop()
             out_bar = buffers.pop(node, None)
             if out_bar is not None and (node.hooks or node.retained or capture_ids):
-                out_bar = _run_hooks(node, out_bar, capture_ids, captured, taken)
+                out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores)
             if out_bar is None or (capture is not None and id(node) not in needed):
                 x_bars = (None,) * len(node.edges)
             else:
                 x_bars = _pullback(node, out_bar)
                 if anomaly.enabled:
                     anomaly.check(node, x_bars)
+                if node.prim.runs_user_code:
+                    exposed.update(id(x_bar._data) for x_bar in x_bars if x_bar is not None)
                 if not retain_graph:
                     node.release()
             for edge, x_bar in zip(node.edges, x_bars):
@@ -144,8 +150,10 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                     if isinstance(target, Node):
                         ready.append(target)
                     elif target in buffers:
-                        _finish_leaf(target, buffers.pop(target)[0], create_graph, capture_ids,
-                                     captured, taken)
+                        _finish_leaf(target, buffers.pop(target)[0], capture_ids, captured,
+                                     exposed, stores)
+        for t, g in stores:
+            _accumulate(t, g, create_graph, exposed)
     if capture is None:
         return None
     if not allow_unused:
@@ -169,7 +177,7 @@ def _pullback(node, out_bar):
     params = node.params
     if prim.n_outputs == 1:
         out = None
-        if prim.saves_out:
+        if node.out_ref is not None:
             out = node.out_ref()
             if out is None:
                 out = node.outputs()
@@ -197,26 +205,24 @@ def _pullback(node, out_bar):
     return x_bars
 
 
-def _run_hooks(node, out_bar, capture_ids, captured, taken):
+def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores):
     if node.hooks:
         for index, table in node.hooks.items():
             g = out_bar[index]
             if g is None:
                 continue
             for hook in list(table.values()):
+                exposed.add(id(g._data))
                 new = hook(g)
                 if new is not None:
                     g = new
+                    exposed.add(id(g._data))
             out_bar[index] = g
     if node.retained:
         for index, ref in node.retained.items():
             t = ref()
             if t is not None and out_bar[index] is not None:
-                g = out_bar[index]
-                t.grad = g if t.grad is None else t.grad + g
-                taken.add(id(_root(t.grad._data)))
-                if not g._requires_grad:
-                    t.grad = t.grad.detach()
+                stores.append((t, out_bar[index]))
     if capture_ids:
         for index, g in enumerate(out_bar):
             slots = capture_ids.get((id(node), index))
@@ -226,22 +232,23 @@ def _run_hooks(node, out_bar, capture_ids, captured, taken):
     return out_bar
 
 
-def _finish_leaf(leaf, g, create_graph, capture_ids, captured, taken=None):
+def _finish_leaf(leaf, g, capture_ids, captured, exposed, stores):
     if leaf._hooks:
         for hook in list(leaf._hooks.values()):
+            exposed.add(id(g._data))
             new = hook(g)
             if new is not None:
                 g = new
+                exposed.add(id(g._data))
     if capture_ids is not None:
         for i in capture_ids.get((id(leaf), 0), ()):
             captured[i] = g
         return
-    _accumulate(leaf, g, create_graph, taken)
+    stores.append((leaf, g))
 
 
-def _accumulate(leaf, g, create_graph, taken=None):
-    """Add `g` into `leaf.grad`. A first gradient is stored without a copy when nothing else
-    seen in this pass (a seed, a retained grad, another leaf) shares its memory."""
+def _accumulate(leaf, g, create_graph, exposed=None):
+    """Add `g` into `leaf.grad` (`exposed`: see `_store_grad`)."""
     if not leaf._requires_grad:
         return
     if type(g) is BatchedTensor:
@@ -252,27 +259,42 @@ def _accumulate(leaf, g, create_graph, taken=None):
         g = OPS["sum_to"](g, leaf._data.shape)
     if g._data.dtype != leaf._data.dtype:
         g = OPS["cast"](g, leaf.dtype)
-    if create_graph:
-        leaf.grad = g if leaf.grad is None else leaf.grad + g
-    elif leaf.grad is None:
-        data = g._data
-        owner = id(_root(data))
-        if taken is None or owner in taken:
-            data = data.copy()
-        else:
-            taken.add(owner)
-        leaf.grad = Tensor._make(data)
-    elif leaf.grad._requires_grad:
-        leaf.grad = Tensor._make(leaf.grad._data + g._data)
-    else:
-        leaf.grad._data += g._data
+    _store_grad(leaf, g, create_graph, exposed)
 
 
-def _root(array):
-    """The array that owns the memory `array` views."""
-    while isinstance(array.base, type(array)):
-        array = array.base
-    return array
+_grad_lock = threading.Lock()
+
+
+def _store_grad(t, g, create_graph, exposed):
+    """Add `g` into `t.grad`, the one place where gradients are stored.
+
+    `.grad` must be a buffer of its own: later passes add into it in place, and users zero
+    and clip it in place. So `g` is stored without a copy only when it owns its memory, is
+    writable, and no user code has seen it: `exposed` holds the ids of the arrays of seeds,
+    of what hooks were shown and returned, of what custom backwards returned and of what
+    went into a `.grad` already (None: everything may have been seen). The pass stores
+    gradients after its last hook has run, so that `exposed` is complete. The lock makes
+    concurrent backward passes into one leaf lose no update.
+    """
+    data = g._data
+    private = (exposed is not None and data.base is None and data.flags.writeable
+               and id(data) not in exposed)
+    with _grad_lock:
+        old = t._grad
+        if old is None:
+            if private:
+                exposed.add(id(data))
+            elif create_graph:
+                g = OPS["clone"](g)
+            else:
+                g = Tensor._make(data.copy())
+            t._grad = g if create_graph else (g.detach() if g._requires_grad else g)
+        elif create_graph or old._requires_grad:
+            t._grad = old + g if create_graph else Tensor._make(old._data + data)
+        elif old._data.flags.writeable:
+            old._data += data
+        else:  # a read-only tensor the user assigned to .grad
+            t._grad = Tensor._make(old._data + data)
 
 
 def _add_to_buffer(buffers, target, index, g):
@@ -345,9 +367,10 @@ def _seeds(tensors, grad_tensors, caller):
         if not isinstance(g, Tensor):
             g = Tensor(g, dtype=t.dtype)
         if g.shape != t.shape:
-            raise RuntimeError(f"{caller}(): the gradient for outputs[{i}] has shape "
-                               f"{list(g.shape)} but the output has shape {list(t.shape)}; "
-                               "they must match")
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                               f"{list(g.shape)} and output[{i}] has a shape of "
+                               f"{list(t.shape)}; pass {caller}() one gradient of each "
+                               "output's shape")
         seeds.append(g)
     return seeds
 

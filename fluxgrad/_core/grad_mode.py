@@ -1,6 +1,8 @@
 """Whether ops record the graph: thread-local, switched by context managers that are also
 decorators (`with no_grad():`, `@no_grad()` or `@no_grad`)."""
+import contextlib
 import functools
+import inspect
 import threading
 
 
@@ -34,6 +36,8 @@ class _GradMode:
 
     def __call__(self, fn):
         mode = self.mode
+        if inspect.isgeneratorfunction(fn):
+            return _each_resumption(fn, mode)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -44,6 +48,43 @@ class _GradMode:
             finally:
                 state.enabled = prev
         return wrapper
+
+
+@contextlib.contextmanager
+def _switched(mode):
+    prev = state.enabled
+    state.enabled = mode
+    try:
+        yield
+    finally:
+        state.enabled = prev
+
+
+def _each_resumption(fn, mode):
+    """A decorated generator function runs under `mode` each time it resumes, and the
+    caller's mode holds between resumptions (PyTorch's behaviour)."""
+    @functools.wraps(fn)
+    def generator(*args, **kwargs):
+        gen = fn(*args, **kwargs)
+        try:
+            with _switched(mode):
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with _switched(mode):
+                        gen.close()
+                    raise
+                except BaseException as error:
+                    with _switched(mode):
+                        response = gen.throw(error)
+                else:
+                    with _switched(mode):
+                        response = gen.send(request)
+        except StopIteration as stop:
+            return stop.value
+    return generator
 
 
 class no_grad(_GradMode):

@@ -10,6 +10,8 @@ node, which keeps higher-order derivatives exact.
 import types
 import weakref
 
+import numpy as np
+
 from .hooks import HookHandle
 from .tensor import Tensor
 
@@ -56,11 +58,10 @@ class Node:
     def check_versions(self):
         if self.versions is not None:
             for i, (x, seen) in enumerate(zip(self.inputs, self.versions)):
-                if seen is None or x._version[0] == seen:
+                if seen is None or x._version == seen:
                     continue
-                if self.prim.saves_inputs == "others" and all(
-                        e is None for j, e in enumerate(self.edges) if j != i):
-                    continue  # only rules of the other inputs read this one, and none runs
+                if not self.prim.reads_input(i, self.edges):
+                    continue  # no rule that runs reads it
                 raise RuntimeError(self._modified_message(x, seen, "an input"))
         if self.out_version is not None:
             counter, seen = self.out_version
@@ -68,7 +69,7 @@ class Node:
                 raise RuntimeError(self._modified_message(None, seen, "its output", counter[0]))
 
     def _modified_message(self, x, seen, what, now=None):
-        now = x._version[0] if now is None else now
+        now = x._version if now is None else now
         shape = f" of shape {list(x.shape)}" if x is not None else ""
         return (f"A tensor needed by {self.name()} to compute gradients ({what}{shape}) was "
                 f"modified by an in-place operation after it was used (version {seen}, now "
@@ -80,7 +81,18 @@ class Node:
         return 1 if self.prim.n_outputs == 1 else len(self.out_ref)
 
     def release(self):
-        """Free the saved buffers (the weak references to the outputs cost nothing to keep)."""
+        """Free the saved buffers (the weak references to the outputs cost nothing to keep).
+
+        A node whose rules read no values, only shapes and dtypes, keeps those (as
+        zero-memory stand-ins), so that it can run again, as PyTorch's nodes that saved
+        nothing can.
+        """
+        prim = self.prim
+        if prim.saves_inputs is False and not prim.saves_out and self.inputs is not None:
+            self.inputs = tuple(stand_in(x) for x in self.inputs)
+            if self.out_data is not None:
+                self.out_data = tuple(stand_in(d) for d in self.out_data)
+            return
         self.inputs = None
         self.out_data = None
 
@@ -101,6 +113,33 @@ class Node:
                 for x in self.inputs]
         args += [f"{k}={v!r}" for k, v in self.params.items()]
         return f"<{self.name()} of {self.prim.name}({', '.join(args)})>"
+
+
+_ZEROS = bytes(16)  # one element of any dtype, repeated with zero strides
+_stand_ins = {}
+
+
+def stand_in(x):
+    """A tensor (or array) with `x`'s shape and dtype that holds no memory; Python scalars
+    are kept as they are."""
+    is_tensor = isinstance(x, Tensor)
+    if not is_tensor and not isinstance(x, np.ndarray):
+        return x
+    data = x._data if is_tensor else x
+    key = (data.shape, data.dtype, is_tensor)
+    found = _stand_ins.get(key)
+    if found is None:
+        if len(_stand_ins) > 4096:
+            _stand_ins.clear()
+        found = np.ndarray(data.shape, data.dtype, _ZEROS, 0, (0,) * data.ndim)
+        if is_tensor:
+            found = Tensor._make(found)
+        _stand_ins[key] = found
+    return found
+
+
+def is_stand_in(array):
+    return array.base is _ZEROS
 
 
 class AccumulateGrad:

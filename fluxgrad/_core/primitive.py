@@ -7,10 +7,12 @@ array module, so they can themselves be recorded (higher order).
 Rule signatures, with `x, y, ...` the op's inputs (Tensors or Python scalars),
 `out` its output (a tuple for multi-output ops) and `params` its static keywords.
 `n_outputs` is 1, or the number of outputs (None: as many as `impl` returns).
-`saves_out` says a rule reads `out`; `saves_inputs=False` says no rule reads the
+`saves_out` says a VJP rule reads `out` (a tuple of flags: which inputs' rules read it,
+so that `out` is kept only when one of those runs); `saves_inputs=False` says no rule reads the
 inputs' values (only their shapes and dtypes), so modifying them in place after
 the op is harmless and is not reported; `saves_inputs="others"` (bilinear ops)
-says each input's rule reads only the other inputs.
+says each input's rule reads only the other inputs, and a tuple says, per input's rule,
+which inputs it reads (div: `((1,), (0, 1))`).
   vjp: one rule per input, `rule(out_bar, out, x, y, ..., **params) -> x_bar`,
        or a single function returning every input's cotangent (variadic ops);
   jvp: `rule(tangents, out, x, y, ..., **params) -> out_dot`, where `tangents`
@@ -39,6 +41,7 @@ class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
                  "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch",
                  "linear")
+    runs_user_code = False  # a custom Function's record says True: its rules are user code
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
                  view=False, saves_inputs=True, batch=None, linear=None):
@@ -59,6 +62,22 @@ class Primitive:
         from .node import Node
         self.node_class = type(_camel(name) + "Backward", (Node,), {"__slots__": ()})
         REGISTRY[name] = self
+
+    def keeps_out(self, edges):
+        """Whether a node with these input edges must keep `out` for its rules."""
+        saves_out = self.saves_out
+        if saves_out is True or saves_out is False:
+            return saves_out
+        return any(reads and edge is not None for reads, edge in zip(saves_out, edges))
+
+    def reads_input(self, i, edges):
+        """Whether a rule that runs for a node with these input edges reads input `i`."""
+        saves = self.saves_inputs
+        if saves == "others":
+            return any(edge is not None for j, edge in enumerate(edges) if j != i)
+        if isinstance(saves, tuple):
+            return any(edges[j] is not None and i in reads for j, reads in enumerate(saves))
+        return bool(saves)
 
     def pullback(self, out_bar, out, inputs, needs, params):
         """Cotangents of the inputs flagged in `needs` (None for the others)."""

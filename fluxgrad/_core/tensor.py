@@ -15,7 +15,7 @@ from .hooks import HookHandle
 
 
 class Tensor:
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version", "grad",
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
                  "_hooks", "name", "_tangent", "_seed", "_view", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
@@ -24,8 +24,8 @@ class Tensor:
         self._data = as_array(data, dtype)
         self._grad_fn = None
         self._out_index = 0
-        self._version = new_version_counter()
-        self.grad = None
+        self._version_counter = None
+        self._grad = None
         self._hooks = None
         self.name = None
         self._tangent = None
@@ -40,8 +40,8 @@ class Tensor:
         t._requires_grad = requires_grad
         t._grad_fn = grad_fn
         t._out_index = out_index
-        t._version = new_version_counter() if version is None else version
-        t.grad = None
+        t._version_counter = version
+        t._grad = None
         t._hooks = None
         t.name = None
         t._tangent = None
@@ -50,7 +50,7 @@ class Tensor:
     # --- inspection -------------------------------------------------------
     @property
     def data(self):
-        return Tensor._make(self.numpy(), version=self._version)
+        return Tensor._make(self.numpy(), version=self._counter())
 
     @data.setter
     def data(self, value):
@@ -149,6 +149,39 @@ class Tensor:
 
     # --- autograd state ---------------------------------------------------
     @property
+    def _version(self):
+        """How many in-place writes this tensor (and the views sharing its memory) has seen."""
+        counter = self._version_counter
+        return 0 if counter is None else counter[0]
+
+    def _counter(self):
+        """The version counter, made when first needed (most tensors never need one)."""
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = new_version_counter()
+        return counter
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}; wrap it: fluxgrad.tensor(...)")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: shape "
+                                   f"{list(value.shape)}, but the tensor has shape "
+                                   f"{list(self.shape)}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: {value.dtype}, "
+                                   f"but the tensor is {self.dtype}; convert it with "
+                                   f".to({self.dtype})")
+        self._grad = value
+
+    @property
     def requires_grad(self):
         return self._requires_grad
 
@@ -190,7 +223,7 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing this one's data, cut from the graph."""
-        return Tensor._make(self._data, version=self._version)
+        return Tensor._make(self._data, version=self._counter())
 
     def detach_(self):
         self._grad_fn = None
@@ -246,7 +279,18 @@ class Tensor:
         return None if grad is None else grad._data
 
     def _bump_version(self):
-        self._version[0] += 1
+        self._counter()[0] += 1
+
+    def _writable_data(self):
+        """The array an in-place op writes into (refused for one whose elements share memory)."""
+        data = self._data
+        if not data.flags.writeable:
+            raise RuntimeError(
+                f"unsupported operation: an in-place write into a tensor of shape "
+                f"{list(self.shape)} whose elements share memory (made by expand() or "
+                "broadcast_to()): more than one element refers to a single memory location. "
+                "Write into a copy instead: y = x.expand(...).clone()")
+        return data
 
     def _rebase_inplace(self, result):
         """Make this tensor take `result`'s value and history (an in-place op)."""
@@ -267,8 +311,8 @@ class Tensor:
         if data.shape != self._data.shape:
             raise RuntimeError(f"an in-place op would change the shape {list(self.shape)} to "
                                f"{list(data.shape)}; use an out-of-place op")
-        np.copyto(self._data, data, casting="unsafe")
-        self._version[0] += 1
+        np.copyto(self._writable_data(), data, casting="unsafe")
+        self._bump_version()
         if result._grad_fn is not None:
             self._grad_fn = result._grad_fn
             self._out_index = result._out_index
@@ -278,7 +322,7 @@ class Tensor:
                 # the saved output is this tensor now (with its tangent in forward mode);
                 # overwriting it again before backward is an error, as for any saved tensor
                 node.out_ref = weakref.ref(self)
-                node.out_version = (self._version, self._version[0])
+                node.out_version = (self._counter(), self._version)
         return self
 
     def _before_inplace(self, *others):
@@ -296,7 +340,7 @@ class Tensor:
     def _shallow_copy(self):
         """Same data, history and version counter: the 'before' of an in-place op."""
         return Tensor._make(self._data, self._requires_grad, self._grad_fn, self._out_index,
-                            self._version)
+                            self._counter())
 
 
 def new_version_counter():

@@ -51,7 +51,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
         node.check_alive()
         if node.versions is not None or node.out_version is not None:
             node.check_versions()  # the rules read the inputs: they must be as recorded
-        out = node.outputs() if node.prim.saves_out or node.prim.n_outputs != 1 else None
+        out = node.outputs() if node.out_ref is not None else None
         out_dot = node.prim.jvp(in_tangents, out, *node.inputs, **node.params)
         if node.prim.n_outputs == 1:
             out_dot = (out_dot,)

@@ -21,6 +21,7 @@ retain_graph, in-place checks and, when `backward` is written in fluxgrad ops,
 mode. `backward` returns one gradient per argument of `forward` (None for those
 without one), or one per Tensor argument (PaddlePaddle's convention).
 """
+import numbers
 import weakref
 
 import numpy as np
@@ -28,7 +29,7 @@ import numpy as np
 from .._core.batching import BatchedTensor, state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import no_grad, state as _grad_state
-from .._core.node import Node
+from .._core.node import Node, stand_in
 from .._core.tensor import Tensor
 from ._function_batching import apply_batched
 
@@ -108,7 +109,10 @@ class FunctionNode(Node):
                                                           counter[0]))
 
     def release(self):
-        super().release()
+        """Free what `save_for_backward` kept; running again raises only if `backward`
+        reads it (the engine's own checks need only shapes and dtypes)."""
+        self.inputs = tuple(stand_in(x) for x in self.inputs)
+        self.out_data = None
         self.prim.ctx._saved = None
 
     @property
@@ -120,6 +124,7 @@ class _Record:
     """What the engine reads from a node's `prim`, for one call of a Function."""
     __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx")
     vjp_rules = None
+    runs_user_code = True
 
     def __init__(self, function, n_outputs, ctx):
         self.name = function.__name__
@@ -146,7 +151,7 @@ class _Record:
                 result.append(None)
                 continue
             if not isinstance(x_bar, Tensor):
-                x_bar = Tensor(np.asarray(x_bar, dtype=x._data.dtype))
+                x_bar = _as_gradient(function, i, x, x_bar)
             _check_shape(function, i, x, x_bar)
             result.append(x_bar)
         return result
@@ -170,6 +175,18 @@ def _align(function, x_bars, is_tensor):
         f"{function.__name__}.backward returned {len(x_bars)} gradients, but forward took "
         f"{n} arguments ({len(tensor_slots)} of them Tensors); return one gradient per "
         "argument (None where there is none)")
+
+
+def _as_gradient(function, i, x, x_bar):
+    """A gradient `backward` returned as a number or array, as a Tensor of x's dtype."""
+    if not isinstance(x_bar, (numbers.Number, np.ndarray, list, tuple)):
+        raise TypeError(f"{function.__name__}.backward returned a {type(x_bar).__name__} as the "
+                        f"gradient of argument {i}; return a Tensor (or None)")
+    try:
+        return Tensor(np.asarray(x_bar, dtype=x._data.dtype))
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{function.__name__}.backward returned a gradient for argument {i} "
+                        f"that is not numeric ({err}); return a Tensor (or None)") from None
 
 
 def _check_shape(function, i, x, x_bar):
@@ -253,7 +270,7 @@ def _as_outputs(cls, outputs, primals):
             raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
                             f"{i}; return Tensors")
         elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
-            o = Tensor._make(o._data, version=o._version)
+            o = Tensor._make(o._data, version=o._counter())
         outs.append(o)
     return tuple(outs)
 
@@ -284,7 +301,7 @@ def _record(cls, ctx, args, primals, outs):
             continue
         i = out_index.get(id(t))
         saved.append(t if i is None else _Output(i))
-        versions.append((t._version, t._version[0]))
+        versions.append((t._counter(), t._version))
     original = {id(p): a for p, a in zip(primals, args)}
     ctx._saved = tuple(original.get(id(t), t) if isinstance(t, Tensor) else t for t in saved)
     ctx._versions = tuple(versions)

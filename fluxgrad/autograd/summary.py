@@ -1,5 +1,5 @@
 """`graph_summary(t)`: the backward graph behind `t` as a text table, with the memory it holds."""
-from .._core.node import Node
+from .._core.node import Node, is_stand_in
 from .._core.tensor import Tensor
 
 __all__ = ["graph_summary", "GraphSummary"]
@@ -52,13 +52,16 @@ def graph_summary(*tensors):
                 inputs.append(f"leaf {leaf.name}" if leaf.name else
                               f"leaf {leaf.dtype.name}{list(leaf.shape)}")
         saved, nbytes = [], 0
-        if node.inputs is None:
-            saved.append("(freed)")
-        else:
+        arrays = []
+        if node.inputs is not None:
             arrays = [x._data for x in node.inputs if isinstance(x, Tensor)]
             out = node.out_data
             if out is not None:
                 arrays += list(out) if isinstance(out, tuple) else [out]
+            arrays = [a for a in arrays if not is_stand_in(a)]
+        if not arrays:
+            saved.append("(freed)")
+        else:
             for a in arrays:
                 saved.append(f"{a.dtype.name}{list(a.shape)}")
                 nbytes += a.nbytes

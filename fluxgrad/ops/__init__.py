@@ -21,4 +21,5 @@ __all__ = [name for family in (activation, conv, elementwise, indexing, inplace,
            for name in family.__all__]
 
 engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,
-                  ones_like=creation.ones_like, zeros_like=creation.zeros_like)
+                  ones_like=creation.ones_like, zeros_like=creation.zeros_like,
+                  clone=shape.clone)

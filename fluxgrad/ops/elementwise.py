@@ -97,14 +97,15 @@ subtract_p = Primitive(
 multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x,
                     saves_inputs="others", linear="each")
 
+# The rules recompute out = x / y instead of keeping it (as PyTorch's), so that writing to
+# the quotient in place before backward is allowed.
 divide_p = Primitive(
     "div", np.true_divide,
     vjp=(lambda out_bar, out, x, y: out_bar / y,
-         lambda out_bar, out, x, y: -out_bar * out / y),
+         lambda out_bar, out, x, y: -out_bar * (x / y) / y),
     jvp=lambda tangents, out, x, y: _sum_tangents(
-        tangents[0], None if tangents[1] is None else -tangents[1] * out) / y,
-    saves_out=True,
-    linear=(0,), batch=broadcasting("div"))
+        tangents[0], None if tangents[1] is None else -tangents[1] * (x / y)) / y,
+    saves_inputs=((1,), (0, 1)), linear=(0,), batch=broadcasting("div"))
 
 negative_p = Primitive(
     "neg", np.negative,
@@ -139,7 +140,7 @@ pow_p = Primitive(
     jvp=lambda tangents, out, x, y: _sum_tangents(
         None if tangents[0] is None else tangents[0] * _pow_dx(x, y),
         None if tangents[1] is None else tangents[1] * _pow_dy(x, y, out)),
-    saves_out=True,
+    saves_out=(False, True),
     batch=broadcasting("pow"))
 
 

@@ -352,16 +352,17 @@ def _put(x, static, arrays, value, accumulate):
     if not _tracked(x, value, *arrays):
         idx = _build(static, arrays)
         data = value._data if isinstance(value, Tensor) else value
+        target = x._writable_data()
         try:
             if not accumulate:
-                x._data[idx] = data
+                target[idx] = data
             elif _repeats_possible(arrays):
-                np.add.at(x._data, idx, data)
+                np.add.at(target, idx, data)
             else:
-                x._data[idx] += data
+                target[idx] += data
         except (IndexError, ValueError) as err:
             raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
-        x._version[0] += 1
+        x._bump_version()
         return x
     try:
         result = apply(index_put_p, _before(x), value, *arrays, index=static,
@@ -645,8 +646,9 @@ def masked_fill(x, mask, value):
 def masked_fill_(x, mask, value):
     if not _tracked(x, mask, value):
         mask = _mask(mask, "masked_fill_")
-        np.copyto(x._data, getattr(value, "_data", value), casting="unsafe", where=mask._data)
-        x._version[0] += 1
+        np.copyto(x._writable_data(), getattr(value, "_data", value), casting="unsafe",
+                  where=mask._data)
+        x._bump_version()
         return x
     return _rebase(x, masked_fill(_before(x), mask, value))
 

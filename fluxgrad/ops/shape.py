@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core.dispatch import apply
 from .._core.primitive import REGISTRY, Primitive
-from .._core.tensor import Tensor, new_version_counter, tensor_method
+from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
 from ._family import as_tensor, linear, promote_all
 
@@ -73,7 +73,7 @@ def reshape(x, *shape):
         return x
     out = apply(reshape_p, x, shape=target)
     if not np.may_share_memory(out._data, x._data):
-        out._version = new_version_counter()  # NumPy had to copy: no longer a view
+        out._version_counter = None  # NumPy had to copy: no longer a view
     return out
 
 
@@ -453,7 +453,7 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
                          f"dimension {dim} (shape {list(x.shape)})")
     pieces = _split(x, sizes, dim)
     for piece in pieces:
-        piece._version = x._version
+        piece._version_counter = x._counter()
     return pieces
 
 

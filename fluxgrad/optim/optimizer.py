@@ -114,7 +114,7 @@ class Optimizer:
                 if group.get("maximize"):
                     g = -g
                 self._update(p._data, g, self.state.setdefault(p, {}), group)
-                p._version[0] += 1
+                p._bump_version()
         return loss
 
     def _update(self, p, g, state, group):
