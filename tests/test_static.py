@@ -403,3 +403,26 @@ def test_lazy_jacobian_with_an_unknown_batch_size(fresh):
         xv = np.random.default_rng(n).standard_normal((n, 3))
         jac, = exe.run(feed={'x': xv}, fetch_list=[J[:]])
         np.testing.assert_allclose(jac, np.stack([np.diag(2 * np.cos(r)) for r in xv]))
+
+
+def test_conv_layer_in_static_mode_matches_eager_for_two_batch_sizes(fresh):
+    x = static.data('x', shape=[None, 1, 6, 6], dtype='float32')
+    conv = fluxgrad.nn.Conv2d(1, 2, 3, padding=1)
+    y = fluxgrad.nn.functional.relu(conv(x)).mean(axis=(1, 2, 3))
+    g, = static.gradients([y.sum()], [conv.weight])
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    scope = static.global_scope()
+    weight = scope.find_var(conv.weight.name).get_tensor()
+    bias = scope.find_var(conv.bias.name).get_tensor()
+    for n in (2, 5):
+        xv = np.random.default_rng(n).standard_normal((n, 1, 6, 6)).astype(np.float32)
+        y_v, g_v = exe.run(feed={'x': xv}, fetch_list=[y, g])
+        fluxgrad.disable_static()
+        w = fluxgrad.tensor(weight, requires_grad=True)
+        y_e = fluxgrad.nn.functional.relu(fluxgrad.nn.functional.conv2d(
+            fluxgrad.tensor(xv), w, fluxgrad.tensor(bias), padding=1)).mean(axis=(1, 2, 3))
+        g_e, = fluxgrad.autograd.grad(y_e.sum(), w)
+        fluxgrad.enable_static()
+        np.testing.assert_allclose(y_v, y_e.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g_v, g_e.numpy(), rtol=1e-5, atol=1e-6)

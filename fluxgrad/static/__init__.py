@@ -6,10 +6,17 @@
     exe = fluxgrad.static.Executor()
     y_val, = exe.run(feed={'x': array}, fetch_list=[y])
 
-Modules: `program` (the IR), `dims` (unknown sizes), `staging` (apply -> equations),
-`executor` (running, the scope), `transforms` (grad, forward_grad, linearize,
-transpose), `passes` (DCE, CSE, folding, simplification), `control_flow` (`nn.cond`,
-`nn.while_loop`, `nn.scan`).
+Modules: `program` (the IR: Variable, Equation, Program), `dims` (unknown sizes),
+`staging` (apply -> equations, the default programs), `executor` (Executor, Scope,
+`evaluate` for sub-programs), `transforms` (grad, forward_grad, linearize, transpose),
+`jacobian` (lazy Jacobian/Hessian), `passes` (DCE, CSE, folding, simplification),
+`control_flow` (`nn.cond`, `nn.while_loop`, `nn.scan`), `parameters` (Layers' parameters as
+persistable Variables), `_ops` (the two primitives static mode adds: full_like,
+stop_gradient).
+
+A Layer called in static mode keeps persistable Variables as its parameters from then on
+(their values live in the scope). `Variable.shape` gives plain ints, an unknown size
+showing as its sentinel (10007, ...; see `dims`); `Variable.dims` names it (`N0`).
 """
 import contextlib
 

@@ -99,8 +99,13 @@ class Executor:
             try:
                 out = impl(*values, **params)
             except Exception as err:
-                raise type(err)(f"{eq.prim.name} (staged at {eq.source}) failed while running "
-                                f"the program: {err}") from err
+                message = (f"{eq.prim.name} (staged at {eq.source}) failed while running the "
+                           f"program: {err}")
+                try:
+                    new = type(err)(message)
+                except Exception:
+                    new = RuntimeError(message)
+                raise new from err
             if len(outs) == 1 and eq.prim.n_outputs == 1:
                 env[outs[0]] = out if type(out) is _ndarray else _asarray(out)
             else:
