@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import ops
 from ..static import staging
-from ..static.program import Variable
 from .optimizer import SGD, Adagrad, Adam, RMSprop
 
 

@@ -35,7 +35,7 @@ from . import nn
 __all__ = ["data", "Program", "Variable", "Equation", "program_guard", "default_main_program",
            "default_startup_program", "Executor", "Scope", "global_scope", "gradients",
            "InputSpec", "nn", "passes", "enable_static", "disable_static", "in_dynamic_mode",
-           "create_parameter", "scope_guard", "cpu_places"]
+           "create_parameter", "scope_guard", "cpu_places", "grad", "forward_grad"]
 
 
 def enable_static():

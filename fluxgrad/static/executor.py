@@ -86,9 +86,10 @@ class Executor:
         for slot, var in plan.states:
             value = scope.values.get(var.name)
             if value is None:
-                raise RuntimeError(f"Executor.run: the persistable variable {var.name!r} "
-                                   f"({var.type_str}) has no value in the scope; run the startup "
-                                   "program first: exe.run(fluxgrad.static.default_startup_program())")
+                raise RuntimeError(
+                    f"Executor.run: the persistable variable {var.name!r} ({var.type_str}) has no "
+                    "value in the scope; run the startup program first: "
+                    "exe.run(fluxgrad.static.default_startup_program())")
             env[slot] = value
         for impl, args, params, outs, frees, eq in plan.steps:
             if params is None:
