@@ -78,13 +78,15 @@ def test_while_loop_with_a_run_time_trip_count_and_its_gradient(program):
         np.testing.assert_allclose(g_v, g_e, rtol=1e-12)
 
 
-def test_while_loop_gradient_of_the_initial_value_and_a_captured_variable(program):
+@pytest.mark.parametrize("prim", [False, True])
+def test_while_loop_gradient_of_the_initial_value_and_a_captured_variable(program, prim):
+    (fluxgrad.incubate.autograd.enable_prim if prim else fluxgrad.incubate.autograd.disable_prim)()
     x = static.data('x', shape=[3], dtype='float64')
     w = static.data('w', shape=[3], dtype='float64')
     i0 = fluxgrad.zeros([], dtype='int64')
     _, z = static.nn.while_loop(lambda i, z: i < 3, lambda i, z: [i + 1, fluxgrad.tanh(z * w)],
                                 [i0, x])
-    gx, gw = static.gradients([z.sum()], [x, w])
+    gx, gw = fluxgrad.incubate.autograd.grad(z.sum(), [x, w])
     wv = np.array([0.5, 1.5, -0.7])
     out = static.Executor().run(feed={'x': XV, 'w': wv}, fetch_list=[gx, gw])
     fluxgrad.disable_static()

@@ -33,6 +33,7 @@ class ControlOp:
     read from a Primitive, with `pullback(out_bar, out, inputs, needs, params)` and
     `jvp(tangents, out, *inputs, **params)` of its own."""
     view = False
+    transposable = True
     saves_out = True
     batch = None
     vjp_rules = None
@@ -340,6 +341,7 @@ def _while_jvp(tangents, out, *inputs, cond, body, c_args, c_out, b_args, b_outs
 
 while_op = ControlOp("while_loop", _while_impl, _while_abstract, jvp=_while_jvp,
                      vjp=_while_vjp)
+while_op.transposable = False
 while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
                           lambda inputs, params: list(params["types"]), vjp=_no_second_order)
 

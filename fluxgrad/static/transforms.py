@@ -11,7 +11,8 @@ Variables, which stages the derivative equations into the same program:
   (the linear part of the program is every equation that reads a tangent), then
   that linear part run backwards: each linear equation's transpose is its
   primitive's VJP rule for the inputs it is linear in (`Primitive.linear` says
-  which), and the forward linear equations are dropped.
+  which), and the forward linear equations are dropped. A path through a while_loop (whose
+  op says `transposable = False`) is differentiated by staged VJPs instead.
 Derivatives of derivatives work the same way, since staged rules are equations
 like any other. Every transform ends with `program.check()`.
 """
@@ -260,6 +261,12 @@ def grad_prim(outputs, inputs, grad_outputs=None):
     """Cotangents of `inputs` by linearize + transpose."""
     outputs, inputs = _as_list(outputs), _as_list(inputs)
     program = _program_of(outputs + inputs, "grad")
+    path, _ = _path(program, inputs, outputs)
+    if any(getattr(eq.prim, "transposable", True) is False for eq in path):
+        # a loop's JVP keeps per-iteration values a transpose can't reach: staged VJPs instead
+        results = vjp_in(program, outputs, inputs, grad_outputs)
+        program.check()
+        return results
     with staging.guard(program):
         seeds = _seeds(outputs, grad_outputs, "grad")
     start = len(program.equations)
