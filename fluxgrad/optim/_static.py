@@ -38,7 +38,8 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
     group = dict(opt.defaults)
     if opt.param_groups:
         group.update({k: v for k, v in opt.param_groups[0].items() if k != "params"})
-    with staging.guard(program):
+    startup = staging.programs.startup
+    with program.transaction(), startup.transaction(), staging.guard(program):
         grads = (grad_prim if prim_enabled() else vjp)([loss], params)
         pairs = [(p, g) for p, g in zip(params, grads) if g is not None]
         for p, g in pairs:
@@ -46,7 +47,7 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
                 g = -g
             new_p = _update(opt, group, p, g, _State(program, p))
             program.set_update(p, new_p)
-    program.check()
+        program.check()
     return None, pairs
 
 

@@ -18,6 +18,7 @@
   `aliases` maps (the id of) a Variable a pass removed to its replacement (a Variable or a
   constant Tensor), so that it stays fetchable.
 """
+import contextlib
 import sys
 
 import numpy as np
@@ -261,6 +262,20 @@ class Program:
         """After each run, the persistable `var` takes `value` (a Variable or constant)."""
         self.updates[var.name] = (var, value)
         self.version += 1
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """Undo every change made inside if it raises (a transform that fails changes
+        nothing)."""
+        saved = (list(self.equations), dict(self.vars), list(self.data), dict(self.updates),
+                 self._counter, list(self.captures), list(self.args))
+        try:
+            yield self
+        except BaseException:
+            (self.equations, self.vars, self.data, self.updates, self._counter, self.captures,
+             self.args) = saved
+            self.version += 1
+            raise
 
     def replace_equations(self, equations):
         self.equations = list(equations)

@@ -132,8 +132,9 @@ def vjp(outputs, inputs, grad_outputs=None):
     """Cotangents of `inputs` (None where no path leads), staging each VJP rule."""
     outputs, inputs = _as_list(outputs), _as_list(inputs)
     program = _program_of(outputs + inputs, "grad")
-    results = vjp_in(program, outputs, inputs, grad_outputs)
-    program.check()
+    with program.transaction():
+        results = vjp_in(program, outputs, inputs, grad_outputs)
+        program.check()
     return results
 
 
@@ -163,7 +164,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
     single = isinstance(outputs, Tensor)
     outputs, inputs = _as_list(outputs), _as_list(inputs)
     program = _program_of(outputs + inputs, "forward_grad")
-    with staging.guard(program):
+    with program.transaction(), staging.guard(program):
         if grad_inputs is None:
             grad_inputs = [full_like(x, 1) for x in inputs]
         grad_inputs = _as_list(grad_inputs)
@@ -176,7 +177,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
                                  f"inputs[{i}] is {x.type_str}")
         dots = _push(program, inputs, grad_inputs, outputs)
         results = [dots.get(id(y)) if id(y) in dots else full_like(y, 0) for y in outputs]
-    program.check()
+        program.check()
     return results[0] if single else results
 
 
@@ -261,6 +262,11 @@ def grad_prim(outputs, inputs, grad_outputs=None):
     """Cotangents of `inputs` by linearize + transpose."""
     outputs, inputs = _as_list(outputs), _as_list(inputs)
     program = _program_of(outputs + inputs, "grad")
+    with program.transaction():
+        return _grad_prim(program, outputs, inputs, grad_outputs)
+
+
+def _grad_prim(program, outputs, inputs, grad_outputs):
     path, _ = _path(program, inputs, outputs)
     if any(getattr(eq.prim, "transposable", True) is False for eq in path):
         # a loop's JVP keeps per-iteration values a transpose can't reach: staged VJPs instead
