@@ -426,3 +426,9 @@ def test_conv_layer_in_static_mode_matches_eager_for_two_batch_sizes(fresh):
         fluxgrad.enable_static()
         np.testing.assert_allclose(y_v, y_e.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(g_v, g_e.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_input_spec_keeps_shape_dtype_and_name():
+    spec = static.InputSpec([None, 3], 'float32', name='x')
+    assert spec.shape == (None, 3) and spec.dtype == fluxgrad.float32 and spec.name == 'x'
+    assert "shape=[None, 3]" in repr(spec)
