@@ -43,11 +43,12 @@ def test_cond_value_and_derivatives_match_the_branch_taken(program, take_true):
     fluxgrad.incubate.autograd.enable_prim()
     g_prim = fluxgrad.incubate.autograd.grad(y.sum(), x)
     t = static.forward_grad(y, x)
+    fwd_over_rev = static.forward_grad(g, x)  # elementwise: the diagonal of the Hessian
     out = static.Executor().run(feed={'x': XV, 'p': np.array(take_true)},
-                                fetch_list=[y, g, gg, g_prim, t])
+                                fetch_list=[y, g, gg, g_prim, t, fwd_over_rev])
     branch = (lambda v: fluxgrad.sin(v) * v) if take_true else (lambda v: v * v * v)
     y_e, g_e, gg_e = _eager(branch)
-    for got, want in zip(out, [y_e, g_e, gg_e, g_e, g_e]):
+    for got, want in zip(out, [y_e, g_e, gg_e, g_e, g_e, gg_e]):
         np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
