@@ -15,8 +15,9 @@ persistable Variables), `_ops` (the two primitives static mode adds: full_like,
 stop_gradient).
 
 A Layer called in static mode keeps persistable Variables as its parameters from then on
-(their values live in the scope). `Variable.shape` gives plain ints, an unknown size
-showing as its sentinel (10007, ...; see `dims`); `Variable.dims` names it (`N0`).
+(their values live in the scope). In `Variable.shape` an unknown size is an int (its
+sentinel, see `dims`) that prints by its name, `N0`, so shape arithmetic such as
+`x.reshape(x.shape[0], -1)` stages sizes that are re-bound on every run.
 """
 import contextlib
 

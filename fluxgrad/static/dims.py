@@ -16,15 +16,34 @@ would be mistaken for it.
 import numpy as np
 
 
+class SymInt(int):
+    """An unknown size as `Variable.shape` gives it: the sentinel int (so shape arithmetic
+    and `reshape(x.shape[0], -1)` work), printed as its name."""
+
+    def __new__(cls, dim):
+        self = super().__new__(cls, dim.sentinel)
+        self.dim = dim
+        return self
+
+    def __repr__(self):
+        return self.dim.name
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        return self.dim.name if not spec else int.__format__(self, spec)
+
+
 class Dim:
     """An unknown size: printed by `name`, stood in for by `sentinel`."""
-    __slots__ = ("index", "name", "sentinel", "probes")
+    __slots__ = ("index", "name", "sentinel", "probes", "size")
 
     def __init__(self, index, sentinel, probes):
         self.index = index
         self.name = f"N{index}"
         self.sentinel = sentinel
         self.probes = probes
+        self.size = SymInt(self)
 
     def __repr__(self):
         return self.name
@@ -45,6 +64,11 @@ def symbol_for_axis(axis, op="static.data"):
 
 def stand_in_shape(dims):
     return tuple(d.sentinel if isinstance(d, Dim) else d for d in dims)
+
+
+def pretty_shape(shape):
+    """A stand-in shape with its unknown sizes as SymInts (printed by name)."""
+    return tuple(BY_SENTINEL[s].size if s in BY_SENTINEL else s for s in shape)
 
 
 def dims_of(shape):
@@ -71,8 +95,9 @@ def rebind_int(value, sizes):
 def bind(value, sizes):
     """`value` (a param or constant) with sentinel-derived ints re-bound to `sizes`."""
     t = type(value)
-    if t is int or isinstance(value, np.integer) and not isinstance(value, bool):
-        return type(value)(rebind_int(int(value), sizes))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        bound = rebind_int(int(value), sizes)
+        return t(bound) if t is not SymInt else bound
     if isinstance(value, (tuple, list)):
         return type(value)(bind(v, sizes) for v in value)
     if t is dict:
@@ -85,7 +110,7 @@ def bind(value, sizes):
 def mentions_symbol(value):
     """Whether `value` holds an int a sentinel entered (so `bind` must see it at run time)."""
     t = type(value)
-    if t is int or isinstance(value, np.integer) and not isinstance(value, bool):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return int(value) >= 10007 and any(int(value) % s == 0 for s in BY_SENTINEL)
     if isinstance(value, (tuple, list)):
         return any(mentions_symbol(v) for v in value)

@@ -58,6 +58,15 @@ class Variable(Tensor):
         Tensor.requires_grad.fset(self, flag)
 
     @property
+    def shape(self):
+        """The shape; an unknown size is an int printed by its name (N0, ...)."""
+        return _dims.pretty_shape(self._data.shape)
+
+    def size(self, dim=None):
+        shape = self.shape
+        return shape if dim is None else shape[dim]
+
+    @property
     def type_str(self):
         return f"{_SHORT.get(self._data.dtype.name, self._data.dtype.name)}[" \
                f"{_dims.format_dims(self.dims)}]"
