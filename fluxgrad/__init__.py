@@ -9,6 +9,8 @@ from .autograd import grad
 from . import data, nn, optim, vision
 from .serialization import load, save
 from . import viz
+from . import static, incubate
+from .static import enable_static, disable_static, in_dynamic_mode
 from .dlpack import from_dlpack
 
 optimizer = optim

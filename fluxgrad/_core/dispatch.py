@@ -6,6 +6,7 @@ import numpy as np
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
+from .static_mode import state as _static_state
 from .node import anomaly as _anomaly
 from .tensor import Tensor
 
@@ -16,6 +17,10 @@ _may_share_memory = np.may_share_memory
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
+    if _static_state.armed:
+        staged = _static_state.stage(prim, inputs, params)
+        if staged is not NotImplemented:
+            return staged
     if _batch_state.sizes:
         for x in inputs:
             if type(x) is BatchedTensor:

@@ -26,6 +26,11 @@ which inputs it reads (div: `((1,), (0, 1))`).
        with the view's entries replaced by `value`: how an in-place write through
        the view changes the base's value and history. True: a view that can't be
        written (a broadcast).
+  linear: for the transpose step of static reverse mode (linearize + transpose): None,
+       "all" (linear in all its inputs together: add, reshape, concat), "each"
+       (multilinear: linear in any one input when the others are fixed: mul, matmul), or
+       a tuple of the input positions it is linear in together (divide: (0,)). The
+       transpose for those inputs is the VJP rule, which for them never reads their values.
 """
 import re
 
@@ -34,11 +39,12 @@ REGISTRY = {}
 
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
-                 "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch")
+                 "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch",
+                 "linear")
     runs_user_code = False  # a custom Function's record says True: its rules are user code
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
-                 view=False, saves_inputs=True, batch=None):
+                 view=False, saves_inputs=True, batch=None, linear=None):
         if name in REGISTRY:
             raise ValueError(f"an op named {name!r} is already registered")
         self.name = name
@@ -47,6 +53,7 @@ class Primitive:
         self.vjp_all = vjp if callable(vjp) else None
         self.jvp = jvp
         self.batch = batch
+        self.linear = linear
         self.saves_out = saves_out
         self.saves_inputs = saves_inputs
         self.n_outputs = n_outputs

@@ -6,6 +6,7 @@ fluxgrad ops, so with grad enabled the result is itself differentiable.
 """
 from .._core import batching
 from .._core.node import topological
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..creation import ones_like
 
@@ -14,8 +15,12 @@ def forward_grad(outputs, inputs, grad_inputs=None):
     """Derivatives of `outputs` along `grad_inputs` (ones by default) at `inputs`.
 
     Returns a tensor for a single output, else a tuple (None for an output that
-    does not depend on the inputs).
+    does not depend on the inputs). On static Variables the tangent equations are staged.
     """
+    if _static_state.armed:
+        from ..static.transforms import forward_grad as static_forward_grad, is_static
+        if is_static(outputs, inputs):
+            return static_forward_grad(outputs, inputs, grad_inputs)
     single = isinstance(outputs, Tensor)
     outputs = (outputs,) if single else tuple(outputs)
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)

@@ -11,6 +11,7 @@ import numpy as np
 from .._core.engine import grad as _grad
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import enable_grad, set_grad_enabled
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..creation import ones_like, zeros_like
 from ..ops.alias import alias
@@ -82,6 +83,15 @@ class Jacobian:
     columns one indexing needs are computed together, `chunk_size` of them per pass
     (default: all at once), bounding memory.
     """
+
+    def __new__(cls, func, xs, is_batched=False, chunk_size=None):
+        if _static_state.armed:
+            from ..static import jacobian
+            from ..static.transforms import is_static
+            if is_static(xs):
+                static_cls = jacobian.Hessian if issubclass(cls, Hessian) else jacobian.Jacobian
+                return static_cls(func, xs, is_batched)
+        return super().__new__(cls)
 
     def __init__(self, func, xs, is_batched=False, chunk_size=None):
         if chunk_size is not None and (not isinstance(chunk_size, int) or

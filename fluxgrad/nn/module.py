@@ -12,6 +12,7 @@ import numpy as np
 from .._core import dtypes
 from .._core.grad_mode import no_grad
 from .._core.hooks import HookHandle
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .parameter import Parameter
 
@@ -40,6 +41,9 @@ class Module:
                                   "forward(self, ...) in your Module subclass")
 
     def __call__(self, *args, **kwargs):
+        if _static_state.enabled:
+            from ..static.parameters import adopt_parameters
+            adopt_parameters(self)
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
                 new = hook(self, args)

@@ -45,7 +45,7 @@ def fused_backward(name, impl, d_y):
     prim = Primitive(name, impl,
                      vjp=(lambda out_bar, out, g, y: op(out_bar, y),
                           lambda out_bar, out, g, y: out_bar * d_y(g, y)),
-                     jvp=jvp, batch=broadcasting(name))
+                     jvp=jvp, batch=broadcasting(name), linear=(0,))
     return prim, op
 
 
@@ -57,7 +57,7 @@ def from_output(name, impl, backward):
                      saves_out=True, saves_inputs=False, batch=broadcasting(name))
 
 
-def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True):
+def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True, linear=None):
     def jvp(tangents, out, x, y):
         x_dot, y_dot = tangents
         terms = []
@@ -70,7 +70,8 @@ def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True):
         name, impl,
         vjp=(lambda out_bar, out, x, y: out_bar * dx(x, y, out),
              lambda out_bar, out, x, y: out_bar * dy(x, y, out)),
-        jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name))
+        jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name),
+        linear=linear)
 
 
 def linear(name, impl, transpose, *, view=False, batch=None):
@@ -82,7 +83,7 @@ def linear(name, impl, transpose, *, view=False, batch=None):
     prim = Primitive(name, impl,
                      vjp=(lambda out_bar, out, x, **params: transpose(out_bar, x, **params),),
                      jvp=jvp, view=view, saves_inputs=False,
-                     batch=batch)
+                     batch=batch, linear="all")
     return prim
 
 

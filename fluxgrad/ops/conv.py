@@ -242,7 +242,7 @@ conv2d_p = Primitive(
     vjp=(lambda out_bar, out, x, w, **p: _conv_input(out_bar, w, size=x.shape[2:], **p),
          lambda out_bar, out, x, w, **p: _conv_weight(x, out_bar, kernel=w.shape[2:], **p)),
     jvp=lambda tangents, out, x, w, **p: _bilinear_jvp(_conv, x, w, *tangents, **p),
-    batch=_conv_batch)
+    linear="each", batch=_conv_batch)
 
 conv2d_input_p = Primitive(
     "conv2d_input", _conv_input_impl,
@@ -251,7 +251,7 @@ conv2d_input_p = Primitive(
                                                                 **p)),
     jvp=lambda tangents, out, y, w, *, size, **p: _bilinear_jvp(
         _conv_input, y, w, *tangents, size=size, **p),
-    batch=_conv_input_batch)
+    linear="each", batch=_conv_input_batch)
 
 conv2d_weight_p = Primitive(
     "conv2d_weight", _conv_weight_impl,
@@ -260,7 +260,7 @@ conv2d_weight_p = Primitive(
          lambda out_bar, out, x, y, *, kernel, **p: _conv(x, out_bar, **p)),
     jvp=lambda tangents, out, x, y, *, kernel, **p: _bilinear_jvp(
         _conv_weight, x, y, *tangents, kernel=kernel, **p),
-    batch=_conv_weight_batch)
+    linear="each", batch=_conv_weight_batch)
 
 
 # --- argument normalisation ------------------------------------------------------------
@@ -537,14 +537,14 @@ max_pool2d_scatter_p = Primitive(
     vjp=(lambda out_bar, out, g, idx, *, size, **p: apply(max_pool2d_gather_p, out_bar, idx, **p),
          _no_cotangent),
     jvp=lambda tangents, out, g, idx, *, size, **p: _scatter(tangents[0], idx, size, p),
-    batch=_pool_batch("max_pool2d_scatter"))
+    linear=(0,), batch=_pool_batch("max_pool2d_scatter"))
 
 max_pool2d_gather_p = Primitive(
     "max_pool2d_gather", _gather_impl,
     vjp=(lambda out_bar, out, h, idx, **p: _scatter(out_bar, idx, h.shape[2:], p),
          _no_cotangent),
     jvp=lambda tangents, out, h, idx, **p: apply(max_pool2d_gather_p, tangents[0], idx, **p),
-    batch=_pool_batch("max_pool2d_gather"))
+    linear=(0,), batch=_pool_batch("max_pool2d_gather"))
 
 
 def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False):

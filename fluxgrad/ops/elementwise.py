@@ -43,7 +43,7 @@ cast_p = Primitive(
     "cast", lambda x, *, dtype: x.astype(dtype.np),
     vjp=(lambda out_bar, out, x, *, dtype: cast(out_bar, x.dtype),),
     jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype), saves_inputs=False,
-    batch=broadcasting("cast"))
+    linear="all", batch=broadcasting("cast"))
 
 
 @tensor_method("astype", "type")
@@ -84,7 +84,7 @@ add_p = Primitive(
     vjp=(lambda out_bar, out, x, y: out_bar, lambda out_bar, out, x, y: out_bar),
     jvp=lambda tangents, out, x, y: _sum_tangents(tangents[0], tangents[1]),
     saves_inputs=False,
-    batch=broadcasting("add"))
+    linear="all", batch=broadcasting("add"))
 
 subtract_p = Primitive(
     "sub", np.subtract,
@@ -92,10 +92,10 @@ subtract_p = Primitive(
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1]),
     saves_inputs=False,
-    batch=broadcasting("sub"))
+    linear="all", batch=broadcasting("sub"))
 
 multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x,
-                    saves_inputs="others")
+                    saves_inputs="others", linear="each")
 
 # The rules recompute out = x / y instead of keeping it (as PyTorch's), so that writing to
 # the quotient in place before backward is allowed.
@@ -105,13 +105,13 @@ divide_p = Primitive(
          lambda out_bar, out, x, y: -out_bar * (x / y) / y),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1] * (x / y)) / y,
-    saves_inputs=((1,), (0, 1)), batch=broadcasting("div"))
+    saves_inputs=((1,), (0, 1)), linear=(0,), batch=broadcasting("div"))
 
 negative_p = Primitive(
     "neg", np.negative,
     vjp=(lambda out_bar, out, x: -out_bar,),
     jvp=lambda tangents, out, x: -tangents[0], saves_inputs=False,
-    batch=broadcasting("neg"))
+    linear="all", batch=broadcasting("neg"))
 
 
 def _pow_dx(x, y):
@@ -542,7 +542,7 @@ where_p = Primitive(
         c, 0.0 if tangents[1] is None else tangents[1],
         0.0 if tangents[2] is None else tangents[2]),
     saves_inputs="others",
-    batch=broadcasting("where"))
+    linear=(1, 2), batch=broadcasting("where"))
 
 
 @tensor_method("where")

@@ -22,6 +22,7 @@ import numpy as np
 from .._core.batching import BatchedTensor, move_dim
 from .._core.dispatch import apply
 from .._core.forward_mode import state as _forward_state
+from .._core.static_mode import state as _static_state
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
@@ -71,7 +72,7 @@ def _normalize(index):
                              "slices, None, ..., or integer / boolean tensors")
         kind = a.dtype.kind
         if kind in "iu":
-            if a.ndim == 0 and type(e) is not BatchedTensor:
+            if a.ndim == 0 and not _value_unknown(e):
                 static.append(int(a))
                 continue
         elif kind != "b":
@@ -86,8 +87,13 @@ def _normalize(index):
 
 def _per_example(t, a):
     """The index `t` (whose array is `a`) as a primitive's input: its array, or itself where it
-    differs between the examples of a vmap (its array is only the first example's)."""
-    return t if type(t) is BatchedTensor else a
+    differs between the examples of a vmap (its array is only the first example's) or is a
+    static Variable (its array is a stand-in)."""
+    return t if _value_unknown(t) else a
+
+
+def _value_unknown(t):
+    return type(t) is BatchedTensor or getattr(t, "program", None) is not None
 
 
 def _build(index, arrays):
@@ -266,14 +272,14 @@ index_p = Primitive(
         index_scatter_p, out_bar, *arrays, index=index, shape=x.shape),),
     jvp=lambda tangents, out, x, *arrays, index: apply(index_p, tangents[0], *arrays,
                                                        index=index), saves_inputs=False,
-    batch=_index_batch)
+    linear=(0,), batch=_index_batch)
 
 index_scatter_p = Primitive(
     "index_scatter", _scatter_impl,
     vjp=(lambda out_bar, out, g, *arrays, index, shape: _take(out_bar, arrays, index),),
     jvp=lambda tangents, out, g, *arrays, index, shape: apply(
         index_scatter_p, tangents[0], *arrays, index=index, shape=shape), saves_inputs=False,
-    batch=_scatter_batch)
+    linear=(0,), batch=_scatter_batch)
 
 
 def _index_put_value_vjp(out_bar, out, x, value, *arrays, index, accumulate):
@@ -300,7 +306,7 @@ index_put_p = Primitive(
     vjp=(lambda out_bar, out, x, value, *arrays, index, accumulate: out_bar if accumulate
          else apply(index_put_p, out_bar, 0.0, *arrays, index=index, accumulate=False),
          _index_put_value_vjp),
-    jvp=_index_put_jvp, saves_inputs=False, batch=_put_batch)
+    jvp=_index_put_jvp, saves_inputs=False, linear=(0, 1), batch=_put_batch)
 
 
 @tensor_method("__getitem__")
@@ -326,6 +332,8 @@ def _tracked(*tensors):
     between the examples of a vmap."""
     if any(type(t) is BatchedTensor for t in tensors):
         return True
+    if _static_state.armed and any(getattr(t, "program", None) is not None for t in tensors):
+        return True  # a static Variable: the write is staged
     if _forward_state.level and any(getattr(t, "_tangent", None) is not None for t in tensors):
         return True
     return _grad_state.enabled and any(isinstance(t, Tensor) and t._requires_grad
@@ -335,6 +343,12 @@ def _tracked(*tensors):
 def _put(x, static, arrays, value, accumulate):
     """Write `value` into x[index] in place (set or add), recording it when it matters."""
     value = _value_for(x, value)
+    if _static_state.armed and getattr(x, "program", None) is None and any(
+            getattr(t, "program", None) is not None for t in (value, *arrays)):
+        raise TypeError(f"writing a static Variable into a tensor of shape {list(x.shape)} that "
+                        "is not part of the program (a constant): build that tensor in the "
+                        "program instead, e.g. from fluxgrad.zeros_like(a Variable), or use the "
+                        "out-of-place index_put")
     if not _tracked(x, value, *arrays):
         idx = _build(static, arrays)
         data = value._data if isinstance(value, Tensor) else value
@@ -361,7 +375,7 @@ def _put(x, static, arrays, value, accumulate):
 def _before(x):
     """The 'before' of an in-place op: x's data and history, on a version counter of its own
     (the rules of index_put never read x's values, which the op overwrites)."""
-    if type(x) is BatchedTensor:
+    if type(x) is BatchedTensor or getattr(x, "program", None) is not None:
         return x._before_inplace()
     before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
     before._tangent = x._tangent

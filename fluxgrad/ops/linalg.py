@@ -97,7 +97,7 @@ def _from_columns(out, size):
 
 # operands of the primitive have at least two dimensions; `matmul` reshapes vectors
 matmul_p = Primitive("matmul", _matmul_impl, vjp=(_matmul_x_bar, _matmul_y_bar),
-                     jvp=_matmul_jvp, saves_inputs="others", batch=_matmul_batch)
+                     jvp=_matmul_jvp, saves_inputs="others", linear="each", batch=_matmul_batch)
 
 
 @tensor_method("matmul", "__matmul__")
@@ -295,7 +295,7 @@ def _einsum_batch(bdims, *xs, spec):
 
 
 einsum_p = Primitive("einsum", _einsum_impl, vjp=_einsum_vjp, jvp=_einsum_jvp,
-                     batch=_einsum_batch)
+                     linear="each", batch=_einsum_batch)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -611,7 +611,8 @@ def _same_rank(a, b):
 
 # b is a matrix or a batch of them ([..., n, k]); `solve` makes vectors columns
 solve_p = Primitive("solve", _checked(np.linalg.solve, "solve", "the matrix is singular"),
-                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, batch=_solve_batch)
+                    vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, linear=(1,),
+                    batch=_solve_batch)
 
 
 def solve(a, b, *, left=True):

@@ -84,7 +84,7 @@ sum_p = Primitive(
     vjp=(lambda out_bar, out, x, *, axis, keepdims:
          broadcast_to(expand_reduced(out_bar, x.ndim, axis, keepdims), x.shape),),
     jvp=lambda tangents, out, x, *, axis, keepdims: sum(tangents[0], axis, keepdims),
-    saves_inputs=False, batch=_reduction_batch("sum"))
+    saves_inputs=False, linear="all", batch=_reduction_batch("sum"))
 
 
 def _accumulating(x, dtype):
@@ -496,7 +496,7 @@ def _add_n_jvp(tangents, out, *xs):
 
 add_n_p = Primitive("add_n", lambda *xs: functools.reduce(np.add, xs),
                     vjp=lambda out_bar, out, *xs: [out_bar] * len(xs), jvp=_add_n_jvp,
-                    saves_inputs=False, batch=broadcasting("add_n"))
+                    saves_inputs=False, linear="all", batch=broadcasting("add_n"))
 
 
 def add_n(inputs):

@@ -356,7 +356,7 @@ def _concat_batch(bdims, *xs, axis):
 
 
 concat_p = Primitive("concat", lambda *xs, axis: np.concatenate(xs, axis=axis),
-                     vjp=_concat_vjp, jvp=_concat_jvp, saves_inputs=False, batch=_concat_batch)
+                     vjp=_concat_vjp, jvp=_concat_jvp, saves_inputs=False, linear="all", batch=_concat_batch)
 
 # One node for all the pieces, so the backward is a single concat, not a sum of scatters.
 split_p = Primitive(
@@ -364,7 +364,7 @@ split_p = Primitive(
     vjp=(lambda out_bar, out, x, *, sizes, axis: apply(concat_p, *out_bar, axis=axis),),
     jvp=lambda tangents, out, x, *, sizes, axis: _split(tangents[0], sizes, axis),
     n_outputs=None, saves_inputs=False,
-    batch=lambda bdims, x, *, sizes, axis: (
+    linear="all", batch=lambda bdims, x, *, sizes, axis: (
         apply(split_p, front(x, bdims[0]), sizes=sizes, axis=axis + 1), (0,) * len(sizes)))
 
 
@@ -607,7 +607,7 @@ pad_p = Primitive(
         slice(before, before + n) for (before, _), n in zip(widths, x.shape))],),
     jvp=lambda tangents, out, x, *, widths, value: apply(pad_p, tangents[0], widths=widths,
                                                          value=0.0), saves_inputs=False,
-    batch=lambda bdims, x, *, widths, value: (
+    linear=(0,), batch=lambda bdims, x, *, widths, value: (
         apply(pad_p, front(x, bdims[0]), widths=((0, 0),) + tuple(widths), value=value), 0))
 
 

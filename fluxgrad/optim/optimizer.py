@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
@@ -23,6 +24,9 @@ class Optimizer:
                             "fluxgrad.nn.ClipGradByGlobalNorm(1.0), got "
                             f"{type(grad_clip).__name__}")
         self.grad_clip = grad_clip
+        if (isinstance(params, (int, float)) and not isinstance(params, bool)) or hasattr(
+                params, "_attach"):
+            defaults["lr"], params = params, None  # PaddlePaddle's positional learning_rate
         self.defaults = defaults
         self.state = {}
         self.param_groups = []
@@ -31,6 +35,8 @@ class Optimizer:
         if hasattr(lr, "_attach"):
             self._scheduler = lr
             defaults["lr"] = lr.last_lr
+        if params is None and _static_state.enabled:
+            return  # static mode: minimize(loss) optimizes the parameters of loss's program
         if params is None:
             raise TypeError(f"{type(self).__name__}: pass the parameters to optimize, e.g. "
                             f"{type(self).__name__}(model.parameters(), lr=...) or "
@@ -84,7 +90,11 @@ class Optimizer:
     clear_gradients = clear_grad
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """Backward from `loss`, then one step (gradients are not cleared)."""
+        """Backward from `loss`, then one step (gradients are not cleared). On a static
+        Variable: append the backward and update equations to its program."""
+        if _static_state.armed and getattr(loss, "program", None) is not None:
+            from ._static import minimize
+            return minimize(self, loss, parameters, no_grad_set)
         loss.backward()
         self.step()
 

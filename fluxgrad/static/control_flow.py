@@ -1,0 +1,386 @@
+"""Control flow in programs: `cond`, `while_loop` and `scan`, with derivatives.
+
+Each traces its Python functions once into sub-programs (`Program(parent=...)`): a
+sub-program reads Variables of the enclosing program as `captures` and its loop-carried
+values as `args`. The equation that runs it names a `ControlOp` (an op record like a
+Primitive, not registered, with its own `abstract` shape rule since its impl runs the
+sub-programs) and holds the sub-programs in its params.
+
+Derivatives are sub-programs too. Forward mode: a branch gets its JVP staged into it and a
+new cond returns values and tangents; a while_loop becomes a new loop carrying the tangents
+beside the values (its body staged again, plus its JVP). Reverse mode: each branch gets its
+VJP staged into it (cond); a loop body's VJP is replayed backwards over the values the
+forward loop kept, one per iteration, so a trip count known only at run time is fine
+(while_loop, scan); that backward loop can't be differentiated again yet. With prim on, a
+cond is transposed by the same VJP, restricted to its tangent inputs.
+In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
+"""
+import numpy as np
+
+from .._core.dispatch import apply
+from .._core.static_mode import state as _static_state
+from .._core.tensor import Tensor
+from . import staging
+from .dims import Dim
+from .executor import evaluate
+from .program import Program, Variable
+
+__all__ = ["cond", "while_loop", "scan"]
+
+
+class ControlOp:
+    """An op record for control flow: the fields the staging, the Executor and the transforms
+    read from a Primitive, with `pullback(out_bar, out, inputs, needs, params)` and
+    `jvp(tangents, out, *inputs, **params)` of its own."""
+    view = False
+    transposable = True
+    saves_out = True
+    batch = None
+    vjp_rules = None
+
+    def __init__(self, name, impl, abstract, jvp=None, vjp=None, linear=None):
+        self.name, self.impl, self.abstract = name, impl, abstract
+        self.jvp, self._vjp, self.linear = jvp, vjp, linear
+        self.n_outputs = None
+        self.differentiable = vjp is not None
+
+    def pullback(self, out_bar, out, inputs, needs, params):
+        return self._vjp(out_bar, out, inputs, needs, params)
+
+    def __repr__(self):
+        return f"<control op {self.name}>"
+
+
+def _flat(out):
+    if isinstance(out, Tensor):
+        return [out], True
+    if isinstance(out, (list, tuple)):
+        return list(out), False
+    raise TypeError(f"control flow: a branch or body must return tensors, got "
+                    f"{type(out).__name__}")
+
+
+def _type(x):
+    if isinstance(x, Variable):
+        return x.dims, x._data.dtype
+    return tuple(x._data.shape), x._data.dtype
+
+
+def _union(*lists):
+    seen, out = set(), []
+    for lst in lists:
+        for v in lst:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
+def _zeros(v, where):
+    """Zeros like Variable `v`, staged into sub-program `where` when its shape is unknown."""
+    if not any(isinstance(d, Dim) for d in v.dims):
+        return Tensor(np.zeros(v._data.shape, v._data.dtype))
+    from ._ops import full_like
+    with staging.guard(where):
+        return full_like(v, 0)
+
+
+def _is_float(v):
+    return isinstance(v, Tensor) and v._data.dtype.kind in "fc"
+
+
+# --- cond -----------------------------------------------------------------------------------
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """`true_fn()` if `pred` else `false_fn()`, decided when the program runs. Both branches
+    return the same number of tensors, of the same shapes and dtypes."""
+    if not isinstance(pred, Variable):
+        return (true_fn if bool(pred) else false_fn)()
+    if pred._data.size != 1:
+        raise ValueError(f"cond: pred must hold one value, got {pred.type_str}")
+    outer = staging.programs.main
+    subs, outs, single = [], [], True
+    for fn in (true_fn, false_fn):
+        sub = Program(parent=outer)
+        with staging.guard(sub):
+            out, single = _flat(fn())
+        subs.append(sub)
+        outs.append(tuple(out))
+    if len(outs[0]) != len(outs[1]) or any(
+            _type(a) != _type(b) for a, b in zip(*outs)):
+        raise TypeError("cond: the branches return different types: "
+                        f"{[_type(a) for a in outs[0]]} and {[_type(b) for b in outs[1]]}")
+    result = _stage_cond(pred, subs, outs)
+    return result[0] if single else list(result)
+
+
+def _needed_captures(sub, outs):
+    """The captures of `sub` that computing `outs` reads (a sub-program keeps every capture it
+    ever made, also those of derivatives staged into it and later dropped)."""
+    needed = {id(o) for o in outs if isinstance(o, Variable)}
+    for eq in reversed(sub.equations):
+        if any(id(o) in needed for o in eq.outputs):
+            needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+    return [c for c in sub.captures if id(c) in needed]
+
+
+def _stage_cond(pred, subs, outs):
+    captures = tuple(_union(*(_needed_captures(s, o) for s, o in zip(subs, outs))))
+    return apply(cond_op, pred, *captures, branches=tuple(subs), outs=tuple(outs),
+                 captures=captures)
+
+
+def _cond_impl(pred, *values, branches, outs, captures):
+    env = {id(c): v for c, v in zip(captures, values)}
+    k = 0 if bool(np.asarray(pred)) else 1
+    return tuple(evaluate(branches[k], env, outs[k]))
+
+
+def _cond_abstract(inputs, params):
+    return [_type(o) for o in params["outs"][0]]
+
+
+def _cond_jvp(tangents, out, pred, *captured, branches, outs, captures):
+    from .transforms import _push
+    with_dot = [(c, t) for c, t in zip(captures, tangents[1:]) if t is not None]
+    new_outs = []
+    for sub, o in zip(branches, outs):
+        with staging.guard(sub):
+            dots = _push(sub, [c for c, _ in with_dot], [t for _, t in with_dot], list(o))
+        new_outs.append(tuple(o) + tuple(
+            dots.get(id(y)) if id(y) in dots else (_zeros(y, sub) if isinstance(y, Variable)
+                                                   else Tensor(np.zeros_like(y._data)))
+            for y in o))
+    result = _stage_cond(pred, branches, new_outs)
+    return result[len(outs[0]):]
+
+
+def _cond_vjp(out_bar, out, inputs, needs, params):
+    from .transforms import vjp_in
+    branches, outs, captures = params["branches"], params["outs"], params["captures"]
+    wanted = [c for c, need in zip(captures, needs[1:]) if need and _is_float(c)]
+    if not wanted:
+        return [None] * len(inputs)
+    bars = list(out_bar) if isinstance(out_bar, tuple) else [out_bar]
+    new_outs = []
+    for sub, o in zip(branches, outs):
+        pairs = [(y, b) for y, b in zip(o, bars) if isinstance(y, Variable) and b is not None]
+        cts = vjp_in(sub, [y for y, _ in pairs], wanted, [b for _, b in pairs]) if pairs else \
+            [None] * len(wanted)
+        new_outs.append(tuple(_zeros(c, sub) if g is None else g for c, g in zip(wanted, cts)))
+    result = _stage_cond(inputs[0], branches, new_outs)
+    by_id = {id(c): g for c, g in zip(wanted, result)}
+    return [None] + [by_id.get(id(c)) for c in captures]
+
+
+# the JVP of a cond is linear in the tangents it reads, so transpose uses its VJP (restricted
+# to those inputs)
+cond_op = ControlOp("cond", _cond_impl, _cond_abstract, jvp=_cond_jvp, vjp=_cond_vjp,
+                    linear="all")
+
+
+# --- while_loop -----------------------------------------------------------------------------
+def _trace(fn, outer, templates):
+    sub = Program(parent=outer)
+    args = [sub.new_arg(*_type(t)) for t in templates]
+    with staging.guard(sub):
+        out = fn(*args)
+    return sub, args, out
+
+
+def while_loop(cond, body, loop_vars, is_test=False, name=None):
+    """Run `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`, when the program runs;
+    returns the final loop_vars (a list). `body` keeps each value's shape and dtype.
+    Reverse mode works for any trip count (each iteration's values are kept)."""
+    loop_vars = [v if isinstance(v, Tensor) else Tensor(v) for v in loop_vars]
+    if not _static_state.enabled and not any(isinstance(v, Variable) for v in loop_vars):
+        while bool(cond(*loop_vars)):  # eager mode: a Python loop
+            loop_vars = _flat(body(*loop_vars))[0]
+        return loop_vars
+    outer = staging.programs.main
+    c_sub, c_args, c_out = _trace(cond, outer, loop_vars)
+    if isinstance(c_out, Tensor) and c_out._data.size != 1:
+        raise ValueError(f"while_loop: cond must return one boolean, got shape "
+                         f"{list(c_out.shape)}")
+    if not isinstance(c_out, Tensor):
+        c_out = Tensor(np.asarray(bool(c_out)))
+    b_sub, b_args, b_out = _trace(body, outer, loop_vars)
+    b_out, _ = _flat(b_out)
+    if len(b_out) != len(loop_vars) or any(_type(a) != _type(b)
+                                           for a, b in zip(loop_vars, b_out)):
+        raise TypeError("while_loop: body must return the loop variables' types "
+                        f"{[_type(v) for v in loop_vars]}, got {[_type(v) for v in b_out]}")
+    captures = tuple(_union(_needed_captures(c_sub, [c_out]), _needed_captures(b_sub, b_out)))
+    if not any(isinstance(v, Variable) for v in loop_vars + list(captures)):
+        while bool(cond(*loop_vars)):  # nothing static: eager mode's loop
+            loop_vars = _flat(body(*loop_vars))[0]
+        return loop_vars
+    result = apply(while_op, *loop_vars, *captures, cond=c_sub, body=b_sub,
+                   c_args=tuple(c_args), c_out=c_out, b_args=tuple(b_args), b_outs=tuple(b_out),
+                   captures=captures, n=len(loop_vars))
+    return list(result[:-1])
+
+
+def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n):
+    state = list(values[:n])
+    base = {id(c): v for c, v in zip(captures, values[n:])}
+    trajectory = []
+    while True:
+        env = dict(base)
+        env.update((id(a), v) for a, v in zip(c_args, state))
+        if not bool(evaluate(cond, env, [c_out])[0]):
+            break
+        trajectory.append(state)
+        env = dict(base)
+        env.update((id(a), v) for a, v in zip(b_args, state))
+        state = evaluate(body, env, list(b_outs))
+    kept = np.empty((), object)
+    kept[()] = trajectory
+    return tuple(state) + (kept,)
+
+
+def _while_abstract(inputs, params):
+    return [_type(v) for v in inputs[:params["n"]]] + [((), np.dtype(object))]
+
+
+def _while_vjp(out_bar, out, inputs, needs, params):
+    from .transforms import vjp_in
+    n, body, b_args, b_outs = params["n"], params["body"], params["b_args"], params["b_outs"]
+    captures = params["captures"]
+    float_pos = [i for i in range(n) if _is_float(inputs[i])]
+    float_caps = [c for c in captures if _is_float(c)]
+    seeds = [body.new_arg(*_type(b_args[i])) for i in float_pos]
+    cts = vjp_in(body, [b_outs[i] for i in float_pos], [b_args[i] for i in float_pos] +
+                 float_caps, seeds)
+    cts = tuple(_zeros(x, body) if g is None else g
+                for x, g in zip([b_args[i] for i in float_pos] + float_caps, cts))
+    bars = [out_bar[i] for i in float_pos]
+    n_own = len(captures)
+    captures = tuple(_union(captures, _needed_captures(body, cts)))
+    result = apply(while_grad_op, out[-1], *bars, *captures, body=body, b_args=b_args,
+                   seeds=tuple(seeds), cts=cts, n_args=len(float_pos), captures=captures,
+                   n_own=n_own,
+                   types=tuple(_type(inputs[i]) for i in float_pos) +
+                   tuple(_type(c) for c in float_caps))
+    result = list(result)
+    by_position = dict(zip(float_pos, result[:len(float_pos)]))
+    by_capture = {id(c): g for c, g in zip(float_caps, result[len(float_pos):])}
+    return [by_position.get(i) for i in range(n)] + [by_capture.get(id(c)) for c in captures]
+
+
+def _while_grad_impl(kept, *values, body, b_args, seeds, cts, n_args, captures, n_own,
+                     types):
+    bars = list(values[:n_args])
+    base = {id(c): v for c, v in zip(captures, values[n_args:])}
+    totals = [np.zeros_like(v) for c, v in zip(captures[:n_own], values[n_args:])
+              if _is_float(c)]
+    for state in reversed(kept[()]):
+        env = dict(base)
+        env.update((id(a), v) for a, v in zip(b_args, state))
+        env.update((id(s), b) for s, b in zip(seeds, bars))
+        res = evaluate(body, env, list(cts))
+        bars = res[:n_args]
+        totals = [t + r for t, r in zip(totals, res[n_args:])]
+    return tuple(bars) + tuple(totals)
+
+
+def _no_second_order(out_bar, out, inputs, needs, params):
+    raise NotImplementedError("the reverse-mode derivative of a while_loop can't be "
+                              "differentiated again yet (second order through a while_loop)")
+
+
+def _replay(sub, mapping, outs):
+    """Stage the equations of `sub` that `outs` need again, into the program being built,
+    with `mapping` (id -> Variable) standing for its arguments."""
+    mapping = dict(mapping)
+    for eq in _needed_equations(sub, outs):
+        result = apply(eq.prim, *[mapping.get(id(x), x) if isinstance(x, Variable) else x
+                                  for x in eq.inputs], **eq.params)
+        result = (result,) if eq.prim.n_outputs == 1 else result
+        mapping.update((id(o), r) for o, r in zip(eq.outputs, result))
+    return [mapping.get(id(o), o) if isinstance(o, Variable) else o for o in outs]
+
+
+def _needed_equations(sub, outs):
+    needed = {id(o) for o in outs if isinstance(o, Variable)}
+    steps = []
+    for eq in reversed(sub.equations):
+        if any(id(o) in needed for o in eq.outputs):
+            steps.append(eq)
+            needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+    return steps[::-1]
+
+
+def _while_jvp(tangents, out, *inputs, cond, body, c_args, c_out, b_args, b_outs, captures,
+               n):
+    """A while_loop carrying the tangents of the loop variables beside them: its body is the
+    old one plus that body's JVP (staged again, on the new loop variables)."""
+    from .transforms import _push
+    float_pos = [i for i in range(n) if _is_float(inputs[i])]
+    cap_dots = [(c, t) for c, t in zip(captures, tangents[n:]) if t is not None]
+    outer = staging.programs.main
+    init_dots = [tangents[i] if tangents[i] is not None else _zeros(inputs[i], outer)
+                 for i in float_pos]
+
+    def cond2(*state):
+        return _replay(cond, {id(a): v for a, v in zip(c_args, state[:n])}, [c_out])[0]
+
+    def body2(*state):
+        values, dots = list(state[:n]), list(state[n:])
+        new = _replay(body, {id(a): v for a, v in zip(b_args, values)}, list(b_outs))
+        pushed = _push(staging.programs.main, [values[i] for i in float_pos] +
+                       [c for c, _ in cap_dots], dots + [t for _, t in cap_dots],
+                       [new[i] for i in float_pos])
+        new_dots = [pushed.get(id(new[i])) for i in float_pos]
+        new_dots = [d if d is not None else _zeros(new[i], staging.programs.main)
+                    for d, i in zip(new_dots, float_pos)]
+        return new + new_dots
+    result = while_loop(cond2, body2, list(inputs[:n]) + init_dots)
+    by_position = dict(zip(float_pos, result[n:]))
+    return tuple(by_position.get(i) for i in range(n)) + (None,)
+
+
+while_op = ControlOp("while_loop", _while_impl, _while_abstract, jvp=_while_jvp,
+                     vjp=_while_vjp)
+while_op.transposable = False
+while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
+                          lambda inputs, params: list(params["types"]), vjp=_no_second_order)
+
+
+# --- scan -----------------------------------------------------------------------------------
+def scan(f, init, xs):
+    """`carry, y = f(carry, x)` for each x along axis 0 of `xs`; returns (carry, ys), ys
+    stacked along axis 0. A while_loop over the index, so reverse mode works the same way."""
+    from ..ops import index_put, stack
+    single = isinstance(init, Tensor)
+    init = [init] if single else list(init)
+    if not _static_state.enabled and not any(isinstance(v, Variable) for v in init + [xs]):
+        carry, ys = init if not single else init[0], []
+        for k in range(len(xs)):  # eager mode: a Python loop
+            carry, y = f(carry, xs[k])
+            ys.append(y)
+        return carry, stack(ys)
+    length = xs._data.shape[0] if isinstance(xs, Tensor) else len(xs)
+    if isinstance(xs, Variable) and isinstance(xs.dims[0], Dim):
+        raise ValueError("scan: the length of xs (axis 0) must be known when the program is "
+                         "built")
+    outer = staging.programs.main
+    probe = Program(parent=outer)
+    args = [probe.new_arg(*_type(c)) for c in init]
+    x_arg = probe.new_arg(tuple(xs.dims[1:]) if isinstance(xs, Variable) else
+                          xs._data.shape[1:], xs._data.dtype)
+    with staging.guard(probe):
+        _, y = f(args if not single else args[0], x_arg)
+    y_dims, y_dtype = _type(y)
+    if any(isinstance(d, Dim) for d in y_dims):
+        raise ValueError("scan: f must return a y of known shape")
+    buffer = Tensor(np.zeros((length,) + tuple(y_dims), y_dtype))
+    counter = Tensor(np.asarray(0, np.int64))
+
+    def body(i, *state):
+        carry, ys = list(state[:-1]), state[-1]
+        new_carry, y_i = f(carry if not single else carry[0], xs[i])
+        new_carry = [new_carry] if single else list(new_carry)
+        return [i + 1] + new_carry + [index_put(ys, (i,), y_i)]
+    out = while_loop(lambda i, *state: i < length, body, [counter] + init + [buffer])
+    carry = out[1:-1]
+    return (carry[0] if single else carry), out[-1]

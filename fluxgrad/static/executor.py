@@ -1,0 +1,311 @@
+"""The Executor: runs a Program on NumPy arrays; the Scope keeps persistable values.
+
+`Executor().run(program=None, feed=None, fetch_list=None, return_numpy=True)`:
+- runs only the equations the fetched Variables and the program's persistable
+  `updates` need (a plan, cached per program version and fetch list), freeing each
+  intermediate array after its last use;
+- binds the unknown dims (`dims.Dim`) from the shapes of the fed arrays and checks
+  every feed's shape and dtype against its Variable;
+- reads persistable Variables from the scope (`global_scope()` unless `scope=` is
+  given) and writes the updates back only after every equation has run, so a run
+  that fails changes nothing;
+- returns a list with one NumPy array per fetched Variable (Tensors with
+  `return_numpy=False`); a nested fetch list is flattened.
+"""
+import numpy as np
+
+from .._core.tensor import Tensor
+from . import dims as _dims
+from .program import Program, Variable
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+
+class ScopeVariable:
+    """What `Scope.find_var(name)` returns: `get_tensor()` is the stored array."""
+    __slots__ = ("scope", "name")
+
+    def __init__(self, scope, name):
+        self.scope, self.name = scope, name
+
+    def get_tensor(self):
+        return self.scope.values[self.name]
+
+    def set(self, value):
+        self.scope.values[self.name] = np.asarray(value)
+
+
+class Scope:
+    """Persistable values by name (parameters, optimizer state)."""
+
+    def __init__(self):
+        self.values = {}
+
+    def find_var(self, name):
+        return ScopeVariable(self, name) if name in self.values else None
+
+    def var(self, name):
+        return ScopeVariable(self, name)
+
+    def __contains__(self, name):
+        return name in self.values
+
+
+_global_scope = Scope()
+
+
+def global_scope():
+    return _global_scope
+
+
+class _Plan:
+    __slots__ = ("steps", "n_slots", "constants", "feeds", "states", "fetch_slots", "updates",
+                 "symbolic")
+
+
+class Executor:
+    """Runs programs (see the module docstring); `place` is accepted and ignored (CPU)."""
+
+    def __init__(self, place=None):
+        self._plans = {}
+
+    def run(self, program=None, feed=None, fetch_list=None, return_numpy=True, scope=None,
+            **ignored):
+        from .staging import programs
+        if program is None:
+            program = programs.main
+        if not isinstance(program, Program):
+            raise TypeError(f"Executor.run: program must be a fluxgrad.static.Program, got "
+                            f"{type(program).__name__}")
+        scope = _global_scope if scope is None else scope
+        fetches = _flatten(fetch_list)
+        plan = self._plan(program, fetches)
+        env = list(plan.constants)
+        sizes = self._bind_feeds(plan, program, feed or {}, env)
+        for slot, var in plan.states:
+            value = scope.values.get(var.name)
+            if value is None:
+                raise RuntimeError(
+                    f"Executor.run: the persistable variable {var.name!r} ({var.type_str}) has no "
+                    "value in the scope; run the startup program first: "
+                    "exe.run(fluxgrad.static.default_startup_program())")
+            env[slot] = value
+        for impl, args, params, outs, frees, eq in plan.steps:
+            if params is None:
+                params = _dims.bind(eq.params, sizes)
+                values = [env[a] if type(a) is int else _dims.bind(a[0], sizes) for a in args]
+            else:
+                values = [env[a] if type(a) is int else a[0] for a in args]
+            try:
+                out = impl(*values, **params)
+            except Exception as err:
+                message = (f"{eq.prim.name} (staged at {eq.source}) failed while running the "
+                           f"program: {err}")
+                try:
+                    new = type(err)(message)
+                except Exception:
+                    new = RuntimeError(message)
+                raise new from err
+            if len(outs) == 1 and eq.prim.n_outputs == 1:
+                env[outs[0]] = out if type(out) is _ndarray else _asarray(out)
+            else:
+                for slot, o in zip(outs, out):
+                    env[slot] = o if type(o) is _ndarray else _asarray(o)
+            for slot in frees:
+                env[slot] = None
+        results = [env[s] for s in plan.fetch_slots]
+        for name, slot in plan.updates:
+            value = env[slot]
+            scope.values[name] = value.copy() if not value.flags.owndata else value
+        if not return_numpy:
+            return [Tensor(r) for r in results]
+        return results
+
+    def _bind_feeds(self, plan, program, feed, env):
+        sizes = {}
+        for slot, var in plan.feeds:
+            if var.name not in feed:
+                raise KeyError(f"Executor.run: no value fed for the data variable {var.name!r} "
+                               f"({var.type_str}); pass feed={{{var.name!r}: array}}")
+            value = feed[var.name]
+            if isinstance(value, Tensor):
+                value = value._data
+            if not isinstance(value, np.ndarray):
+                value = np.asarray(value, dtype=var._data.dtype)
+            if value.dtype != var._data.dtype:
+                raise TypeError(f"Executor.run: the feed for {var.name!r} has dtype {value.dtype},"
+                                f" the variable is {var.type_str}; convert it, e.g. "
+                                f"x.astype('{var._data.dtype}')")
+            if value.ndim != len(var.dims) or any(
+                    not isinstance(d, _dims.Dim) and d != s for d, s in zip(var.dims, value.shape)):
+                raise ValueError(f"Executor.run: the feed for {var.name!r} has shape "
+                                 f"{list(value.shape)}, the variable is {var.type_str}")
+            for d, s in zip(var.dims, value.shape):
+                if isinstance(d, _dims.Dim):
+                    bound = sizes.setdefault(d.sentinel, s)
+                    if bound != s:
+                        raise ValueError(
+                            f"Executor.run: the feed for {var.name!r} has size {s} on an axis "
+                            f"of unknown size {d.name}, another feed gave {d.name} = {bound}; "
+                            "feeds sharing an unknown axis must agree")
+            env[slot] = value
+        for name in feed:
+            if name not in program.vars:
+                raise KeyError(f"Executor.run: feed names {name!r}, which is not a variable of "
+                               f"the program (its data: {[v.name for v in program.data]})")
+        return sizes
+
+    def _plan(self, program, fetches):
+        key = (id(program), program.version, tuple(id(f) if isinstance(f, Variable) else f
+                                                   for f in fetches))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = _make_plan(program, fetches)
+        return plan
+
+
+def _flatten(fetch_list):
+    if fetch_list is None:
+        return []
+    if isinstance(fetch_list, (Variable, str)):
+        return [fetch_list]
+    out = []
+    for f in fetch_list:
+        out.extend(_flatten(f) if isinstance(f, (list, tuple)) else [f])
+    return out
+
+
+def _make_plan(program, fetches):
+    targets = []
+    for f in fetches:
+        if isinstance(f, str):
+            var = program.vars.get(f)
+            if var is None:
+                raise KeyError(f"Executor.run: fetch_list names {f!r}, which is not a variable "
+                               "of the program")
+            f = var
+        while isinstance(f, Variable) and id(f) in program.aliases:
+            f = program.aliases[id(f)]
+        if isinstance(f, Tensor) and not isinstance(f, Variable):
+            targets.append(f)  # a constant (a derivative that is known to be zero, say)
+            continue
+        if not isinstance(f, Variable):
+            raise TypeError(f"Executor.run: fetch_list holds a {type(f).__name__}; fetch static "
+                            "Variables (or their names)")
+        if program.vars.get(f.name) is not f:
+            raise ValueError(f"Executor.run: the fetched variable {f.name!r} ({f.type_str}) "
+                             f"belongs to another program than the one run ({program!r})")
+        targets.append(f)
+    update_values = [(name, value) for name, (var, value) in program.updates.items()]
+    needed = {id(t) for t in targets}
+    needed.update(id(v) for _, v in update_values if isinstance(v, Variable))
+    producers = {}
+    for eq in program.equations:
+        for o in eq.outputs:
+            producers[id(o)] = eq
+    steps_eqs = []
+    for eq in reversed(program.equations):
+        if any(id(o) in needed for o in eq.outputs):
+            steps_eqs.append(eq)
+            needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+    steps_eqs.reverse()
+    slots = {}
+    constants = []
+
+    def slot_of(x):
+        s = slots.get(id(x))
+        if s is None:
+            s = slots[id(x)] = len(constants)
+            constants.append(None)
+        return s
+    plan = _Plan()
+    plan.feeds, plan.states = [], []
+    for v in program.vars.values():
+        if id(v) in needed and id(v) not in producers:
+            if v.is_data:
+                plan.feeds.append((slot_of(v), v))
+            elif v.persistable:
+                plan.states.append((slot_of(v), v))
+            else:
+                raise RuntimeError(f"Executor.run: {v.name!r} ({v.type_str}) is needed but no "
+                                   "equation of the program computes it")
+    last_use = {}
+    for n, eq in enumerate(steps_eqs):
+        for x in eq.inputs:
+            if isinstance(x, Variable):
+                last_use[id(x)] = n
+    keep = {id(t) for t in targets} | {id(v) for _, v in update_values if isinstance(v, Variable)}
+    steps = []
+    for n, eq in enumerate(steps_eqs):
+        args = []
+        for x in eq.inputs:
+            if isinstance(x, Variable):
+                if id(x) not in slots and id(x) not in producers:
+                    raise RuntimeError(f"Executor.run: {x.name!r} is read before it is defined")
+                args.append(slot_of(x))
+            else:
+                args.append((x._data if isinstance(x, Tensor) else x,))
+        outs = tuple(slot_of(o) for o in eq.outputs)
+        frees = tuple(slots[id(x)] for x in {id(x): x for x in eq.inputs
+                                             if isinstance(x, Variable)}.values()
+                      if last_use.get(id(x)) == n and id(x) not in keep and id(x) in producers)
+        frees += tuple(slots[id(o)] for o in eq.outputs
+                       if id(o) not in last_use and id(o) not in keep)
+        steps.append((eq.prim.impl, tuple(args), None if eq.symbolic else eq.params, outs, frees,
+                      eq))
+    plan.steps = steps
+    plan.fetch_slots = []
+    for t in targets:
+        if isinstance(t, Variable):
+            plan.fetch_slots.append(slot_of(t))
+        else:
+            plan.fetch_slots.append(len(constants))
+            constants.append(t._data)
+    plan.updates = []
+    for name, value in update_values:
+        if isinstance(value, Variable):
+            plan.updates.append((name, slot_of(value)))
+        else:
+            plan.updates.append((name, len(constants)))
+            constants.append(np.asarray(value._data if isinstance(value, Tensor) else value))
+    plan.constants = constants
+    return plan
+
+
+def evaluate(program, env, outputs):
+    """The values of `outputs` of a sub-program, given `env` (id of each argument and capture
+    -> its array); runs only the equations the outputs need. Used by control flow."""
+    key = (program.version, tuple(id(o) for o in outputs))
+    cache = program.__dict__.setdefault("_eval_plans", {})
+    steps = cache.get(key)
+    if steps is None:
+        needed = {id(o) for o in outputs}
+        steps = []
+        for eq in reversed(program.equations):
+            if any(id(o) in needed for o in eq.outputs):
+                if eq.symbolic:
+                    raise NotImplementedError(
+                        f"{eq.prim.name} (staged at {eq.source}) inside control flow uses a size "
+                        "known only at run time; give the data a known size")
+                steps.append(eq)
+                needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+        steps.reverse()
+        cache[key] = steps
+    env = dict(env)
+    for eq in steps:
+        args = [env[id(x)] if isinstance(x, Variable) else
+                (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
+        out = eq.prim.impl(*args, **eq.params)
+        if eq.prim.n_outputs == 1:
+            env[id(eq.outputs[0])] = out if type(out) is _ndarray else _asarray(out)
+        else:
+            for o, value in zip(eq.outputs, out):
+                env[id(o)] = value if type(value) is _ndarray else _asarray(value)
+    result = []
+    for o in outputs:
+        if isinstance(o, Variable):
+            result.append(env[id(o)])
+        else:
+            result.append(np.asarray(o._data if isinstance(o, Tensor) else o))
+    return result

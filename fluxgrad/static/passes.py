@@ -1,0 +1,213 @@
+"""Passes on programs: each is `pass_(program, outputs=()) -> Program`, a new Program sharing
+the Variables, followed by a well-formedness check.
+
+- `dce`: drop equations that neither `outputs` nor the persistable updates need;
+- `cse`: one equation for each (primitive, inputs, params) computed twice;
+- `fold`: run equations whose inputs are all known now (a `full_like` of a known shape, an
+  op of constants) and use their values as constants;
+- `simplify`: the zeros and ones that linearize and transpose leave: an op that is linear
+  in an input that is zero gives zeros (`Primitive.linear` says which ops), `x * 1`, `x / 1`,
+  `x + 0`, `x - 0` give x;
+- `optimize`: all of them until the program stops shrinking.
+
+A Variable that a pass replaces (by another Variable or a constant) stays fetchable: the new
+program's `aliases` maps it to its replacement, and the Executor follows that map.
+"""
+import numpy as np
+
+from .._core.tensor import Tensor
+from .dims import Dim
+from .program import Variable
+
+__all__ = ["dce", "cse", "fold", "simplify", "optimize"]
+
+
+def _rebuild(program, equations, replaced=None):
+    new = program.clone()
+    new.aliases = dict(program.aliases)
+    if replaced:
+        for key, value in replaced.items():
+            new.aliases[key] = value
+        for key, alias in list(new.aliases.items()):
+            while isinstance(alias, Variable) and id(alias) in replaced:
+                alias = replaced[id(alias)]
+            new.aliases[key] = alias
+        new.updates = {k: (var, _resolve(value, replaced))
+                       for k, (var, value) in program.updates.items()}
+    new.replace_equations(equations)
+    return new
+
+
+def _resolve(x, replaced):
+    while isinstance(x, Variable) and id(x) in replaced:
+        x = replaced[id(x)]
+    return x
+
+
+def _rewrite_inputs(eq, replaced):
+    from .program import Equation
+    if not any(isinstance(x, Variable) and id(x) in replaced for x in eq.inputs):
+        return eq
+    return Equation(eq.prim, [_resolve(x, replaced) for x in eq.inputs], eq.outputs, eq.params,
+                    eq.source, eq.symbolic)
+
+
+def dce(program, outputs=()):
+    """Only the equations `outputs` and the updates need."""
+    needed = {id(o) for o in outputs}
+    needed.update(id(v) for _, v in program.updates.values() if isinstance(v, Variable))
+    needed.update(id(_resolve_alias(program, o)) for o in outputs)
+    kept = []
+    for eq in reversed(program.equations):
+        if any(id(o) in needed for o in eq.outputs):
+            kept.append(eq)
+            needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+    kept.reverse()
+    return _rebuild(program, kept)
+
+
+def _resolve_alias(program, v):
+    return program.aliases.get(id(v), v)
+
+
+def _key(x):
+    if isinstance(x, Variable):
+        return ("v", id(x))
+    if isinstance(x, Tensor):
+        x = x._data
+    if isinstance(x, np.ndarray):
+        return ("a", x.dtype.str, x.shape, x.tobytes()) if x.size <= 64 else ("id", id(x))
+    return ("s", type(x).__name__, repr(x))
+
+
+def cse(program, outputs=()):
+    """Equations that repeat an earlier one (same primitive, inputs and params) are dropped;
+    their outputs are the earlier one's."""
+    seen, replaced, kept = {}, {}, []
+    for eq in program.equations:
+        eq = _rewrite_inputs(eq, replaced)
+        try:
+            # full_like reads only its input's shape
+            inputs = (("shape", eq.inputs[0].dims),) if eq.prim.name == "full_like" else \
+                tuple(_key(x) for x in eq.inputs)
+            key = (eq.prim.name, inputs, repr(sorted(
+                eq.params.items(), key=lambda kv: kv[0])))
+        except Exception:
+            key = None
+        first = seen.get(key) if key is not None else None
+        if first is not None:
+            for o, p in zip(eq.outputs, first.outputs):
+                replaced[id(o)] = p
+            continue
+        if key is not None:
+            seen[key] = eq
+        kept.append(eq)
+    return _rebuild(program, kept, replaced)
+
+
+def _known_value(x, constants):
+    if isinstance(x, Variable):
+        return constants.get(id(x))
+    if isinstance(x, Tensor):
+        return x._data
+    return x
+
+
+def _static_shape(v):
+    return not any(isinstance(d, Dim) for d in v.dims)
+
+
+def fold(program, outputs=()):
+    """Equations whose inputs are known now are computed now (also `full_like` of a known
+    shape: its output depends on the shape only)."""
+    constants, replaced, kept = {}, {}, []
+    for eq in program.equations:
+        eq = _rewrite_inputs(eq, replaced)
+        known = [_known_value(x, constants) for x in eq.inputs]
+        shape_only = eq.prim.name == "full_like" and _static_shape(eq.inputs[0])
+        if shape_only or (not eq.symbolic and all(
+                k is not None or not isinstance(x, Variable) for k, x in zip(known, eq.inputs))):
+            args = [np.zeros(x._data.shape, x._data.dtype) if shape_only and i == 0 else k
+                    for i, (k, x) in enumerate(zip(known, eq.inputs))]
+            out = eq.prim.impl(*args, **eq.params)
+            outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
+            for o, value in zip(eq.outputs, outs):
+                value = np.asarray(value)
+                constants[id(o)] = value
+                replaced[id(o)] = Tensor(value)
+            continue
+        kept.append(eq)
+    return _rebuild(program, kept, replaced)
+
+
+def _is_zero(x):
+    if isinstance(x, Variable):
+        return False
+    if isinstance(x, Tensor):
+        x = x._data
+    try:
+        return not np.any(x)
+    except Exception:
+        return False
+
+
+def _is_one(x):
+    if isinstance(x, Variable):
+        return False
+    if isinstance(x, Tensor):
+        x = x._data
+    try:
+        return bool(np.all(np.asarray(x) == 1))
+    except Exception:
+        return False
+
+
+def simplify(program, outputs=()):
+    """Remove the arithmetic with zeros and ones that derivatives leave behind."""
+    replaced, kept = {}, []
+    for eq in program.equations:
+        eq = _rewrite_inputs(eq, replaced)
+        out = eq.outputs[0]
+        new = _simplified(eq) if eq.prim.n_outputs == 1 else None
+        if new is not None:
+            replaced[id(out)] = new
+            continue
+        kept.append(eq)
+    return _rebuild(program, kept, replaced)
+
+
+def _simplified(eq):
+    out, xs, linear = eq.outputs[0], eq.inputs, eq.prim.linear
+    if linear is not None and _static_shape(out) and not eq.params.get("value"):
+        positions = range(len(xs)) if linear in ("all", "each") else linear
+        zeros = [_is_zero(xs[i]) for i in positions if i < len(xs)]
+        # jointly linear: zero when all its linear inputs are; multilinear: when any is
+        if zeros and (any(zeros) if linear == "each" else all(zeros)):
+            return Tensor(np.zeros(out._data.shape, out._data.dtype))
+    name = eq.prim.name
+    if name in ("add", "sub", "mul", "div") and len(xs) == 2:
+        x, y = xs
+        if name in ("add", "sub") and _is_zero(y) and _same_type(x, out):
+            return x
+        if name == "add" and _is_zero(x) and _same_type(y, out):
+            return y
+        if name in ("mul", "div") and _is_one(y) and _same_type(x, out):
+            return x
+        if name == "mul" and _is_one(x) and _same_type(y, out):
+            return y
+    return None
+
+
+def _same_type(x, out):
+    return isinstance(x, Tensor) and x._data.shape == out._data.shape and \
+        x._data.dtype == out._data.dtype
+
+
+def optimize(program, outputs=()):
+    """fold, simplify, cse and dce until the program stops shrinking."""
+    while True:
+        size = len(program.equations)
+        for step in (fold, simplify, cse, dce):
+            program = step(program, outputs)
+        if len(program.equations) >= size:
+            return program

@@ -1,0 +1,165 @@
+"""Staging: `apply` on static Variables appends an Equation instead of computing.
+
+`stage(prim, inputs, params)` is what the eager dispatch calls while static mode is
+armed. With no Variable among the inputs it returns NotImplemented (eager mode
+computes; in static mode such a value is a constant of the program). Otherwise the
+output Variables' shapes and dtypes come from abstract evaluation: the primitive's
+own `impl` run on small zero arrays (twice, under two bindings of the unknown
+dims, when there are any: see `dims`). An op that fails there raises at build
+time, naming the op, the input types and the user's line.
+
+The programs equations go to: `current()` (the `program_guard` one, else the default
+main program); `guard(program)` switches temporarily (transforms use it to stage
+into the program they transform).
+"""
+import contextlib
+
+import numpy as np
+
+from .._core.static_mode import state
+from .._core.tensor import Tensor
+from . import dims as _dims
+from .program import Equation, Program, Variable, user_line
+
+_ndarray = np.ndarray
+
+
+class _Programs:
+    main = Program()
+    startup = Program()
+
+
+programs = _Programs()
+
+
+def current():
+    return programs.main
+
+
+@contextlib.contextmanager
+def guard(main, startup=None):
+    old = programs.main, programs.startup
+    programs.main = main
+    if startup is not None:
+        programs.startup = startup
+    try:
+        yield
+    finally:
+        programs.main, programs.startup = old
+
+
+def stage(prim, inputs, params):
+    program = None
+    for x in inputs:
+        if isinstance(x, Variable):
+            program = programs.main
+            break
+    if program is None:
+        return NotImplemented
+    for x in inputs:
+        if isinstance(x, Variable) and x.program is not program:
+            if program.parent is not None and program.vars.get(x.name) is not x:
+                program.capture(x, prim.name)
+            elif x.persistable:
+                program.adopt(x)
+            elif program.vars.get(x.name) is not x:
+                raise ValueError(
+                    f"{prim.name}: the Variable {x.name!r} ({x.type_str}) belongs to another "
+                    f"program than the one being built ({program!r}); build it under the same "
+                    "program_guard, or feed it as data")
+    out_types = infer(prim, inputs, params)
+    outs = tuple(program.new_var(d, dt) for d, dt in out_types)
+    symbolic = _dims.mentions_symbol(params) or any(
+        (type(x) is int or isinstance(x, np.integer)) and _dims.mentions_symbol(x)
+        for x in inputs)
+    program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
+    return outs[0] if prim.n_outputs == 1 else outs
+
+
+def infer(prim, inputs, params):
+    """[(dims, dtype)] of the outputs, by running `impl` on small stand-ins (or by the op's
+    own `abstract` rule: control flow, whose impl runs sub-programs)."""
+    abstract = getattr(prim, "abstract", None)
+    if abstract is not None:
+        return abstract(inputs, params)
+    shapes = [x._data.shape for x in inputs if isinstance(x, Variable)]
+    symbolic = any(_dims.has_symbol(s) for s in shapes) or _dims.mentions_symbol(params)
+    if not symbolic:
+        results = [_probe(prim, inputs, params, {})]
+    else:
+        results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
+                   for k in (0, 1)]
+    first = results[0]
+    types = []
+    for j, out in enumerate(first):
+        if len(results) == 1:
+            types.append((out.shape, out.dtype))
+            continue
+        other = results[1][j]
+        dims = []
+        for a, b in zip(out.shape, other.shape):
+            if a == b:
+                dims.append(a)
+                continue
+            sym = next((d for d in _dims.SYMBOLS if d.probes == (a, b)), None)
+            if sym is None:
+                raise ValueError(
+                    f"{prim.name}: an output size is computed from an unknown dimension "
+                    f"({_describe(inputs, params)}); only the unknown size itself or a "
+                    f"multiple of it can be staged. Give static.data a known size. "
+                    f"At {user_line()}")
+            dims.append(sym)
+        types.append((tuple(dims), out.dtype))
+    return types
+
+
+def _probe(prim, inputs, params, sizes):
+    arrays = [_stand_in(x, sizes, "zeros") for x in inputs]
+    bound = _dims.bind(params, sizes) if sizes else params
+    try:
+        with np.errstate(all="ignore"):
+            try:
+                out = prim.impl(*arrays, **bound)
+            except np.linalg.LinAlgError:
+                out = prim.impl(*[_stand_in(x, sizes, "eye") for x in inputs], **bound)
+    except Exception as err:
+        message = (f"{prim.name}: {err} (while building the static program: "
+                   f"{_describe(inputs, params)}). At {user_line()}")
+        try:
+            new = type(err)(message)
+        except Exception:
+            new = ValueError(message)
+        raise new from err
+    if prim.n_outputs == 1:
+        return [out if type(out) is _ndarray else np.asarray(out)]
+    return [o if type(o) is _ndarray else np.asarray(o) for o in out]
+
+
+def _stand_in(x, sizes, fill):
+    if isinstance(x, Variable):
+        shape = tuple(_dims.rebind_int(s, sizes) for s in x._data.shape) if sizes else \
+            x._data.shape
+        if fill == "eye" and len(shape) >= 2 and shape[-1] == shape[-2]:
+            return np.broadcast_to(np.eye(shape[-1], dtype=x._data.dtype), shape).copy()
+        return np.zeros(shape, x._data.dtype) if fill == "zeros" else np.ones(shape, x._data.dtype)
+    if isinstance(x, Tensor):
+        return x._data
+    return _dims.bind(x, sizes) if sizes else x
+
+
+def _describe(inputs, params):
+    parts = []
+    for x in inputs:
+        if isinstance(x, Variable):
+            parts.append(f"{x.name}:{x.type_str}")
+        elif isinstance(x, Tensor):
+            parts.append(f"const {x._data.dtype}{list(x._data.shape)}")
+        else:
+            parts.append(repr(x))
+    text = "inputs " + ", ".join(parts)
+    if params:
+        text += "; params " + ", ".join(f"{k}={v!r}" for k, v in params.items())
+    return text
+
+
+state.stage = stage
