@@ -1,0 +1,301 @@
+"""Bad input never corrupts anything: one test per mistake a user can make.
+
+Each test checks the error's type (PyTorch's where PyTorch has one), that the message names
+the problem, and that nothing changed: checkpoint bytes, parameters, gradients, state.
+"""
+import io
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+from fluxgrad.serialization import CheckpointError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(fg.__file__)))
+
+
+# --- checkpoints: save ---------------------------------------------------------------------------
+
+@pytest.fixture
+def checkpoint(tmp_path):
+    """A good checkpoint on disk and its bytes."""
+    path = tmp_path / "model.fg"
+    fg.save({"w": fg.arange(6.0).reshape(2, 3), "step": 7}, path)
+    return path, path.read_bytes()
+
+
+def _assert_untouched(path, original):
+    assert path.read_bytes() == original
+    back = fg.load(path)
+    assert back["step"] == 7 and back["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert [p.name for p in path.parent.iterdir()] == [path.name], "a temporary file was left"
+
+
+def _self_containing():
+    loop = []
+    loop.append(loop)
+    return {"w": fg.ones(2), "loop": loop}
+
+
+@pytest.mark.parametrize("bad,error,words", [
+    ({"w": fg.ones(2), "x": object()}, TypeError, "can't store a object"),
+    ({"w": fg.ones(2), "x": np.array([None, 1])}, TypeError, "array of Python objects"),
+    ({"w": fg.ones(2), "x": 1 + 2j}, TypeError, "can't store a complex"),
+    ({"w": fg.ones(2), ("tuple", "key"): 1}, TypeError, "dict keys must be strings or numbers"),
+    (_self_containing(), ValueError, "nested more than 100 levels"),
+], ids=["object", "object_array", "complex", "tuple_key", "self_containing"])
+def test_save_of_unstorable_value_leaves_the_checkpoint_untouched(checkpoint, bad, error, words):
+    path, original = checkpoint
+    with pytest.raises(error, match=words):
+        fg.save(bad, path)
+    _assert_untouched(path, original)
+
+
+def test_save_of_unstorable_value_writes_nothing_to_a_file_object():
+    out = io.BytesIO()
+    with pytest.raises(TypeError, match="can't store a set"):
+        fg.save({"w": fg.ones(2), "s": {1, 2}}, out)
+    assert out.getvalue() == b""
+
+
+def test_save_into_a_missing_directory_names_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        fg.save(fg.ones(2), tmp_path / "nowhere" / "x.fg")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_keeps_the_permissions_of_the_file_it_replaces(checkpoint):
+    path, _ = checkpoint
+    os.chmod(path, 0o640)
+    fg.save(fg.ones(2), path)
+    assert os.stat(path).st_mode & 0o777 == 0o640
+
+
+def test_save_through_a_symlink_replaces_the_target(tmp_path, checkpoint):
+    path, _ = checkpoint
+    link = tmp_path / "latest.fg"
+    link.symlink_to(path.name)
+    fg.save(fg.ones(2), link)
+    assert link.is_symlink() and fg.load(path).tolist() == [1.0, 1.0]
+
+
+class _FailingFile(io.FileIO):
+    """A file whose writes fail once `budget` bytes have been written (a full disk)."""
+    budget = 0
+
+    def write(self, data):
+        if self.tell() + len(data) > self.budget:
+            raise OSError(28, "No space left on device (simulated)")
+        return super().write(data)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_save_interrupted_at_random_points_leaves_the_previous_checkpoint(checkpoint, seed,
+                                                                          monkeypatch):
+    path, original = checkpoint
+    bigger = {"w": fg.randn(50, 40), "b": fg.randn(40), "step": 8}
+    full = io.BytesIO()
+    fg.save(bigger, full)
+
+    def failing_fdopen(fd, mode="r", *args, **kwargs):
+        assert mode == "wb"
+        f = _FailingFile(fd, "wb")
+        f.budget = budget
+        return f
+
+    monkeypatch.setattr(os, "fdopen", failing_fdopen)
+    for budget in np.random.default_rng(seed).integers(0, len(full.getvalue()), 8):
+        with pytest.raises(OSError, match="No space left"):
+            fg.save(bigger, path)
+        _assert_untouched(path, original)
+
+
+@pytest.mark.parametrize("failing", ["fsync", "replace"])
+def test_save_failing_at_fsync_or_rename_leaves_the_previous_checkpoint(checkpoint, failing,
+                                                                        monkeypatch):
+    path, original = checkpoint
+
+    def fail(*args):
+        raise OSError(5, f"{failing} failed (simulated)")
+
+    monkeypatch.setattr(os, failing, fail)
+    with pytest.raises(OSError, match=f"{failing} failed"):
+        fg.save({"w": fg.zeros(3)}, path)
+    monkeypatch.undo()
+    _assert_untouched(path, original)
+
+
+_SIZE_LIMITED_SAVES = """
+import os, resource, signal, sys
+import numpy as np
+import fluxgrad as fg
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+path = sys.argv[1]
+bigger = {"w": fg.randn(50, 40), "step": 8}
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+for limit in np.random.default_rng(0).integers(0, 9000, 10):
+    resource.setrlimit(resource.RLIMIT_FSIZE, (int(limit), hard))
+    try:
+        fg.save(bigger, path)
+    except OSError as e:
+        assert e.errno == 27, e  # EFBIG: the file size limit cut the write
+    else:
+        raise AssertionError(f"a save of ~9 kB fit under a {limit}-byte limit")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert fg.load(path)["step"] == 7
+print("ok")
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="file size limits (RLIMIT_FSIZE) are POSIX")
+def test_save_cut_by_a_file_size_limit_leaves_the_previous_checkpoint(checkpoint):
+    path, original = checkpoint
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.run([sys.executable, "-c", _SIZE_LIMITED_SAVES, str(path)], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
+    _assert_untouched(path, original)
+
+
+# --- checkpoints: load ---------------------------------------------------------------------------
+
+def _npz(**arrays):
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+def _with_structure(structure, **arrays):
+    text = structure if isinstance(structure, (str, bytes)) else json.dumps(structure)
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    return _npz(__structure__=np.frombuffer(raw, np.uint8), **arrays)
+
+
+def _good_bytes():
+    out = io.BytesIO()
+    fg.save({"w": fg.ones(3), "step": 1}, out)
+    return out.getvalue()
+
+
+def _lying_header():
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<f8", "fortran_order": False, "shape": (10 ** 9,)})
+    structure = io.BytesIO()
+    np.save(structure, np.frombuffer(b'{"format": "fluxgrad-1", "root": {"ndarray": "x"}}',
+                                     np.uint8))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr("__structure__.npy", structure.getvalue())
+        z.writestr("x.npy", header.getvalue() + bytes(64))
+    return out.getvalue()
+
+
+_ROOT = '{"format": "fluxgrad-1", "root": %s}'
+MALFORMED = {
+    "truncated": (lambda: _good_bytes()[:200], "truncated"),
+    "last_bytes_missing": (lambda: _good_bytes()[:-3], "truncated"),
+    "empty": (lambda: b"", "not a readable .npz archive"),
+    "text": (lambda: b"step,loss\n1,0.5\n", "not a readable .npz archive"),
+    "plain_npz": (lambda: _npz(x=np.zeros(2)), "no structure entry"),
+    "other_format": (lambda: _with_structure({"format": "other-9", "root": 1}),
+                     "unknown checkpoint format 'other-9'"),
+    "structure_not_an_object": (lambda: _with_structure("[1, 2]"), "not a fluxgrad structure"),
+    "structure_not_json": (lambda: _with_structure("{oops"), "not valid JSON"),
+    "bad_unicode": (lambda: _with_structure(b'\xff\xfe{"format"'), "not UTF-8"),
+    "deep_nesting": (lambda: _with_structure(_ROOT % ('{"list": [' * 5000 + ']}' * 5000)),
+                     "nested too deeply"),
+    "nesting_past_the_limit": (lambda: _with_structure(_ROOT % ('{"list": [' * 150 + ']}' * 150)),
+                               "nested more than 100 levels"),
+    "unknown_node": (lambda: _with_structure(_ROOT % '{"sparse": 1}'), "not a value"),
+    "bare_list_node": (lambda: _with_structure(_ROOT % '[1, 2]'), "not a value"),
+    "missing_array": (lambda: _with_structure(_ROOT % '{"tensor": "a7"}'),
+                      "names the array 'a7', which the archive lacks"),
+    "array_named_twice": (lambda: _with_structure(
+        _ROOT % '{"list": [{"ndarray": "x"}, {"ndarray": "x"}]}', x=np.zeros(2)),
+        "a second time"),
+    "bad_dict_item": (lambda: _with_structure(_ROOT % '{"dict": [[1, 2, 3]]}'),
+                      "where a \\[key, value\\] pair belongs"),
+    "bad_flag": (lambda: _with_structure(_ROOT % '{"tensor": "x", "requires_grad": "yes"}',
+                                         x=np.zeros(2)), "flags are not true or false"),
+    "string_tensor": (lambda: _with_structure(_ROOT % '{"tensor": "x"}', x=np.array(["a"])),
+                      "tensor of dtype <U1"),
+    "pickled_objects": (lambda: _with_structure(_ROOT % '{"ndarray": "x"}',
+                                                x=np.array([None, 1])), "pickled Python objects"),
+    "entry_not_an_array": (lambda: _zip_with_entry("notes.txt", b"hi"), "not an array"),
+    "header_larger_than_entry": (_lying_header, "declares shape \\[1000000000\\]"),
+}
+
+
+def _zip_with_entry(name, data):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        z.writestr(name, data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_load_of_a_malformed_file_raises_checkpoint_error(tmp_path, case):
+    make, reason = MALFORMED[case]
+    path = tmp_path / "bad.fg"
+    path.write_bytes(make())
+    with pytest.raises(CheckpointError, match="not a valid fluxgrad checkpoint") as info:
+        fg.load(path)
+    assert "bad.fg" in str(info.value)
+    assert re.search(reason, str(info.value)), str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, RuntimeError)
+
+
+def test_load_of_a_malformed_file_object_raises_checkpoint_error():
+    with pytest.raises(CheckpointError, match="not a valid fluxgrad checkpoint"):
+        fg.load(io.BytesIO(b"not a zip"))
+
+
+def test_load_of_a_missing_file_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        fg.load(tmp_path / "missing.fg")
+
+
+def _zeros_bomb(nbytes):
+    """A small deflated archive whose one array is `nbytes` of zeros."""
+    out = io.BytesIO()
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "|u1", "fortran_order": False, "shape": (nbytes,)})
+    structure = io.BytesIO()
+    np.save(structure, np.frombuffer(b'{"format": "fluxgrad-1", "root": {"ndarray": "x"}}',
+                                     np.uint8))
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("__structure__.npy", structure.getvalue())
+        with z.open("x.npy", "w", force_zip64=True) as f:
+            f.write(header.getvalue())
+            for start in range(0, nbytes, 1 << 20):
+                f.write(bytes(min(1 << 20, nbytes - start)))
+    return out.getvalue()
+
+
+def test_load_refuses_arrays_larger_than_max_bytes(tmp_path):
+    path = tmp_path / "bomb.fg"
+    path.write_bytes(_zeros_bomb(20 << 20))
+    assert path.stat().st_size < 100_000
+    with pytest.raises(CheckpointError, match="more than max_bytes=1000000.*max_bytes="):
+        fg.load(path, max_bytes=1_000_000)
+    assert fg.load(path, max_bytes=30 << 20).shape == (20 << 20,)
+
+
+def test_load_refuses_a_small_file_declaring_gigabytes_by_default(tmp_path):
+    data = bytearray(_zeros_bomb(1 << 10))
+    # declare 1.5 GiB as the array entry's uncompressed size in the central directory
+    struct.pack_into("<I", data, data.rfind(b"PK\x01\x02") + 24, 3 << 29)
+    path = tmp_path / "bomb.fg"
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="would take 16106.* bytes in memory"):
+        fg.load(path)
