@@ -299,3 +299,124 @@ def test_load_refuses_a_small_file_declaring_gigabytes_by_default(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="would take 16106.* bytes in memory"):
         fg.load(path)
+
+
+# --- optimizers ----------------------------------------------------------------------------------
+
+torch = pytest.importorskip("torch")
+from fluxgrad import nn, optim  # noqa: E402
+
+OPTIONS = [
+    ("SGD", {"lr": -1}), ("SGD", {"lr": 0.1, "momentum": -0.5}),
+    ("SGD", {"lr": 0.1, "weight_decay": -1.0}), ("Adam", {"lr": -1e-3}),
+    ("Adam", {"betas": (1.0, 0.9)}), ("Adam", {"betas": (0.9, -0.1)}), ("Adam", {"eps": -1e-8}),
+    ("AdamW", {"weight_decay": -0.1}), ("RMSprop", {"alpha": -0.9}),
+    ("RMSprop", {"momentum": -1}), ("Adagrad", {"lr_decay": -1}),
+    ("Adagrad", {"initial_accumulator_value": -1}),
+]
+
+
+@pytest.mark.parametrize("name,options", OPTIONS, ids=[f"{n}-{list(o)[-1]}" for n, o in OPTIONS])
+def test_optimizer_refuses_a_negative_option_as_torch_does(name, options):
+    with pytest.raises(ValueError) as expected:
+        getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **options)
+    with pytest.raises(ValueError) as got:
+        getattr(optim, name)([nn.Parameter(fg.zeros(2))], **options)
+    assert str(got.value) == str(expected.value)
+
+
+def test_optimizer_refuses_a_nan_learning_rate():
+    with pytest.raises(ValueError, match="Invalid learning rate: nan"):
+        optim.SGD([nn.Parameter(fg.zeros(2))], lr=float("nan"))
+
+
+def test_optimizer_refuses_a_bad_option_in_an_added_group_and_keeps_its_groups():
+    opt = optim.SGD([nn.Parameter(fg.zeros(2))], lr=0.1)
+    with pytest.raises(ValueError, match="Invalid momentum value: -1"):
+        opt.add_param_group({"params": [nn.Parameter(fg.zeros(3))], "momentum": -1})
+    assert len(opt.param_groups) == 1
+
+
+def test_same_parameter_in_two_groups_raises_as_torch_does():
+    p = nn.Parameter(fg.zeros(2))
+    with pytest.raises(ValueError, match="some parameters appear in more than one parameter group"):
+        optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
+
+
+def test_same_parameter_twice_in_a_group_warns_as_torch_does_and_is_updated_once():
+    p = nn.Parameter(fg.zeros(2))
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        opt = optim.SGD([p, p], lr=0.1)
+    p.grad = fg.ones(2)
+    opt.step()
+    assert p.tolist() == pytest.approx([-0.1, -0.1])
+
+
+def _two_parameters(make):
+    w, b = nn.Parameter(fg.ones(3, 4)), nn.Parameter(fg.ones(4))
+    opt = make([w, b])
+    w.grad, before = fg.full((3, 4), 0.5), (w.numpy().copy(), b.numpy().copy())
+    return opt, w, b, before
+
+
+@pytest.mark.parametrize("bad_grad", [lambda: fg.ones(3, 4), lambda: fg.ones(1),
+                                      lambda: fg.ones(4, dtype=fg.float64)],
+                         ids=["wrong_shape", "broadcastable_shape", "wrong_dtype"])
+@pytest.mark.parametrize("make", [lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9),
+                                  lambda ps: optim.Adam(ps, lr=0.1)], ids=["sgd", "adam"])
+def test_step_with_one_bad_gradient_updates_no_parameter(make, bad_grad):
+    opt, w, b, (w0, b0) = _two_parameters(make)
+    with pytest.raises((ValueError, RuntimeError, TypeError), match="shape|size|dtype|type"):
+        b.grad = bad_grad()  # refused here (as PyTorch does), or else by step()
+        opt.step()
+    np.testing.assert_array_equal(w.numpy(), w0)
+    np.testing.assert_array_equal(b.numpy(), b0)
+    assert w.grad.tolist() == np.full((3, 4), 0.5).tolist() and opt.state == {}
+
+
+def test_step_with_a_bad_gradient_names_the_parameter_and_both_shapes():
+    opt, w, b, _ = _two_parameters(lambda ps: optim.SGD(ps, lr=0.1))
+    b.grad = fg.ones(4)
+    b.grad.data = fg.ones(1)  # swaps the gradient's array, past any check on assignment
+    with pytest.raises(ValueError, match=r"parameter 1 in group 0 has shape \[1\].*shape \[4\]"):
+        opt.step()
+
+
+def _adam_state():
+    p = nn.Parameter(fg.ones(3))
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = fg.ones(3)
+    opt.step()
+    return opt, p
+
+
+@pytest.mark.parametrize("entry,value,error,words", [
+    ("exp_avg", [0.1, 0.2, 0.3], TypeError, "'exp_avg' of parameter 0 is a list; it should be a "
+                                            "tensor"),
+    ("exp_avg", np.zeros(3), TypeError, "is a ndarray; it should be a tensor"),
+    ("exp_avg", fg.zeros(4), ValueError, r"has shape \[4\], the parameter has \[3\]"),
+    ("step", "one", TypeError, "'step' of parameter 0 is a str; it should be a number"),
+    ("momentum_buffer", fg.zeros(3), ValueError, "saved from another optimizer"),
+])
+def test_load_state_dict_with_a_bad_entry_changes_nothing(entry, value, error, words):
+    opt, p = _adam_state()
+    saved = opt.state_dict()
+    saved["state"][0][entry] = value
+    saved["param_groups"][0]["lr"] = 0.5
+    state = opt.state[p]
+    before = {key: np.copy(value) for key, value in state.items()}
+    with pytest.raises(error, match=words):
+        opt.load_state_dict(saved)
+    assert opt.param_groups[0]["lr"] == 0.1 and opt.state[p] is state
+    assert state.keys() == before.keys()
+    for key, value in before.items():
+        np.testing.assert_array_equal(state[key], value)
+
+
+def test_load_state_dict_with_a_negative_learning_rate_changes_nothing():
+    opt, _ = _adam_state()
+    saved = opt.state_dict()
+    saved["param_groups"][0]["lr"] = -1.0
+    with pytest.raises(ValueError, match="parameter group 0: Invalid learning rate: -1.0"):
+        opt.load_state_dict(saved)
+    assert opt.param_groups[0]["lr"] == 0.1
