@@ -355,7 +355,7 @@ def test_same_parameter_twice_in_a_group_warns_as_torch_does_and_is_updated_once
 def _two_parameters(make):
     w, b = nn.Parameter(fg.ones(3, 4)), nn.Parameter(fg.ones(4))
     opt = make([w, b])
-    w.grad, before = fg.full((3, 4), 0.5), (w.numpy().copy(), b.numpy().copy())
+    w.grad, before = fg.full((3, 4), 0.5), (w.detach().numpy().copy(), b.detach().numpy().copy())
     return opt, w, b, before
 
 
@@ -369,8 +369,8 @@ def test_step_with_one_bad_gradient_updates_no_parameter(make, bad_grad):
     with pytest.raises((ValueError, RuntimeError, TypeError), match="shape|size|dtype|type"):
         b.grad = bad_grad()  # refused here (as PyTorch does), or else by step()
         opt.step()
-    np.testing.assert_array_equal(w.numpy(), w0)
-    np.testing.assert_array_equal(b.numpy(), b0)
+    np.testing.assert_array_equal(w.detach().numpy(), w0)
+    np.testing.assert_array_equal(b.detach().numpy(), b0)
     assert w.grad.tolist() == np.full((3, 4), 0.5).tolist() and opt.state == {}
 
 
@@ -420,3 +420,18 @@ def test_load_state_dict_with_a_negative_learning_rate_changes_nothing():
     with pytest.raises(ValueError, match="parameter group 0: Invalid learning rate: -1.0"):
         opt.load_state_dict(saved)
     assert opt.param_groups[0]["lr"] == 0.1
+
+
+# --- tensors -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [lambda m: m.ones(3, requires_grad=True),
+                                  lambda m: m.ones(3, requires_grad=True) * 2],
+                         ids=["leaf", "non_leaf"])
+def test_numpy_of_a_tensor_that_requires_grad_raises_as_torch_does(make):
+    with pytest.raises(RuntimeError) as expected:
+        make(torch).numpy()
+    x = make(fg)
+    with pytest.raises(RuntimeError) as got:
+        x.numpy()
+    assert str(got.value) == str(expected.value)
+    assert x.detach().numpy().tolist() == x.data.numpy().tolist() == fg.tensor(x).tolist()

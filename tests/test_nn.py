@@ -383,7 +383,7 @@ def test_paddle_spellings_create_add_parameter_and_sublayer():
     layer.add_parameter("w", w)
     layer.add_sublayer("fc", nn.Linear(4, 2))
     assert [n for n, _ in layer.named_parameters()] == ["w", "fc.weight", "fc.bias"]
-    assert np.all(b.numpy() == 0) and not b.stop_gradient
+    assert np.all(b.detach().numpy() == 0) and not b.stop_gradient
     bound = np.sqrt(6 / 7)
     assert np.abs(w.detach().numpy()).max() <= bound
     custom = layer.create_parameter([2], default_initializer=lambda p: nn.init.constant_(p, 3.0))
