@@ -435,3 +435,115 @@ def test_numpy_of_a_tensor_that_requires_grad_raises_as_torch_does(make):
         x.numpy()
     assert str(got.value) == str(expected.value)
     assert x.detach().numpy().tolist() == x.data.numpy().tolist() == fg.tensor(x).tolist()
+
+
+# --- ops -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [(0, 10, 0), (0, 10, -1), (5, 0), (0, float("inf"))],
+                         ids=["zero_step", "wrong_sign", "reversed", "infinite"])
+def test_arange_with_an_impossible_range_raises_as_torch_does(args):
+    with pytest.raises(RuntimeError) as expected:
+        torch.arange(*args)
+    with pytest.raises(RuntimeError) as got:
+        fg.arange(*args)
+    assert str(expected.value) in str(got.value)
+
+
+@pytest.mark.parametrize("call,words", [
+    (lambda F: F.max_pool2d(fg.ones(1, 1, 4, 4), 0), "max_pool2d: kernel_size must be positive"),
+    (lambda F: F.max_pool2d(fg.ones(1, 1, 4, 4), (2, -1)), "kernel_size must be positive"),
+    (lambda F: F.max_pool2d(fg.ones(1, 1, 4, 4), 2, stride=0), "stride must be positive"),
+    (lambda F: F.max_pool2d(fg.ones(1, 1, 4, 4), 2, dilation=0), "dilation must be positive"),
+    (lambda F: F.max_pool2d(fg.ones(1, 1, 4, 4), 2, padding=-1), "padding must be non-negative"),
+    (lambda F: F.avg_pool2d(fg.ones(1, 1, 4, 4), 0), "avg_pool2d: kernel_size must be positive"),
+    (lambda F: F.avg_pool2d(fg.ones(1, 1, 4, 4), 2, divisor_override=0),
+     "divisor_override must not be zero"),
+    (lambda F: F.max_pool1d(fg.ones(1, 1, 4), 0), "max_pool1d: kernel_size must be positive"),
+    (lambda F: F.avg_pool1d(fg.ones(1, 1, 4), 2, stride=0), "avg_pool1d: stride must be positive"),
+    (lambda F: F.adaptive_avg_pool2d(fg.ones(1, 1, 4, 4), -1), "output_size must be non-negative"),
+], ids=["max0", "max_negative", "max_stride0", "max_dilation0", "max_padding", "avg0",
+        "avg_divisor0", "max1d0", "avg1d_stride0", "adaptive_negative"])
+def test_pooling_with_an_empty_window_raises_a_clear_error(call, words):
+    with pytest.raises(ValueError, match=words):
+        call(fg.nn.functional)
+
+
+def test_adaptive_pooling_to_size_zero_is_empty_as_in_torch():
+    out = fg.nn.functional.adaptive_avg_pool2d(fg.ones(1, 2, 4, 4), 0)
+    assert out.shape == tuple(torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 4, 4),
+                                                                      0).shape)
+
+
+@pytest.mark.parametrize("call,op", [
+    (lambda m: m.ones(3, 4) + m.ones(4, 3), "add"),
+    (lambda m: m.ones(3, 4) * m.ones(3), "mul"),
+    (lambda m: m.ones(2, 3, 4) - m.ones(5, 4), "sub"),
+    (lambda m: m.maximum(m.ones(3), m.ones(2)), "maximum"),
+    (lambda m: m.ones(3, requires_grad=True) / m.ones(4), "div"),
+], ids=["add", "mul", "sub", "maximum", "div_recorded"])
+def test_broadcast_mismatch_names_the_op_and_shapes_and_is_a_runtime_error(call, op):
+    with pytest.raises(RuntimeError) as expected:
+        call(torch)
+    with pytest.raises(RuntimeError) as got:
+        call(fg)
+    assert isinstance(got.value, ValueError)  # what fluxgrad raised before: both catch it
+    message = str(got.value)
+    assert message.startswith(f"{op}: shapes ") and "don't broadcast" in message
+    assert str(expected.value).lower() in message.lower()  # the same dimension as torch's
+
+
+def test_broadcast_mismatch_in_place_changes_nothing():
+    x = fg.ones(2, 3, 4)
+    with pytest.raises(RuntimeError, match=r"add: shapes \[2, 3, 4\] and \[4, 3\]"):
+        x.add_(fg.ones(4, 3))
+    assert x.tolist() == np.ones((2, 3, 4)).tolist() and x._version[0] == 0
+
+
+# --- input PyTorch accepts: unbatched [C, H, W] / [C, L] -----------------------------------------
+
+UNBATCHED = {
+    "conv2d": (lambda F, x, w: F.conv2d(x, w[0], w[1], padding=1), (3, 6, 5), [(2, 3, 3, 3), (2,)]),
+    "conv1d": (lambda F, x, w: F.conv1d(x, w[0], w[1], stride=2), (3, 7), [(2, 3, 3), (2,)]),
+    "conv_transpose2d": (lambda F, x, w: F.conv_transpose2d(x, w[0], stride=2), (3, 4, 4),
+                         [(3, 2, 3, 3)]),
+    "conv_transpose1d": (lambda F, x, w: F.conv_transpose1d(x, w[0]), (3, 4), [(3, 2, 3)]),
+    "max_pool2d": (lambda F, x, w: F.max_pool2d(x, 2, padding=1), (3, 6, 5), []),
+    "max_pool1d": (lambda F, x, w: F.max_pool1d(x, 3, 2), (3, 7), []),
+    "avg_pool2d": (lambda F, x, w: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False), (3, 6, 5),
+                   []),
+    "avg_pool1d": (lambda F, x, w: F.avg_pool1d(x, 2), (3, 7), []),
+    "adaptive_avg_pool2d": (lambda F, x, w: F.adaptive_avg_pool2d(x, (4, 3)), (3, 6, 5), []),
+    "adaptive_avg_pool1d": (lambda F, x, w: F.adaptive_avg_pool1d(x, 3), (3, 7), []),
+}
+
+
+@pytest.mark.parametrize("name", UNBATCHED)
+def test_unbatched_input_matches_torch_with_gradients(name):
+    call, shape, weight_shapes = UNBATCHED[name]
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in [shape] + weight_shapes]
+    xs = [fg.tensor(a, dtype=fg.float64, requires_grad=True) for a in arrays]
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, t_out = call(fg.nn.functional, xs[0], xs[1:]), call(torch.nn.functional, ts[0], ts[1:])
+    np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), rtol=1e-10,
+                               atol=1e-12)
+    direction = rng.standard_normal(out.shape)
+    (out * fg.tensor(direction)).sum().backward()
+    (t_out * torch.tensor(direction)).sum().backward()
+    for x, t in zip(xs, ts):
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda m: m.Conv2d(3, 2, 3), (3, 5, 5)), (lambda m: m.Conv1d(3, 2, 2), (3, 5)),
+    (lambda m: m.ConvTranspose2d(3, 2, 3), (3, 4, 4)), (lambda m: m.MaxPool2d(2), (3, 4, 4)),
+    (lambda m: m.AvgPool1d(2), (3, 4)), (lambda m: m.AdaptiveAvgPool2d(2), (3, 5, 5)),
+], ids=["Conv2d", "Conv1d", "ConvTranspose2d", "MaxPool2d", "AvgPool1d", "AdaptiveAvgPool2d"])
+def test_modules_accept_unbatched_input_as_torch_does(make, shape):
+    assert make(nn)(fg.ones(*shape)).shape == tuple(make(torch.nn)(torch.ones(*shape)).shape)
+
+
+def test_conv2d_of_a_2d_input_names_both_accepted_layouts():
+    with pytest.raises(ValueError, match=r"3-d \(unbatched\) \[C, H, W\] or 4-d \(batched\) "
+                                         r"\[N, C, H, W\] input, got shape \[2, 3\]"):
+        fg.nn.functional.conv2d(fg.ones(2, 3), fg.ones(1, 1, 1, 1))
