@@ -547,3 +547,43 @@ def test_conv2d_of_a_2d_input_names_both_accepted_layouts():
     with pytest.raises(ValueError, match=r"3-d \(unbatched\) \[C, H, W\] or 4-d \(batched\) "
                                          r"\[N, C, H, W\] input, got shape \[2, 3\]"):
         fg.nn.functional.conv2d(fg.ones(2, 3), fg.ones(1, 1, 1, 1))
+
+
+# --- losses --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("target", [[0.0, 1.5, 1.0], [0.0, -0.5, 1.0], [0.0, float("nan"), 1.0]],
+                         ids=["above_one", "below_zero", "nan"])
+def test_binary_cross_entropy_with_a_target_outside_0_1_raises_as_torch_does(target):
+    with pytest.raises(RuntimeError, match="target should be between 0 and 1"):
+        torch.nn.functional.binary_cross_entropy(torch.full((3,), 0.5), torch.tensor(target))
+    p = fg.full((3,), 0.5, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"binary_cross_entropy: the target must be "
+                                           r"probabilities in \[0, 1\]") as info:
+        nn.BCELoss()(p, fg.tensor(target))
+    assert isinstance(info.value, ValueError) and p.grad is None
+
+
+@pytest.mark.parametrize("name", ["binary_cross_entropy", "binary_cross_entropy_with_logits"])
+def test_binary_cross_entropy_of_different_shapes_raises_as_torch_does(name):
+    with pytest.raises(ValueError, match=r"(?i)target size.*4.*input size.*4, 1"):
+        getattr(torch.nn.functional, name)(torch.full((4, 1), 0.5), torch.ones(4))
+    with pytest.raises(ValueError, match=rf"{name}: Using a target size \(\[4\]\) that is "
+                                         r"different to the input size \(\[4, 1\]\)"):
+        getattr(fg.nn.functional, name)(fg.full((4, 1), 0.5), fg.ones(4))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_regression_loss_of_shapes_that_broadcast_warns_as_torch_does(name):
+    with pytest.warns(UserWarning, match="Using a target size") as expected:
+        t_loss = getattr(torch.nn.functional, name)(torch.ones(4, 1), torch.arange(4.0))
+    with pytest.warns(UserWarning, match=rf"{name}: Using a target size \(\[4\]\) that is "
+                                         r"different to the input size \(\[4, 1\]\)") as got:
+        loss = getattr(fg.nn.functional, name)(fg.ones(4, 1), fg.arange(4.0))
+    assert got[0].filename == __file__  # points at the caller, as torch's does
+    assert "incorrect results due to broadcasting" in str(expected[0].message)
+    assert loss.item() == pytest.approx(t_loss.item())  # still computed, broadcast to (4, 4)
+
+
+def test_mse_loss_module_of_matching_shapes_does_not_warn(recwarn):
+    nn.MSELoss()(fg.ones(4, 1), fg.ones(4, 1))
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
