@@ -16,9 +16,16 @@ import numpy as np
 import pytest
 
 import fluxgrad as fg
+from fluxgrad import nn, optim
 from fluxgrad.serialization import CheckpointError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(fg.__file__)))
+
+
+@pytest.fixture
+def torch():
+    """PyTorch, the reference, for the tests that compare with it (the others run without)."""
+    return pytest.importorskip("torch")
 
 
 # --- checkpoints: save ---------------------------------------------------------------------------
@@ -303,8 +310,6 @@ def test_load_refuses_a_small_file_declaring_gigabytes_by_default(tmp_path):
 
 # --- optimizers ----------------------------------------------------------------------------------
 
-torch = pytest.importorskip("torch")
-from fluxgrad import nn, optim  # noqa: E402
 
 OPTIONS = [
     ("SGD", {"lr": -1}), ("SGD", {"lr": 0.1, "momentum": -0.5}),
@@ -317,7 +322,7 @@ OPTIONS = [
 
 
 @pytest.mark.parametrize("name,options", OPTIONS, ids=[f"{n}-{list(o)[-1]}" for n, o in OPTIONS])
-def test_optimizer_refuses_a_negative_option_as_torch_does(name, options):
+def test_optimizer_refuses_a_negative_option_as_torch_does(name, options, torch):
     with pytest.raises(ValueError) as expected:
         getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **options)
     with pytest.raises(ValueError) as got:
@@ -427,7 +432,7 @@ def test_load_state_dict_with_a_negative_learning_rate_changes_nothing():
 @pytest.mark.parametrize("make", [lambda m: m.ones(3, requires_grad=True),
                                   lambda m: m.ones(3, requires_grad=True) * 2],
                          ids=["leaf", "non_leaf"])
-def test_numpy_of_a_tensor_that_requires_grad_raises_as_torch_does(make):
+def test_numpy_of_a_tensor_that_requires_grad_raises_as_torch_does(make, torch):
     with pytest.raises(RuntimeError) as expected:
         make(torch).numpy()
     x = make(fg)
@@ -441,7 +446,7 @@ def test_numpy_of_a_tensor_that_requires_grad_raises_as_torch_does(make):
 
 @pytest.mark.parametrize("args", [(0, 10, 0), (0, 10, -1), (5, 0), (0, float("inf"))],
                          ids=["zero_step", "wrong_sign", "reversed", "infinite"])
-def test_arange_with_an_impossible_range_raises_as_torch_does(args):
+def test_arange_with_an_impossible_range_raises_as_torch_does(args, torch):
     with pytest.raises(RuntimeError) as expected:
         torch.arange(*args)
     with pytest.raises(RuntimeError) as got:
@@ -468,7 +473,7 @@ def test_pooling_with_an_empty_window_raises_a_clear_error(call, words):
         call(fg.nn.functional)
 
 
-def test_adaptive_pooling_to_size_zero_is_empty_as_in_torch():
+def test_adaptive_pooling_to_size_zero_is_empty_as_in_torch(torch):
     out = fg.nn.functional.adaptive_avg_pool2d(fg.ones(1, 2, 4, 4), 0)
     assert out.shape == tuple(torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 4, 4),
                                                                       0).shape)
@@ -481,7 +486,7 @@ def test_adaptive_pooling_to_size_zero_is_empty_as_in_torch():
     (lambda m: m.maximum(m.ones(3), m.ones(2)), "maximum"),
     (lambda m: m.ones(3, requires_grad=True) / m.ones(4), "div"),
 ], ids=["add", "mul", "sub", "maximum", "div_recorded"])
-def test_broadcast_mismatch_names_the_op_and_shapes_and_is_a_runtime_error(call, op):
+def test_broadcast_mismatch_names_the_op_and_shapes_and_is_a_runtime_error(call, op, torch):
     with pytest.raises(RuntimeError) as expected:
         call(torch)
     with pytest.raises(RuntimeError) as got:
@@ -518,7 +523,7 @@ UNBATCHED = {
 
 
 @pytest.mark.parametrize("name", UNBATCHED)
-def test_unbatched_input_matches_torch_with_gradients(name):
+def test_unbatched_input_matches_torch_with_gradients(name, torch):
     call, shape, weight_shapes = UNBATCHED[name]
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s) for s in [shape] + weight_shapes]
@@ -539,7 +544,7 @@ def test_unbatched_input_matches_torch_with_gradients(name):
     (lambda m: m.ConvTranspose2d(3, 2, 3), (3, 4, 4)), (lambda m: m.MaxPool2d(2), (3, 4, 4)),
     (lambda m: m.AvgPool1d(2), (3, 4)), (lambda m: m.AdaptiveAvgPool2d(2), (3, 5, 5)),
 ], ids=["Conv2d", "Conv1d", "ConvTranspose2d", "MaxPool2d", "AvgPool1d", "AdaptiveAvgPool2d"])
-def test_modules_accept_unbatched_input_as_torch_does(make, shape):
+def test_modules_accept_unbatched_input_as_torch_does(make, shape, torch):
     assert make(nn)(fg.ones(*shape)).shape == tuple(make(torch.nn)(torch.ones(*shape)).shape)
 
 
@@ -553,7 +558,7 @@ def test_conv2d_of_a_2d_input_names_both_accepted_layouts():
 
 @pytest.mark.parametrize("target", [[0.0, 1.5, 1.0], [0.0, -0.5, 1.0], [0.0, float("nan"), 1.0]],
                          ids=["above_one", "below_zero", "nan"])
-def test_binary_cross_entropy_with_a_target_outside_0_1_raises_as_torch_does(target):
+def test_binary_cross_entropy_with_a_target_outside_0_1_raises_as_torch_does(target, torch):
     with pytest.raises(RuntimeError, match="target should be between 0 and 1"):
         torch.nn.functional.binary_cross_entropy(torch.full((3,), 0.5), torch.tensor(target))
     p = fg.full((3,), 0.5, requires_grad=True)
@@ -564,7 +569,7 @@ def test_binary_cross_entropy_with_a_target_outside_0_1_raises_as_torch_does(tar
 
 
 @pytest.mark.parametrize("name", ["binary_cross_entropy", "binary_cross_entropy_with_logits"])
-def test_binary_cross_entropy_of_different_shapes_raises_as_torch_does(name):
+def test_binary_cross_entropy_of_different_shapes_raises_as_torch_does(name, torch):
     with pytest.raises(ValueError, match=r"(?i)target size.*4.*input size.*4, 1"):
         getattr(torch.nn.functional, name)(torch.full((4, 1), 0.5), torch.ones(4))
     with pytest.raises(ValueError, match=rf"{name}: Using a target size \(\[4\]\) that is "
@@ -573,7 +578,7 @@ def test_binary_cross_entropy_of_different_shapes_raises_as_torch_does(name):
 
 
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
-def test_regression_loss_of_shapes_that_broadcast_warns_as_torch_does(name):
+def test_regression_loss_of_shapes_that_broadcast_warns_as_torch_does(name, torch):
     with pytest.warns(UserWarning, match="Using a target size") as expected:
         t_loss = getattr(torch.nn.functional, name)(torch.ones(4, 1), torch.arange(4.0))
     with pytest.warns(UserWarning, match=rf"{name}: Using a target size \(\[4\]\) that is "
