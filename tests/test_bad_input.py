@@ -592,3 +592,24 @@ def test_regression_loss_of_shapes_that_broadcast_warns_as_torch_does(name, torc
 def test_mse_loss_module_of_matching_shapes_does_not_warn(recwarn):
     nn.MSELoss()(fg.ones(4, 1), fg.ones(4, 1))
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+
+
+# --- learning-rate schedulers --------------------------------------------------------------------
+
+@pytest.mark.parametrize("make,words", [
+    (lambda S, o: S.StepLR(o, 0), "StepLR: step_size must be a positive integer, got 0"),
+    (lambda S, o: S.StepLR(o, -2), "step_size must be a positive integer, got -2"),
+    (lambda S, o: S.CosineAnnealingLR(o, 0), "T_max must be a positive integer, got 0"),
+    (lambda S, o: S.LinearLR(o, total_iters=0), "total_iters must be a positive integer"),
+    (lambda S, o: S.LinearLR(o, start_factor=0), "Starting multiplicative factor expected"),
+    (lambda S, o: S.LinearLR(o, end_factor=2), "Ending multiplicative factor expected"),
+    (lambda S, o: S.OneCycleLR(o, 0.1, total_steps=0), "total_steps must be a positive integer"),
+    (lambda S, o: S.OneCycleLR(o, 0.1, 10, pct_start=1.5), "between 0 and 1 pct_start"),
+    (lambda S, o: S.OneCycleLR(o, 0.1, 10, anneal_strategy="cosine"), "'cos' or 'linear'"),
+], ids=["step0", "step_negative", "cosine0", "linear0", "linear_start", "linear_end",
+        "onecycle0", "onecycle_pct", "onecycle_strategy"])
+def test_scheduler_with_an_impossible_schedule_raises_and_leaves_the_lr(make, words):
+    opt = optim.SGD([nn.Parameter(fg.zeros(1))], lr=0.1)
+    with pytest.raises(ValueError, match=words):
+        make(optim.lr_scheduler, opt)
+    assert opt.param_groups[0]["lr"] == 0.1
