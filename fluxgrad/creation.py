@@ -1,4 +1,6 @@
 """Making tensors: from data, filled, ranges, and random (from fluxgrad's own seeded generator)."""
+import math
+
 import numpy as np
 
 from ._core import batching, dtypes
@@ -88,9 +90,23 @@ def full(shape, fill_value, dtype=None, requires_grad=False):
 def arange(start, end=None, step=1, dtype=None, requires_grad=False):
     if end is None:
         start, end = 0, start
+    _check_range(start, end, step)
     if dtype is None:
         dtype = dtypes.result_type(start, end, step)
     return _new(np.arange(start, end, step).astype(dtypes.as_dtype(dtype).np), requires_grad)
+
+
+def _check_range(start, end, step):
+    """PyTorch's checks of arange's arguments (same types and words, plus the values)."""
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError(f"arange: step must be nonzero (got start={start}, end={end}, "
+                           "step=0)")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"arange: unsupported range: {start} -> {end}")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"arange: upper bound and lower bound inconsistent with step sign "
+                           f"(start={start}, end={end}, step={step})")
 
 
 def linspace(start, stop, num, dtype=None, requires_grad=False):

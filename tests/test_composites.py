@@ -22,14 +22,15 @@ def _check(fg_fn, torch_fn, *arrays, second_order=True):
     assert len(outs) == len(t_outs)
     for out, t_out in zip(outs, t_outs):
         assert out.shape == tuple(t_out.shape)
-        np.testing.assert_allclose(out.numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
     ws = [rng.standard_normal(o.shape) for o in outs]
     loss = sum((o * fg.tensor(w)).sum() for o, w in zip(outs, ws))
     t_loss = sum((o * torch.tensor(w)).sum() for o, w in zip(t_outs, ws))
     grads = fg.grad(loss, xs, create_graph=second_order)
     t_grads = torch.autograd.grad(t_loss, ts, create_graph=second_order)
     for g, t_g in zip(grads, t_grads):
-        np.testing.assert_allclose(g.numpy(), t_g.detach().numpy(), rtol=1e-9, atol=1e-10)
+        np.testing.assert_allclose(g.detach().numpy(), t_g.detach().numpy(), rtol=1e-9, atol=1e-10)
     if not second_order:
         return
     vs = [rng.standard_normal(a.shape) for a in arrays]

@@ -67,7 +67,8 @@ def cube_sum(t):
 
 
 def close(ours, expected):
-    np.testing.assert_allclose(ours.numpy(), expected.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ours.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
+                               atol=1e-14)
 
 
 @pytest.mark.parametrize("transform", [

@@ -56,5 +56,5 @@ def test_unsupported_objects_and_foreign_files_raise(tmp_path):
     with pytest.raises(TypeError, match="can't store a object"):
         fg.save({"x": object()}, tmp_path / "bad.fg")
     np.savez(tmp_path / "other.npz", x=np.zeros(2))
-    with pytest.raises(ValueError, match="not a fluxgrad checkpoint"):
+    with pytest.raises(ValueError, match="not a valid fluxgrad checkpoint"):
         fg.load(tmp_path / "other.npz")

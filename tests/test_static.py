@@ -99,7 +99,7 @@ def test_unknown_batch_dim_serves_three_batch_sizes(fresh):
         lt = ht.mean() + (ht * ht).sum(axis=0).mean()
         lt.backward()
         np.testing.assert_allclose(loss_v, lt.item(), rtol=1e-5)
-        np.testing.assert_allclose(g_v, xt.grad.numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(g_v, xt.grad.detach().numpy(), rtol=1e-4, atol=1e-6)
 
 
 def test_user_programs_with_program_guard(fresh):
@@ -251,9 +251,9 @@ def test_seed_mynet_adam_matches_eager_step_by_step(fresh, prim):
         eager_opt.step()
         # float32 both ways; the order of some roundings differs
         np.testing.assert_allclose(loss_val, eager_loss.item(), rtol=1e-4)
-        np.testing.assert_allclose(scope.find_var(net.weight.name).get_tensor(), w.numpy(),
+        np.testing.assert_allclose(scope.find_var(net.weight.name).get_tensor(), w.detach().numpy(),
                                    rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(scope.find_var(net.bias.name).get_tensor(), b.numpy(),
+        np.testing.assert_allclose(scope.find_var(net.bias.name).get_tensor(), b.detach().numpy(),
                                    rtol=1e-4, atol=1e-5)
 
 
@@ -334,7 +334,7 @@ def test_static_minimize_matches_eager_steps(fresh, make):
         opt.step()
         np.testing.assert_allclose(lv, le.item(), rtol=1e-5)
         np.testing.assert_allclose(scope.find_var(lin.weight.name).get_tensor(),
-                                   eager.weight.numpy(), rtol=1e-4, atol=1e-5)
+                                   eager.weight.detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
 # --- the same autograd functions serve both modes -------------------------------------------
@@ -424,8 +424,8 @@ def test_conv_layer_in_static_mode_matches_eager_for_two_batch_sizes(fresh):
             fluxgrad.tensor(xv), w, fluxgrad.tensor(bias), padding=1)).mean(axis=(1, 2, 3))
         g_e, = fluxgrad.autograd.grad(y_e.sum(), w)
         fluxgrad.enable_static()
-        np.testing.assert_allclose(y_v, y_e.numpy(), rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(g_v, g_e.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(y_v, y_e.detach().numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g_v, g_e.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_input_spec_keeps_shape_dtype_and_name():

@@ -97,8 +97,8 @@ def test_while_loop_gradient_of_the_initial_value_and_a_captured_variable(progra
         zt = fluxgrad.tanh(zt * wt)
     ex, ew = fluxgrad.autograd.grad(zt.sum(), [xt, wt])
     fluxgrad.enable_static()
-    np.testing.assert_allclose(out[0], ex.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(out[1], ew.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out[0], ex.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out[1], ew.detach().numpy(), rtol=1e-12)
 
 
 def test_scan_and_its_gradient(program):
@@ -123,8 +123,8 @@ def test_scan_and_its_gradient(program):
     fluxgrad.enable_static()
     np.testing.assert_allclose(out[0], hh.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(out[1], [v.item() for v in ys_e], rtol=1e-12)
-    np.testing.assert_allclose(out[2], e_xs.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(out[3], e_h0.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out[2], e_xs.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out[3], e_h0.detach().numpy(), rtol=1e-12)
 
 
 def test_forward_mode_through_while_loop(program):
@@ -148,7 +148,7 @@ def test_forward_mode_through_while_loop(program):
     expected = fluxgrad.autograd.forward_grad(zt, [xt, wt], [fluxgrad.tensor(vx),
                                                              fluxgrad.tensor(vw)])
     fluxgrad.enable_static()
-    np.testing.assert_allclose(out, expected.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out, expected.detach().numpy(), rtol=1e-12)
 
 
 def test_second_order_through_while_loop_is_a_clear_error(program):

@@ -38,7 +38,11 @@ def apply(prim, *inputs, **params):
                 record = True
         else:
             arrays.append(x)
-    out = prim.impl(*arrays, **params)
+    try:
+        out = prim.impl(*arrays, **params)
+    except ValueError as err:
+        _raise_if_broadcast(prim, arrays, err)
+        raise
     if record:
         record = _grad_state.enabled and prim.differentiable
     if prim.n_outputs == 1:
@@ -63,6 +67,30 @@ def apply(prim, *inputs, **params):
     node.out_ref = tuple(weakref.ref(r) for r in results)
     node.out_data = outs
     return results
+
+
+class BroadcastError(ValueError, RuntimeError):
+    """The inputs of an elementwise op have shapes that don't broadcast (PyTorch raises a
+    RuntimeError here, earlier fluxgrad a ValueError: both catch it)."""
+
+
+def _raise_if_broadcast(prim, arrays, err):
+    """Re-raise NumPy's broadcast failure naming the op and the shapes (off the hot path)."""
+    if "could not be broadcast" not in str(err):
+        return
+    shapes = [np.shape(a) for a in arrays]
+    where = ""
+    for a, b in zip(shapes, shapes[1:]):
+        for dim in range(1, min(len(a), len(b)) + 1):
+            if a[-dim] != b[-dim] and 1 not in (a[-dim], b[-dim]):
+                where = (f": the size of tensor a ({a[-dim]}) must match the size of tensor b "
+                         f"({b[-dim]}) at non-singleton dimension {max(len(a), len(b)) - dim}")
+                break
+        if where:
+            break
+    raise BroadcastError(f"{prim.name}: shapes {' and '.join(str(list(s)) for s in shapes)} "
+                         f"don't broadcast{where}. Reshape or unsqueeze one of them so that "
+                         "each dimension matches or is 1") from None
 
 
 def _view(prim, inputs, params, out, record):

@@ -50,7 +50,7 @@ class Tensor:
     # --- inspection -------------------------------------------------------
     @property
     def data(self):
-        return Tensor._make(self.numpy(), version=self._counter())
+        return Tensor._make(self.detach().numpy(), version=self._counter())
 
     @data.setter
     def data(self, value):
@@ -90,7 +90,12 @@ class Tensor:
         return self._data.shape[0]
 
     def numpy(self):
-        """The data as an ndarray (shared, not copied; never part of the graph)."""
+        """The data as an ndarray (shared, not copied; never part of the graph). Refused, as
+        PyTorch refuses it, for a tensor that requires grad: a write through the array would
+        go unseen by autograd."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
         return self._data
 
     def item(self):
@@ -360,7 +365,7 @@ def tensor_method(*names):
 def as_array(data, dtype=None):
     """The ndarray a Tensor stores for `data`, with PyTorch's default dtypes."""
     if isinstance(data, Tensor):
-        arr = data.numpy()  # refused for a tensor batched by vmap
+        arr = data.detach().numpy()  # refused for a tensor batched by vmap
     elif isinstance(data, np.ndarray):
         arr = data
     elif isinstance(data, np.generic):

@@ -4,6 +4,8 @@ The activations, softmax family, convolution and pooling are the ops of
 `fluxgrad.ops`, re-exported here; what is built here is composed of them
 (losses, normalisation, dropout, embedding), so it differentiates to any order.
 """
+import warnings
+
 import numpy as np
 
 from .. import ops as _ops
@@ -242,7 +244,15 @@ def _legacy_reduction(size_average, reduce, reduction):
     return "sum" if size_average is False else "mean"
 
 
-def _pair_check(input, target, op):
+class DomainError(ValueError, RuntimeError):
+    """A value outside what a loss accepts, such as a probability outside [0, 1] (PyTorch
+    raises a RuntimeError here, earlier fluxgrad a ValueError: both catch it)."""
+
+
+def _pair_check(input, target, op, mismatch="warn"):
+    """The input and target as tensors of one dtype. Shapes that differ but broadcast are
+    warned about (`mismatch="warn"`, PyTorch's regression losses), refused ("refuse", its
+    binary cross-entropies) or allowed ("broadcast")."""
     x, y = _tensor(input), _tensor(target)
     if x.shape != y.shape:
         try:
@@ -250,6 +260,15 @@ def _pair_check(input, target, op):
         except ValueError:
             raise ValueError(f"{op}: input shape {list(x.shape)} and target shape "
                              f"{list(y.shape)} don't broadcast") from None
+        if mismatch == "refuse":
+            raise ValueError(f"{op}: Using a target size ({list(y.shape)}) that is different to "
+                             f"the input size ({list(x.shape)}) is not supported. Please ensure "
+                             "they have the same size.")
+        if mismatch == "warn":
+            warnings.warn(f"{op}: Using a target size ({list(y.shape)}) that is different to the "
+                          f"input size ({list(x.shape)}). This will likely lead to incorrect "
+                          "results due to broadcasting. Please ensure they have the same size.",
+                          UserWarning, stacklevel=3)
     if y._data.dtype.kind != "f" and x._data.dtype.kind == "f":
         y = y.astype(x.dtype)
     return x, y
@@ -394,11 +413,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)), with each log clamped at -100 as PyTorch."""
-    p, y = _pair_check(input, target, "binary_cross_entropy")
-    values = batching.layers(p)[1]._data  # every example's, inside vmap too
-    if values.size and (values.min() < 0 or values.max() > 1):
-        raise ValueError("binary_cross_entropy: the input must be probabilities in [0, 1]; for "
-                         "logits use binary_cross_entropy_with_logits")
+    p, y = _pair_check(input, target, "binary_cross_entropy", "refuse")
+    for what, t in (("input", p), ("target", y)):
+        values = batching.layers(t)[1]._data  # every example's, inside vmap too
+        if values.size and not (values.min() >= 0 and values.max() <= 1):
+            raise DomainError(f"binary_cross_entropy: the {what} must be probabilities in "
+                              f"[0, 1], got values from {values.min()} to {values.max()}"
+                              + ("; for logits use binary_cross_entropy_with_logits"
+                                 if what == "input" else ""))
     loss = -(y * _ops.maximum(_ops.log(p), -100.0)
              + (1 - y) * _ops.maximum(_ops.log(1 - p), -100.0))
     if weight is not None:
@@ -417,7 +439,7 @@ def _softplus_neg_abs(x):
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid + binary cross-entropy in one stable expression; `pos_weight` weights positives."""
-    x, y = _pair_check(input, target, "binary_cross_entropy_with_logits")
+    x, y = _pair_check(input, target, "binary_cross_entropy_with_logits", "refuse")
     # -log sigmoid(x) = softplus(-x) = max(-x, 0) + log(1 + exp(-|x|))
     log_sig_neg = _ops.maximum(-x, 0.0) + _softplus_neg_abs(x)
     if pos_weight is None:
@@ -432,7 +454,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || q) pointwise, with `input` = log q; 'batchmean' divides the sum by the batch size."""
-    x, y = _pair_check(input, target, "kl_div")
+    x, y = _pair_check(input, target, "kl_div", "broadcast")
     if log_target:
         loss = _ops.exp(y) * (y - x)
     else:

@@ -335,8 +335,9 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def _check(self, x):
-        if x.ndim != self._dims + 2 or x.shape[1] != self.in_channels:
-            layout = "[N, C, L]" if self._dims == 1 else "[N, C, H, W]"
+        channels = x.ndim - self._dims - 1  # the channel axis: 0 unbatched, 1 batched
+        if channels not in (0, 1) or x.shape[channels] != self.in_channels:
+            layout = "[C, L] or [N, C, L]" if self._dims == 1 else "[C, H, W] or [N, C, H, W]"
             raise ValueError(f"{type(self).__name__}: expected input {layout} with C="
                              f"{self.in_channels} channels, got shape {list(x.shape)}")
 
@@ -355,7 +356,8 @@ class _ConvNd(Module):
 
 
 class Conv2d(_ConvNd):
-    """2-d convolution over [N, C, H, W]; padding may be an int, a pair, 'same' or 'valid'."""
+    """2-d convolution over [N, C, H, W] (or unbatched [C, H, W]); padding may be an int, a
+    pair, 'same' or 'valid'."""
 
     def forward(self, x):
         self._check(x)

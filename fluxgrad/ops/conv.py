@@ -318,15 +318,33 @@ def _check_input(x, ndim, op, what="input"):
     return x
 
 
+def _batched(input, ndim, op):
+    """`input` with its batch dimension, and whether it came without one (PyTorch's unbatched
+    [C, L] / [C, H, W] input, whose result drops the batch dimension again)."""
+    x = input if isinstance(input, Tensor) else Tensor(input)
+    if x.ndim == ndim - 1:
+        return reshape(x, (1,) + x.shape), True
+    if x.ndim != ndim:
+        layouts = {3: ("[C, L]", "[N, C, L]"), 4: ("[C, H, W]", "[N, C, H, W]")}[ndim]
+        raise ValueError(f"{op}: expected a {ndim - 1}-d (unbatched) {layouts[0]} or {ndim}-d "
+                         f"(batched) {layouts[1]} input, got shape {list(x.shape)}")
+    return x, False
+
+
+def _unbatched(y, was_unbatched):
+    return reshape(y, y.shape[1:]) if was_unbatched else y
+
+
 @tensor_method("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """2-d cross-correlation of `input` [N, C, H, W] with `weight` [C_out, C/groups, kH, kW].
+    """2-d cross-correlation of `input` [N, C, H, W] (or [C, H, W]) with `weight`
+    [C_out, C/groups, kH, kW].
 
     `padding` is an int, a pair, (top, bottom, left, right), 'valid' or 'same'.
     """
-    x = _check_input(input, 4, "conv2d")
+    x, unbatched = _batched(input, 4, "conv2d")
     w = _check_input(weight, 4, "conv2d", "weight")
-    return _conv2d(x, w, bias, stride, padding, dilation, groups, "conv2d")
+    return _unbatched(_conv2d(x, w, bias, stride, padding, dilation, groups, "conv2d"), unbatched)
 
 
 def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
@@ -358,8 +376,8 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """1-d cross-correlation of `input` [N, C, L] with `weight` [C_out, C/groups, k]."""
-    x = _check_input(input, 3, "conv1d")
+    """1-d cross-correlation of `input` [N, C, L] (or [C, L]) with `weight` [C_out, C/groups, k]."""
+    x, unbatched = _batched(input, 3, "conv1d")
     w = _check_input(weight, 3, "conv1d", "weight")
     if not isinstance(padding, str):
         p = _pair(padding, "padding", "conv1d", 1)[0] if not isinstance(
@@ -376,14 +394,15 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     y = reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
     if bias is not None:
         y = y + reshape(bias, (1, -1, 1))
-    return y
+    return _unbatched(y, unbatched)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, output_size=None):
-    """Transposed 2-d convolution (the input-gradient of conv2d); weight [C_in, C_out/groups, kH, kW]."""
+    """Transposed 2-d convolution (the input-gradient of conv2d) of `input` [N, C_in, H, W] (or
+    [C_in, H, W]); weight [C_in, C_out/groups, kH, kW]."""
     op = "conv_transpose2d"
-    y = _check_input(input, 4, op)
+    y, unbatched = _batched(input, 4, op)
     w = _check_input(weight, 4, op, "weight")
     stride = _pair(stride, "stride", op)
     dilation = _pair(dilation, "dilation", op)
@@ -413,13 +432,14 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
               size=size)
     if bias is not None:
         x = x + reshape(bias, (1, -1, 1, 1))
-    return x
+    return _unbatched(x, unbatched)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """Transposed 1-d convolution; weight [C_in, C_out/groups, k]."""
-    y = _check_input(input, 3, "conv_transpose1d")
+    """Transposed 1-d convolution of `input` [N, C_in, L] (or [C_in, L]); weight
+    [C_in, C_out/groups, k]."""
+    y, unbatched = _batched(input, 3, "conv_transpose1d")
     w = _check_input(weight, 3, "conv_transpose1d", "weight")
     one = lambda v, name: (1, _pair(v, name, "conv_transpose1d", 1)[0])  # noqa: E731
     x = conv_transpose2d(reshape(y, (y.shape[0], y.shape[1], 1, y.shape[2])),
@@ -431,7 +451,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     x = reshape(x, (x.shape[0], x.shape[1], x.shape[3]))
     if bias is not None:
         x = x + reshape(bias, (1, -1, 1))
-    return x
+    return _unbatched(x, unbatched)
 
 
 # --- max pooling -----------------------------------------------------------------------
@@ -547,12 +567,32 @@ max_pool2d_gather_p = Primitive(
     linear=(0,), batch=_pool_batch("max_pool2d_gather"))
 
 
+def _check_window(op, kernel, stride, dilation, padding):
+    for name, value, least in (("kernel_size", kernel, 1), ("stride", stride, 1),
+                               ("dilation", dilation, 1), ("padding", padding, 0)):
+        if value is not None and min(value) < least:
+            raise ValueError(f"{op}: {name} must be {'positive' if least else 'non-negative'}, "
+                             f"got {value[0] if len(value) == 1 else value}")
+
+
+def _pool1d_args(kernel_size, stride, padding, dilation, op):
+    """A 1-d pooling's arguments, checked, as the 2-d arguments of its [N, C, 1, L] input."""
+    kernel, padding, dilation = (_pair(v, name, op, 1) for v, name in (
+        (kernel_size, "kernel_size"), (padding, "padding"), (dilation, "dilation")))
+    stride = None if stride is None or stride == [] or stride == () else _pair(stride, "stride",
+                                                                                op, 1)
+    _check_window(op, kernel, stride, dilation, padding)
+    return ((1,) + kernel, None if stride is None else (1,) + stride, (0,) + padding,
+            (1,) + dilation)
+
+
 def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False):
     kernel = _pair(kernel_size, "kernel_size", op)
     stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride",
                                                                                   op)
     dilation = _pair(dilation, "dilation", op)
     padding = _pair(padding, "padding", op)
+    _check_window(op, kernel, stride, dilation, padding)
     for a in range(2):
         if padding[a] * 2 > kernel[a]:
             raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
@@ -576,24 +616,24 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
 @tensor_method("max_pool2d")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Maximum over kH x kW windows of `input` [N, C, H, W] (padding counts as -inf)."""
+    """Maximum over kH x kW windows of `input` [N, C, H, W] or [C, H, W] (padding counts as
+    -inf)."""
     if return_indices:
         raise NotImplementedError("max_pool2d: return_indices=True is not supported")
-    x = _check_input(input, 4, "max_pool2d")
+    x, unbatched = _batched(input, 4, "max_pool2d")
     kernel, stride, pads, dilation = _pool_args(x, kernel_size, stride, padding, "max_pool2d",
                                                 dilation, ceil_mode)
-    return apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads, dilation=dilation)[0]
+    return _unbatched(apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+                            dilation=dilation)[0], unbatched)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    x = _check_input(input, 3, "max_pool1d")
-    one = lambda v, name: (1, _pair(v, name, "max_pool1d", 1)[0])  # noqa: E731
-    y = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
-                   one(kernel_size, "kernel_size"),
-                   None if stride is None else one(stride, "stride"),
-                   (0, _pair(padding, "padding", "max_pool1d", 1)[0]),
-                   one(dilation, "dilation"), ceil_mode)
-    return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+    x, unbatched = _batched(input, 3, "max_pool1d")
+    kernel, stride, padding, dilation = _pool1d_args(kernel_size, stride, padding, dilation,
+                                                     "max_pool1d")
+    y = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride, padding,
+                   dilation, ceil_mode)
+    return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
 
 
 # --- average pooling ---------------------------------------------------------------------
@@ -642,7 +682,7 @@ avg_pool2d_transpose_p = linear(
 @tensor_method("avg_pool2d")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None, exclusive=None):
-    """Mean over kH x kW windows of `input` [N, C, H, W].
+    """Mean over kH x kW windows of `input` [N, C, H, W] or [C, H, W].
 
     `exclusive=True` (PaddlePaddle) is `count_include_pad=False`.
     """
@@ -650,23 +690,23 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise NotImplementedError("avg_pool2d: ceil_mode=True is not supported")
     if exclusive is not None:
         count_include_pad = not exclusive
-    x = _check_input(input, 4, "avg_pool2d")
+    x, unbatched = _batched(input, 4, "avg_pool2d")
     kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d")
-    return apply(avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
-                 count_include_pad=bool(count_include_pad),
-                 divisor_override=None if divisor_override is None else int(divisor_override))
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise ValueError("avg_pool2d: divisor_override must not be zero")
+    return _unbatched(apply(
+        avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+        count_include_pad=bool(count_include_pad),
+        divisor_override=None if divisor_override is None else int(divisor_override)), unbatched)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    x = _check_input(input, 3, "avg_pool1d")
-    one = lambda v, name: (1, _pair(v, name, "avg_pool1d", 1)[0])  # noqa: E731
-    y = avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
-                   one(kernel_size, "kernel_size"),
-                   None if stride is None else one(stride, "stride"),
-                   (0, _pair(padding, "padding", "avg_pool1d", 1)[0]), ceil_mode,
-                   count_include_pad)
-    return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+    x, unbatched = _batched(input, 3, "avg_pool1d")
+    kernel, stride, padding, _ = _pool1d_args(kernel_size, stride, padding, 1, "avg_pool1d")
+    y = avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride, padding,
+                   ceil_mode, count_include_pad)
+    return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
 
 
 def _adaptive_matrix(size, out, dtype):
@@ -680,18 +720,26 @@ def _adaptive_matrix(size, out, dtype):
 
 @tensor_method("adaptive_avg_pool2d")
 def adaptive_avg_pool2d(input, output_size):
-    """Average pooling to a fixed output size [oH, oW] (None keeps that dimension)."""
-    x = _check_input(input, 4, "adaptive_avg_pool2d")
+    """Average pooling of `input` [N, C, H, W] or [C, H, W] to a fixed output size [oH, oW]
+    (None keeps that dimension)."""
+    x, unbatched = _batched(input, 4, "adaptive_avg_pool2d")
     if isinstance(output_size, (int, np.integer)) or output_size is None:
         output_size = (output_size, output_size)
     oh, ow = (x.shape[2 + a] if s is None else int(s) for a, s in enumerate(output_size))
+    if min(oh, ow) < 0:
+        raise ValueError(f"adaptive_avg_pool2d: output_size must be non-negative, got "
+                         f"{list(output_size)}")
+    return _unbatched(_adaptive_avg_pool2d(x, oh, ow), unbatched)
+
+
+def _adaptive_avg_pool2d(x, oh, ow):
     h, w = x.shape[2:]
     if (oh, ow) == (h, w):
         return x
     if (oh, ow) == (1, 1):
         from .reduce import mean
         return mean(x, axis=(2, 3), keepdims=True)
-    if h % oh == 0 and w % ow == 0:
+    if oh and ow and h % oh == 0 and w % ow == 0:
         return avg_pool2d(x, (h // oh, w // ow))
     from .linalg import matmul
     rows = Tensor._make(_adaptive_matrix(h, oh, x._data.dtype))
@@ -700,8 +748,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 def adaptive_avg_pool1d(input, output_size):
-    x = _check_input(input, 3, "adaptive_avg_pool1d")
+    x, unbatched = _batched(input, 3, "adaptive_avg_pool1d")
     y = adaptive_avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
                             (1, int(output_size)))
-    return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
+    return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
 

@@ -6,6 +6,7 @@ an optimizer's `learning_rate`; the optimizer then attaches it.
 """
 import bisect
 import math
+import numbers
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LambdaLR", "LinearLR", "LinearWarmup", "OneCycleLR", "ReduceLROnPlateau",
@@ -81,12 +82,19 @@ class LRScheduler:
     set_state_dict = load_state_dict
 
 
+def _positive_int(value, name, owner):
+    """`value`, refused unless a positive integer (a zero period would divide by zero)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{owner}: {name} must be a positive integer, got {value!r}")
+    return value
+
+
 class StepLR(LRScheduler):
     """lr * gamma ** (epoch // step_size)."""
 
     def __init__(self, optimizer=None, step_size=1, gamma=0.1, last_epoch=-1, *,
                  learning_rate=None):
-        self.step_size, self.gamma = step_size, gamma
+        self.step_size, self.gamma = _positive_int(step_size, "step_size", "StepLR"), gamma
         super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
 
     def lr_at(self, base_lr, epoch):
@@ -119,7 +127,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def __init__(self, optimizer=None, T_max=1, eta_min=0.0, last_epoch=-1, *,
                  learning_rate=None):
-        self.T_max, self.eta_min = T_max, eta_min
+        self.T_max, self.eta_min = _positive_int(T_max, "T_max", "CosineAnnealingLR"), eta_min
         super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
 
     def lr_at(self, base_lr, epoch):
@@ -143,7 +151,14 @@ class LinearLR(LRScheduler):
 
     def __init__(self, optimizer=None, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
                  last_epoch=-1, *, learning_rate=None):
-        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        if not 0 < start_factor <= 1:
+            raise ValueError("LinearLR: Starting multiplicative factor expected to be greater "
+                             f"than 0 and less or equal to 1, got {start_factor}")
+        if not 0 <= end_factor <= 1:
+            raise ValueError("LinearLR: Ending multiplicative factor expected to be between 0 "
+                             f"and 1, got {end_factor}")
+        self.start_factor, self.end_factor = start_factor, end_factor
+        self.total_iters = _positive_int(total_iters, "total_iters", "LinearLR")
         super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
 
     def lr_at(self, base_lr, epoch):
@@ -181,7 +196,13 @@ class OneCycleLR(LRScheduler):
             if epochs is None or steps_per_epoch is None:
                 raise ValueError("OneCycleLR: give total_steps, or epochs and steps_per_epoch")
             total_steps = epochs * steps_per_epoch
-        self.total_steps = total_steps
+        self.total_steps = _positive_int(total_steps, "total_steps", "OneCycleLR")
+        if not 0 <= pct_start <= 1:
+            raise ValueError(f"OneCycleLR: Expected float between 0 and 1 pct_start, but got "
+                             f"{pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"OneCycleLR: anneal_strategy must be one of 'cos' or 'linear', "
+                             f"instead got {anneal_strategy!r}")
         self.anneal = self._cos if anneal_strategy == "cos" else self._linear
         initial = max_lr / div_factor
         self.initial_lr, self.max_lr = initial, max_lr

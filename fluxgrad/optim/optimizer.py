@@ -4,8 +4,14 @@ Updates happen in place on the parameters' arrays, outside the graph, in NumPy
 (each parameter's version counter is bumped, so a graph that saved the old
 value refuses to backward through it). Both spellings work:
 `SGD(model.parameters(), lr=0.01)` and `Adam(learning_rate=1e-3, parameters=...)`.
+
+Bad input changes nothing: options are checked as PyTorch checks them (and NaN is
+refused too), `step()` checks every gradient before it updates any parameter, and
+`load_state_dict` checks the whole state before it replaces any of it.
 """
 import math
+import numbers
+import warnings
 
 import numpy as np
 
@@ -16,7 +22,14 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
 
 class Optimizer:
-    """Base class: holds `param_groups` (dicts of 'params' plus options) and per-parameter `state`."""
+    """Base class: holds `param_groups` (dicts of 'params' plus options) and per-parameter `state`.
+
+    A subclass names its per-parameter state: `_state_tensors` (arrays shaped like the
+    parameter) and `_state_numbers` (scalars such as the step count).
+    """
+
+    _state_tensors = None
+    _state_numbers = ("step",)
 
     def __init__(self, params, defaults, grad_clip=None):
         if grad_clip is not None and not callable(grad_clip):
@@ -57,9 +70,10 @@ class Optimizer:
     def add_param_group(self, group):
         group = dict(group)
         params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        params = [params] if isinstance(params, Tensor) else list(params)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
-        for p in group["params"]:
+        group["params"] = []
+        for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"{type(self).__name__}: expected tensors to optimize, got "
                                 f"{type(p).__name__}")
@@ -67,9 +81,18 @@ class Optimizer:
                 raise ValueError(f"{type(self).__name__} can't optimize a non-leaf tensor "
                                  f"(shape {list(p.shape)}); optimize the leaves it came from")
             if id(p) in seen:
-                raise ValueError("a parameter appears in more than one parameter group")
+                raise ValueError("some parameters appear in more than one parameter group "
+                                 f"(one has shape {list(p.shape)}); list each parameter once")
+            if any(q is p for q in group["params"]):
+                warnings.warn("optimizer contains a parameter group with duplicate parameters; "
+                              "in future, this will cause an error; fluxgrad keeps one copy, "
+                              "so each parameter is updated once per step", UserWarning,
+                              stacklevel=4)
+                continue
+            group["params"].append(p)
         for key, value in self.defaults.items():
             group.setdefault(key, value)
+        _check_options(group, f"{type(self).__name__}: ")
         group.setdefault("initial_lr", group["lr"])
         self.param_groups.append(group)
 
@@ -104,6 +127,7 @@ class Optimizer:
             from .._core.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
+        self._check_grads()
         if self.grad_clip is not None:
             self.grad_clip([p for group in self.param_groups for p in group["params"]])
         for group in self.param_groups:
@@ -119,6 +143,24 @@ class Optimizer:
 
     def _update(self, p, g, state, group):
         raise NotImplementedError
+
+    def _check_grads(self):
+        """Refuse a step that would fail or broadcast on some parameter, before any update."""
+        for i, group in enumerate(self.param_groups):
+            for j, p in enumerate(group["params"]):
+                g = p.grad
+                if g is None:
+                    continue
+                where = (f"{type(self).__name__}.step: the gradient of parameter {j} in group "
+                         f"{i}")
+                if not isinstance(g, Tensor):
+                    raise TypeError(f"{where} is a {type(g).__name__}, not a Tensor; nothing "
+                                    "was updated")
+                if g.shape != p.shape or g._data.dtype != p._data.dtype:
+                    raise ValueError(f"{where} has shape {list(g.shape)} and dtype {g.dtype}, "
+                                     f"the parameter has shape {list(p.shape)} and dtype "
+                                     f"{p.dtype}; nothing was updated. Set .grad to a tensor like "
+                                     "the parameter, or to None")
 
     # --- learning rate ----------------------------------------------------------
     def get_lr(self):
@@ -151,35 +193,61 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict):
+        """Replace options and state with `state_dict`'s, all checked before any is replaced."""
+        name = f"{type(self).__name__}.load_state_dict"
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError(f"load_state_dict: the saved state has {len(groups)} parameter "
                              f"groups, this optimizer has {len(self.param_groups)}")
-        params = {}
+        params, new_groups = {}, []
         for i, (saved, group) in enumerate(zip(groups, self.param_groups)):
             if len(saved["params"]) != len(group["params"]):
                 raise ValueError(f"load_state_dict: parameter group {i} has "
                                  f"{len(saved['params'])} parameters in the saved state but "
                                  f"{len(group['params'])} here")
-            for key, value in saved.items():
-                if key != "params":
-                    group[key] = tuple(value) if isinstance(value, list) else value
+            new = dict(group)
+            new.update((key, tuple(value) if isinstance(value, list) else value)
+                       for key, value in saved.items() if key != "params")
+            _check_options(new, f"{name}: parameter group {i}: ", prefix_values=True)
+            new_groups.append(new)
             for idx, p in zip(saved["params"], group["params"]):
                 params[idx] = p
-        self.state = {}
+        state = {}
         for idx, entries in state_dict["state"].items():
-            p = params[int(idx)]
-            restored = {}
-            for key, value in entries.items():
-                if isinstance(value, Tensor):
-                    value = np.array(value._data, dtype=p._data.dtype if value._data.ndim
-                                     else value._data.dtype)
-                    if value.ndim and value.shape != p.shape:
-                        raise ValueError(f"load_state_dict: state {key!r} of parameter {idx} has "
-                                         f"shape {list(value.shape)}, the parameter has "
-                                         f"{list(p.shape)}")
-                restored[key] = value
-            self.state[p] = restored
+            p = params.get(idx if isinstance(idx, int) else _index(idx))
+            if p is None:
+                raise ValueError(f"{name}: the saved state names parameter {idx!r}, which no "
+                                 "saved parameter group holds")
+            state[p] = {key: self._restore(key, value, p, f"{name}: state {key!r} of "
+                                                          f"parameter {idx}")
+                        for key, value in entries.items()}
+        for group, new in zip(self.param_groups, new_groups):
+            group.update(new)
+        self.state = state
+
+    def _restore(self, key, value, p, where):
+        """One saved state entry as `_update` keeps it: an array shaped like `p`, or a number."""
+        if self._state_tensors is None:
+            return np.array(value._data) if isinstance(value, Tensor) else value
+        if key in self._state_numbers:
+            if isinstance(value, Tensor) and value.numel() == 1:
+                value = value.item()
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise TypeError(f"{where} is a {type(value).__name__}; it should be a number")
+            return value
+        if key not in self._state_tensors:
+            raise ValueError(f"{where} is not state of {type(self).__name__} (which keeps "
+                             f"{', '.join(self._state_tensors + self._state_numbers)}); was it "
+                             "saved from another optimizer?")
+        if value is None and key == "momentum_buffer":
+            return None
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{where} is a {type(value).__name__}; it should be a tensor of the "
+                            f"parameter's shape {list(p.shape)}, as state_dict() writes it")
+        if value.shape != p.shape:
+            raise ValueError(f"{where} has shape {list(value.shape)}, the parameter has "
+                             f"{list(p.shape)}")
+        return np.array(value._data, dtype=p._data.dtype)
 
     set_state_dict = load_state_dict
 
@@ -191,6 +259,41 @@ class Optimizer:
                 if k != "params":
                     lines.append(f"    {k}: {v}")
         return "\n".join(lines) + "\n)"
+
+
+_NON_NEGATIVE = {"lr": "learning rate", "momentum": "momentum value",
+                 "dampening": "dampening value", "weight_decay": "weight_decay value",
+                 "eps": "epsilon value", "alpha": "alpha value", "lr_decay": "lr_decay value",
+                 "initial_accumulator_value": "initial_accumulator_value value"}
+
+
+def _check_options(group, owner, prefix_values=False):
+    """PyTorch's checks of optimizer options (ValueError in PyTorch's words), NaN refused too.
+    `owner` starts the TypeError messages (and the ValueError ones if `prefix_values`)."""
+    prefix = owner if prefix_values else ""
+    for key, what in _NON_NEGATIVE.items():
+        value = group.get(key)
+        if key == "lr" and hasattr(value, "_attach"):
+            continue
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
+            raise TypeError(f"{owner}{key} must be a number, got {type(value).__name__}")
+        if value is not None and not value >= 0:
+            raise ValueError(f"{prefix}Invalid {what}: {value}")
+    betas = group.get("betas")
+    if betas is not None:
+        if len(betas) != 2:
+            raise ValueError(f"{prefix}betas must be a pair (beta1, beta2), got {betas}")
+        for i, beta in enumerate(betas):
+            if not 0 <= beta < 1:
+                raise ValueError(f"{prefix}Invalid beta parameter at index {i}: {beta}")
+
+
+def _index(key):
+    """A state key as an int index (JSON-like round trips may turn 0 into '0')."""
+    try:
+        return int(key)
+    except (TypeError, ValueError):
+        return None
 
 
 def _pick(value, paddle_value, default=None):
@@ -212,6 +315,8 @@ def _weight_decay(value):
 
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov and L2 decay."""
+
+    _state_tensors = ("momentum_buffer",)
 
     def __init__(self, params=None, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, *, maximize=False, learning_rate=None, parameters=None,
@@ -245,15 +350,13 @@ class Adam(Optimizer):
     """Adam (L2 weight decay added to the gradient); `amsgrad` keeps the running max of v."""
 
     _decoupled = False
+    _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, maximize=False, learning_rate=None, parameters=None,
                  beta1=None, beta2=None, epsilon=None, grad_clip=None, lazy_mode=False,
                  name=None):
         betas = (_pick(betas[0], beta1), _pick(betas[1], beta2))
-        for b in betas:
-            if not 0 <= b < 1:
-                raise ValueError(f"{type(self).__name__}: betas must be in [0, 1), got {betas}")
         super().__init__(_params(params, parameters),
                          dict(lr=_pick(lr, learning_rate), betas=tuple(betas),
                               eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
@@ -300,6 +403,8 @@ class AdamW(Adam):
 
 
 class RMSprop(Optimizer):
+    _state_tensors = ("square_avg", "momentum_buffer", "grad_avg")
+
     def __init__(self, params=None, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0,
                  momentum=0.0, centered=False, *, maximize=False, learning_rate=None,
                  parameters=None, rho=None, epsilon=None, grad_clip=None, name=None):
@@ -341,6 +446,8 @@ class RMSprop(Optimizer):
 
 
 class Adagrad(Optimizer):
+    _state_tensors = ("sum",)
+
     def __init__(self, params=None, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
                  initial_accumulator_value=0.0, eps=1e-10, *, maximize=False, learning_rate=None,
                  parameters=None, epsilon=None, grad_clip=None, name=None):
