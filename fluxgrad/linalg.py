@@ -1,8 +1,11 @@
 """`fluxgrad.linalg`: the linear algebra ops under `torch.linalg` / `paddle.linalg` names."""
+from .ops.decompositions import (eigh, eigvalsh, matrix_exp, pinv, qr, solve_triangular, svd,
+                                 svdvals)
 from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, solve
 from .ops.linalg import diagonal as _diagonal
 
-__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError"]
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError",
+           "svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "solve_triangular", "matrix_exp"]
 
 inv = inverse
 
