@@ -3,9 +3,13 @@ from .ops.decompositions import (eigh, eigvalsh, matrix_exp, pinv, qr, solve_tri
                                  svdvals)
 from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, solve
 from .ops.linalg import diagonal as _diagonal
+from .ops.matrix_functions import (cholesky_solve, cond, cross, lstsq, matrix_norm,
+                                   matrix_power, matrix_rank, multi_dot, norm, vector_norm)
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError",
-           "svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "solve_triangular", "matrix_exp"]
+           "svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "solve_triangular", "matrix_exp",
+           "norm", "vector_norm", "matrix_norm", "cond", "matrix_rank", "lstsq", "matrix_power",
+           "multi_dot", "cholesky_solve", "cross"]
 
 inv = inverse
 
