@@ -274,7 +274,8 @@ def _eigh_jvp(tangents, out, x, *, upper):
     return diagonal(p, 0, -2, -1), matmul(q, _ratio(_off_diagonal(p), gap))
 
 
-eigh_p = Primitive("eigh", _eigh_impl, n_outputs=2, vjp=_eigh_vjp, jvp=_eigh_jvp, batch=_matrix_batch("eigh"))
+eigh_p = Primitive("eigh", _eigh_impl, n_outputs=2, vjp=_eigh_vjp, jvp=_eigh_jvp,
+                   batch=_matrix_batch("eigh"))
 
 
 class EighResult(tuple):
