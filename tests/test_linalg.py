@@ -241,6 +241,46 @@ def test_cross_defaults_to_the_last_dimension_unlike_fluxgrad_cross():
                                np.cross(a, b, axis=0))
 
 
+@pytest.mark.parametrize("some", [True, False])
+def test_torch_svd_gives_v_and_torch_qr_takes_some(some):
+    a = rand(2, 5, 3)
+    u, s, v = fg.svd(fg.tensor(a), some=some)
+    tu, ts, tv = torch.svd(torch.tensor(a), some=some)
+    assert (u.shape, s.shape, v.shape) == (tuple(tu.shape), tuple(ts.shape), tuple(tv.shape))
+    rebuilt = (u.numpy()[..., :3] * s.numpy()[..., None, :]) @ np.swapaxes(v.numpy(), -1, -2)
+    np.testing.assert_allclose(rebuilt, a, atol=1e-12)
+    q, r = fg.tensor(a).qr(some=some)
+    assert q.shape == ((2, 5, 3) if some else (2, 5, 5))
+
+
+def test_torch_svd_without_uv_gives_zero_matrices_as_torch():
+    a = rand(4, 3)
+    u, s, v = fg.svd(fg.tensor(a), compute_uv=False)
+    tu, ts, tv = torch.svd(torch.tensor(a), compute_uv=False)
+    for ours_part, theirs_part in ((u, tu), (s, ts), (v, tv)):
+        np.testing.assert_allclose(ours_part.numpy(), theirs_part.numpy(), atol=1e-12)
+
+
+def test_paddle_spellings_give_the_torch_results():
+    a = rand(3, 4)
+    x, t = fg.tensor(a), torch.tensor(a)
+    np.testing.assert_allclose(fla.norm(x, p="fro").item(), torch.linalg.norm(t).item())
+    np.testing.assert_allclose(fla.vector_norm(x, p=1, axis=0).numpy(),
+                               torch.linalg.vector_norm(t, 1, dim=0).numpy())
+    np.testing.assert_allclose(fla.matrix_norm(x, p="nuc").item(),
+                               torch.linalg.matrix_norm(t, "nuc").item())
+    np.testing.assert_allclose(fla.pinv(x, 0.5).numpy(),
+                               torch.linalg.pinv(t, rtol=0.5).numpy(), atol=1e-12)
+    assert fla.matrix_rank(x, 1e9).item() == 0
+    tri = np.triu(rand(3, 3)) + 3 * np.eye(3)
+    b = rand(3, 2)
+    np.testing.assert_allclose(
+        fla.triangular_solve(fg.tensor(tri), fg.tensor(b), transpose=True).numpy(),
+        np.linalg.solve(tri.T, b), atol=1e-12)
+    with pytest.raises(TypeError, match="got both ord=2 and p=1"):
+        fla.norm(x, 2, p=1)
+
+
 # --- errors ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("call,match", [
     (lambda: fla.solve_triangular(fg.eye(3), fg.ones(2, 1), upper=True),

@@ -447,15 +447,19 @@ def _tolerance(value, op, name):
     return float(value)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
     """The Moore-Penrose pseudoinverse of A [..., m, n] ([..., n, m]), as torch.linalg.pinv:
     singular values at or below max(atol, rtol * the largest) count as zero; with neither
     given, rtol = max(m, n) * eps; with atol > 0 alone, rtol = 0. hermitian=True reads only
-    the lower triangle of a symmetric A.
+    the lower triangle of a symmetric A. `rcond` (PaddlePaddle, older PyTorch) is rtol.
 
     The gradient (PyTorch's formula) is that of the pseudoinverse as a function of a matrix of
     constant rank: it is correct where no singular value crosses the cutoff.
     """
+    if rcond is not None:
+        if rtol is not None:
+            raise TypeError("linalg.pinv: pass either rcond or rtol, not both")
+        rtol = rcond
     x = _matrix("pinv", A)
     if hermitian and x.shape[-1] != x.shape[-2]:
         raise ValueError(f"pinv: hermitian=True needs square matrices, got shape "

@@ -1,5 +1,5 @@
 """Linear algebra built from other ops: norms, least squares, rank, powers, chained products,
-solves with a Cholesky factor.
+solves with a Cholesky factor, and the older top-level torch.svd / torch.qr.
 
 Each function is a composite: its derivatives (reverse, forward, higher order, vmap) are
 those of the ops it calls, so it has no rules of its own. Matrices are the last two
@@ -11,19 +11,23 @@ import math
 import numpy as np
 
 from .._core.tensor import Tensor, tensor_method
-from ..creation import eye
+from ..creation import eye, zeros
 from ._family import float_result, promote
 from .decompositions import _tolerance, eigvalsh, pinv, solve_triangular, svdvals
+from .decompositions import qr as _linalg_qr, svd as _linalg_svd
 from .elementwise import abs as _abs, cast, maximum
 from .linalg import _as_tensor, _mT, _square, inverse, matmul
 from .linalg import cross as _cross
 from .reduce import amax, amin, norm as _norm, sum as _sum
 from .shape import broadcast_to, clone, movedim, reshape, unsqueeze
 
-__all__ = ["matrix_power", "cholesky_solve"]
+# svd and qr here are torch.svd / torch.qr (fluxgrad.svd, Tensor.svd); fluxgrad.linalg holds
+# torch.linalg's
+__all__ = ["matrix_power", "cholesky_solve", "svd", "qr"]
 
 LstsqResult = collections.namedtuple("LstsqResult",
                                      ["solution", "residuals", "rank", "singular_values"])
+SVDUSVResult = collections.namedtuple("SVDUSVResult", ["U", "S", "V"])
 
 
 def _with_dtype(x, dtype, op):
@@ -37,10 +41,26 @@ def _with_dtype(x, dtype, op):
 
 
 # --- norms -------------------------------------------------------------------------------
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def _paddle_names(op, ord, dim, p, axis):
+    """PaddlePaddle's spellings `p` and `axis` of `ord` and `dim`."""
+    if p is not None:
+        if ord is not None:
+            raise TypeError(f"{op}: got both ord={ord!r} and p={p!r}; pass one of them")
+        ord = p
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}: got both dim={dim!r} and axis={axis!r}; pass one of them")
+        dim = axis
+    return ord, dim
+
+
+def vector_norm(x, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None):
     """The vector ord-norm (sum |x|**ord)**(1/ord) over `dim` (an int, a tuple, or None: every
-    element), as torch.linalg.vector_norm: ord any number, inf (max |x|), -inf (min |x|), 0
-    (the count of nonzeros). The gradient at 0 is 0."""
+    element), as torch.linalg.vector_norm: ord (default 2) any number, inf (max |x|), -inf
+    (min |x|), 0 (the count of nonzeros). The gradient at 0 is 0. `p` and `axis` are
+    PaddlePaddle's names of ord and dim."""
+    ord, dim = _paddle_names("linalg.vector_norm", ord, dim, p, axis)
+    ord = 2 if ord is None else ord
     if isinstance(ord, str) or isinstance(ord, bool):
         raise TypeError(f"linalg.vector_norm: ord must be a number, got {ord!r} (use "
                         "linalg.matrix_norm for 'fro' and 'nuc')")
@@ -64,15 +84,19 @@ def _matrix_dims(x, dim, op):
     return d0, d1
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def matrix_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None):
     """A matrix norm over the dimensions `dim` (the last two by default), as
     torch.linalg.matrix_norm. ord: 'fro' (Frobenius), 'nuc' (the sum of the singular
     values), 2 / -2 (the largest / smallest singular value), 1 / -1 (max / min over columns
     of the column's absolute sum), inf / -inf (the same over rows).
 
     'nuc', 2 and -2 differentiate through the singular values; ties between the largest (or
-    smallest) entries split the gradient evenly.
+    smallest) entries split the gradient evenly. `p` and `axis` are PaddlePaddle's names of
+    ord and dim.
     """
+    ord, dim = _paddle_names("linalg.matrix_norm", ord, dim, p, axis)
+    ord = "fro" if ord is None else ord
+    dim = (-2, -1) if dim is None else dim
     x = _with_dtype(A, dtype, "linalg.matrix_norm")
     d0, d1 = _matrix_dims(x, tuple(dim), "linalg.matrix_norm")
     if ord == "fro":
@@ -95,11 +119,15 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return out
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None):
     """A vector or matrix norm, as torch.linalg.norm: with `dim` an int (or a 1-tuple), the
     vector norm over it; with a 2-tuple, the matrix norm over those two dimensions; with
     dim=None, the 2-norm of every element when ord is None, else the vector norm of a 1-D
-    tensor or the matrix norm of a 2-D one."""
+    tensor or the matrix norm of a 2-D one. `p` and `axis` are PaddlePaddle's names of ord
+    and dim (p='fro' with axis=None: the 2-norm of every element, as Paddle)."""
+    ord, dim = _paddle_names("linalg.norm", ord, dim, p, axis)
+    if ord == "fro" and dim is None:
+        ord = None
     x = _as_tensor(A)
     if isinstance(dim, (int, np.integer)):
         dim = (int(dim),)
@@ -131,11 +159,16 @@ def cond(A, p=None):
 
 
 # --- rank, least squares -----------------------------------------------------------------
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The number of singular values of A [..., m, n] above max(atol, rtol * the largest)
     (int64, [...]), as torch.linalg.matrix_rank: rtol defaults to eps * max(m, n), or to 0
     when only atol > 0 is given. hermitian=True reads the lower triangle of a symmetric A and
-    counts its eigenvalues by absolute value."""
+    counts its eigenvalues by absolute value. `tol` (PaddlePaddle, older PyTorch) is an
+    absolute tolerance: atol=tol, rtol=0."""
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg.matrix_rank: pass either tol or atol/rtol, not both")
+        atol, rtol = tol, 0.0
     x = float_result(_as_tensor(A)).detach()
     if x.ndim < 2:
         raise ValueError(f"linalg.matrix_rank: expected a matrix or a batch of them, got shape "
@@ -295,6 +328,40 @@ def cholesky_solve(B, L, upper=False):
     lower = _mT(factor) if upper else factor
     y = solve_triangular(lower, B, upper=False)
     return solve_triangular(_mT(lower), y, upper=True)
+
+
+def svd(input, some=True, compute_uv=True):
+    """torch.svd (also Tensor.svd): (U, S, V) with A = U @ diag(S) @ V.mT, V rather than
+    linalg.svd's Vh; some=False gives full U and V. With compute_uv=False, U and V are zero
+    matrices ([..., m, m] and [..., n, n]), as PyTorch. Degenerate points are as linalg.svd's.
+    """
+    x = _as_tensor(input)
+    if not compute_uv:
+        s = svdvals(x)
+        m, n = x.shape[-2:]
+        batch = tuple(x.shape[:-2])
+        return SVDUSVResult(zeros(*batch, m, m, dtype=s.dtype), s,
+                            zeros(*batch, n, n, dtype=s.dtype))
+    u, s, vh = _linalg_svd(x, full_matrices=not some)
+    return SVDUSVResult(u, s, _mT(vh))
+
+
+def qr(input, some=True):
+    """torch.qr (also Tensor.qr): linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+    return _linalg_qr(input, "reduced" if some else "complete")
+
+
+tensor_method("svd")(svd)
+tensor_method("qr")(qr)
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False):
+    """PaddlePaddle's linalg.triangular_solve: the solution of x @ out = y (x.mT @ out = y with
+    transpose=True) for a triangular x; see solve_triangular."""
+    x = _as_tensor(x)
+    if transpose:
+        x, upper = _mT(x), not upper
+    return solve_triangular(x, y, upper=upper, unitriangular=unitriangular)
 
 
 def cross(input, other, *, dim=-1):

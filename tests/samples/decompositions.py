@@ -89,6 +89,10 @@ def _svd_samples():
     samples += [Sample("svd", _svd_invariants, [normal(*shape, seed=20 + k)],
                        _torch_svd_invariants)
                 for k, shape in enumerate([(3, 3), (4, 3), (3, 4), (2, 3, 3)])]
+    samples.append(Sample(  # torch.svd: V, not Vh
+        "svd", lambda a: fg.matmul(a.svd()[0] * a.svd()[1].unsqueeze(-2) ** 2, a.svd()[2].mT),
+        [normal(4, 3, seed=40)],
+        lambda a: (a.svd()[0] * a.svd()[1].unsqueeze(-2) ** 2) @ a.svd()[2].mT))
     samples += [Sample("svd", _svd_full_parts, [normal(*shape, seed=30 + k)],
                        _torch_svd_full_parts)
                 for k, shape in enumerate([(4, 2), (2, 3)])]
