@@ -79,7 +79,7 @@ def _torch_svd_full_parts(a):
 
 
 def _svd_samples():
-    samples = [Sample("svd", fla.svdvals, [normal(*shape, seed=k)],
+    samples = [Sample("svdvals", fla.svdvals, [normal(*shape, seed=k)],
                       lambda a: _torch().linalg.svdvals(a))
                for k, shape in enumerate([(3, 3), (4, 3), (3, 5), (2, 3, 4)])]
     for k, (shape, full) in enumerate([((3, 3), True), ((4, 2), False), ((2, 4), False),
@@ -118,9 +118,12 @@ def _eigh_invariants(upper):
 
 
 def _eigh_samples():
-    samples = [Sample("eigh", lambda a: fla.eigvalsh(_sym(a)), [normal(*shape, seed=k)],
+    samples = [Sample("eigvalsh", lambda a: fla.eigvalsh(_sym(a)), [normal(*shape, seed=k)],
                       lambda a: _torch().linalg.eigvalsh(_sym(a)))
                for k, shape in enumerate([(3, 3), (2, 4, 4), (1, 1)])]
+    samples.append(Sample("eigvalsh", lambda a: fla.eigvalsh(_sym(a), UPLO="U"),
+                          [normal(3, 3, seed=5)],
+                          lambda a: _torch().linalg.eigvalsh(_sym(a), UPLO="U")))
     for k, (shape, upper) in enumerate([((3, 3), False), ((4, 4), True), ((2, 3, 3), False)]):
         fn, torch_fn = _eigh_invariants(upper)
         samples.append(Sample("eigh", fn, [normal(*shape, seed=10 + k)], torch_fn))

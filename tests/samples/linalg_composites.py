@@ -30,19 +30,19 @@ def _norm_samples():
              ("norm", "vector_norm", (5,), (math.inf,), {}),
              ("norm", "vector_norm", (2, 4), (-math.inf,), {"dim": -1}),
              ("norm", "matrix_norm", (3, 4), (), {}),
-             ("svd", "matrix_norm", (3, 4), ("nuc",), {}),
-             ("svd", "matrix_norm", (2, 4, 3), (2,), {}),
-             ("svd", "matrix_norm", (3, 3), (-2,), {"keepdim": True}),
+             ("svdvals", "matrix_norm", (3, 4), ("nuc",), {}),
+             ("svdvals", "matrix_norm", (2, 4, 3), (2,), {}),
+             ("svdvals", "matrix_norm", (3, 3), (-2,), {"keepdim": True}),
              ("amax", "matrix_norm", (3, 4), (1,), {}),
              ("amin", "matrix_norm", (2, 3, 4), (-1,), {}),
              ("amax", "matrix_norm", (4, 2, 3), (math.inf,), {"dim": (0, 2)}),
              ("amin", "matrix_norm", (3, 4), (-math.inf,), {"keepdim": True}),
              ("norm", "norm", (2, 3, 4), (), {}),
              ("norm", "norm", (5,), (3,), {}),
-             ("svd", "norm", (3, 4), ("nuc",), {}),
+             ("svdvals", "norm", (3, 4), ("nuc",), {}),
              ("norm", "norm", (2, 3, 4), (), {"dim": (0, 1)}),
              ("norm", "norm", (2, 3, 4), (math.inf,), {"dim": 1}),
-             ("svd", "cond", (3, 3), (), {})]
+             ("svdvals", "cond", (3, 3), (), {})]
     samples = []
     for k, (op, name, shape, args, kwargs) in enumerate(cases):
         fn, torch_fn = _both(name, *args, **kwargs)
