@@ -113,23 +113,22 @@ def _scalar_output(outputs, is_tuple, fn):
 
 
 def _record(func, inputs, create_graph, fn):
-    """func run on stand-ins for `inputs`, recording its graph: (is_inputs_tuple, stand-ins,
+    """func run on stand-ins for the tuple `inputs`, recording its graph: (stand-ins,
     is_outputs_tuple, outputs)."""
-    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn)
     inputs = _fresh(inputs, create_graph, need_graph=True)
     with enable_grad():
         is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
                                               "function", fn)
-    return is_inputs_tuple, inputs, is_outputs_tuple, outputs
+    return inputs, is_outputs_tuple, outputs
 
 
-def _vector(v, refs, refs_tuple, create_graph, why):
+def _vector(v, refs, refs_tuple, create_graph, fn, why):
     if v is None:
         if len(refs) != 1 or refs[0].numel() != 1:
             raise RuntimeError(f"The vector v can only be None if {why} a single Tensor with a "
                                "single element.")
         return None
-    _, v = _as_tuple(v, "v", "this function")
+    _, v = _as_tuple(v, "v", fn)
     v = _fresh(v, create_graph, need_graph=False)
     _validate_v(v, refs, refs_tuple)
     return v
@@ -138,9 +137,10 @@ def _vector(v, refs, refs_tuple, create_graph, why):
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), vᵀJ): the vector `v` (shaped like func's outputs; may be None for a
     one-element output) pulled back to the inputs, as torch.autograd.functional.vjp."""
-    is_in_tuple, inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, "vjp")
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+    inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, "vjp")
     _check_requires_grad(outputs, strict)
-    v = _vector(v, outputs, is_out_tuple, create_graph,
+    v = _vector(v, outputs, is_out_tuple, create_graph, "vjp",
                 "the user-provided function returns")
     cotangents = (None,) * len(outputs) if v is None else v
     with set_grad_enabled(create_graph or is_grad_enabled()):
@@ -156,10 +156,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     (which uses the double-backward trick; fluxgrad pushes v along func's recorded graph with
     the ops' JVP rules)."""
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-    v = _vector(v, inputs, is_in_tuple, create_graph,
+    v = _vector(v, inputs, is_in_tuple, create_graph, "jvp",
                 "the input to the user-provided function is")
-    is_in_tuple, inputs, is_out_tuple, outputs = _record(func, _untuple(inputs, is_in_tuple),
-                                                         create_graph, "jvp")
+    inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, "jvp")
     _check_requires_grad(outputs, strict)
     tangents = tuple(ones_like(x) for x in inputs) if v is None else v
     with set_grad_enabled(create_graph):
@@ -171,7 +170,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _untuple(_detached(dots, create_graph), is_out_tuple))
 
 
-def _check_strategy(strategy, vectorize, strict, create_graph, fn):
+def _check_strategy(strategy, vectorize, strict, fn):
     if strategy not in _STRATEGIES:
         raise ValueError(f"{fn}: expected strategy to be either \"forward-mode\" or "
                          f"\"reverse-mode\", got {strategy!r}. Hint: if your function has more "
@@ -203,7 +202,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     is one), a tensor of shape output.shape + input.shape. strategy='reverse-mode' pulls back
     every row in one vectorised pass (fluxgrad.func.jacrev), 'forward-mode' pushes every
     column (jacfwd)."""
-    _check_strategy(strategy, vectorize, strict, create_graph, "jacobian")
+    _check_strategy(strategy, vectorize, strict, "jacobian")
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
     inputs = _fresh(inputs, create_graph, need_graph=create_graph)
     seen = []
@@ -230,7 +229,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     of shape input_i.shape + input_j.shape, nested as a tuple of tuples when inputs is a
     tuple."""
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
-    _check_strategy(outer_jacobian_strategy, vectorize, strict, create_graph, "hessian")
+    _check_strategy(outer_jacobian_strategy, vectorize, strict, "hessian")
 
     def single_output(*xs):
         is_out_tuple, out = _as_tuple(func(*xs), "outputs of the user-provided function",
@@ -260,9 +259,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def _second_order(func, inputs, v, create_graph, strict, fn):
     """func's value, its gradient (differentiable), the stand-in inputs and the vector."""
     is_in_tuple, inputs = _as_tuple(inputs, "inputs", fn)
-    v = _vector(v, inputs, is_in_tuple, create_graph,
+    v = _vector(v, inputs, is_in_tuple, create_graph, fn,
                 "the input to the user-provided function is")
-    _, inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, fn)
+    inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, fn)
     _check_requires_grad(outputs, strict)
     _scalar_output(outputs, is_out_tuple, fn)
     with enable_grad():
