@@ -72,6 +72,18 @@ def test_qr_mode_r_gives_an_empty_q_and_the_r_of_torch():
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0, 3)])
+def test_empty_matrices_decompose_into_empty_factors_as_torch(shape):
+    ours = fla.svd(fg.zeros(*shape))
+    theirs = torch.linalg.svd(torch.zeros(*shape))
+    for o, t in zip(ours, theirs):
+        np.testing.assert_array_equal(o.numpy(), t.numpy())
+    assert fla.svdvals(fg.zeros(*shape)).shape == tuple(torch.linalg.svdvals(
+        torch.zeros(*shape)).shape)
+    assert fla.pinv(fg.zeros(*shape)).shape == tuple(torch.linalg.pinv(
+        torch.zeros(*shape)).shape)
+
+
 # --- degenerate points -----------------------------------------------------------------------
 def test_svdvals_gradient_is_finite_at_repeated_singular_values():
     a, ta = pair(np.diag([2.0, 2.0, 1.0]) @ np.linalg.qr(rand(3, 3))[0], requires_grad=True)

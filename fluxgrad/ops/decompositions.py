@@ -145,8 +145,6 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 # --- singular value decomposition --------------------------------------------------------
 def _svd_impl(x, *, full_matrices):
-    if x.size == 0:
-        raise LinAlgError(f"svd: the matrix of shape {list(x.shape)} is empty")
     return tuple(np.linalg.svd(x, full_matrices=full_matrices))
 
 
@@ -258,10 +256,7 @@ def svdvals(A, *, driver=None):
     """The singular values of A [..., m, n] in descending order ([..., min(m, n)]), as
     torch.linalg.svdvals. Their gradient U @ diag(S_bar) @ Vh is finite also where singular
     values repeat."""
-    x = _matrix("svdvals", A)
-    if x.numel() == 0:
-        raise LinAlgError(f"svdvals: the matrix of shape {list(x.shape)} is empty")
-    return apply(svdvals_p, x)
+    return apply(svdvals_p, _matrix("svdvals", A))
 
 
 # --- symmetric eigendecomposition --------------------------------------------------------
