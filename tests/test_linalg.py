@@ -129,6 +129,16 @@ def test_svd_gradient_of_a_sign_free_function_matches_torch():
     np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), atol=1e-10)
 
 
+def test_extra_columns_of_a_full_svd_get_no_gradient_and_a_zero_tangent_as_torch():
+    a, ta = pair(rand(4, 2), requires_grad=True)
+    fla.svd(a)[0][:, 2:].sum().backward()
+    torch.linalg.svd(ta)[0][:, 2:].sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())
+    _, (u_dot, _, vh_dot) = fg.func.jvp(fla.svd, (fg.tensor(rand(4, 2)),),
+                                        (fg.tensor(rand(4, 2)),))
+    np.testing.assert_array_equal(u_dot.numpy()[:, 2:], np.zeros((4, 2)))
+
+
 def test_qr_complete_with_more_rows_than_columns_is_not_differentiable():
     a = fg.tensor(rand(4, 3), requires_grad=True)
     q, r = fla.qr(a, mode="complete")
