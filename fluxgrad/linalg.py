@@ -1,8 +1,21 @@
-"""`fluxgrad.linalg`: the linear algebra ops under `torch.linalg` / `paddle.linalg` names."""
+"""`fluxgrad.linalg`: the linear algebra ops under `torch.linalg` / `paddle.linalg` names.
+
+Where the two differ, PyTorch's signature comes first and Paddle's spellings are accepted
+besides (norms' `p` / `axis`, pinv's `rcond`, matrix_rank's `tol`, triangular_solve); the
+defaults are PyTorch's (svd's full_matrices=True, where Paddle's is False).
+"""
+from .ops.decompositions import (eigh, eigvalsh, matrix_exp, pinv, qr, solve_triangular, svd,
+                                 svdvals)
 from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, solve
 from .ops.linalg import diagonal as _diagonal
+from .ops.matrix_functions import (cholesky_solve, cond, cross, lstsq, matrix_norm,
+                                   matrix_power, matrix_rank, multi_dot, norm,
+                                   triangular_solve, vector_norm)
 
-__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError"]
+__all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError",
+           "svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "solve_triangular", "matrix_exp",
+           "norm", "vector_norm", "matrix_norm", "cond", "matrix_rank", "lstsq", "matrix_power",
+           "multi_dot", "cholesky_solve", "cross", "triangular_solve"]
 
 inv = inverse
 

@@ -3,7 +3,8 @@ from .._core.engine import backward, grad as _eager_grad
 from .._core.static_mode import state as _static_state
 from . import forward_ad
 from .forward_grad import forward_grad
-from .functional import Hessian, Jacobian, jvp, vjp
+from .paddle_functional import Hessian, Jacobian, jvp, vjp
+from . import functional
 from .function import Function, FunctionCtx, PyLayer, PyLayerContext
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
@@ -11,7 +12,7 @@ from .summary import graph_summary
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerContext",
            "gradcheck", "gradgradcheck", "GradcheckError", "forward_ad", "forward_grad", "jvp",
-           "vjp", "Jacobian", "Hessian", "detect_anomaly", "set_detect_anomaly",
+           "vjp", "Jacobian", "Hessian", "functional", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "AnomalyError", "graph_summary"]
 
 

@@ -1,294 +1,315 @@
-"""PaddlePaddle-style functional API: `jvp`, `vjp`, and the lazy `Jacobian` / `Hessian`.
+"""`fluxgrad.autograd.functional`: PyTorch's `torch.autograd.functional` (jacobian, hessian,
+vjp, jvp, hvp, vhp), with its signatures, results and errors, built on fluxgrad.func.
 
-`Jacobian(func, xs)` computes nothing when built. Indexing computes only the
-rows (or columns) it needs, by reverse mode (VJPs, one per row) or forward mode
-(JVPs along the recorded graph, one per column), whichever needs fewer, all of
-them in one vectorised pass (vmap), and caches them so overlapping requests
-reuse them.
+As in PyTorch: `inputs` is a tensor or a tuple of tensors and each result mirrors it (and
+the outputs of `func`, a tensor or a tuple of tensors); results are detached unless
+`create_graph=True`, which makes them differentiable (to any order) with respect to the
+inputs; an input an output doesn't depend on gets zeros, or an error with `strict=True`.
+Jacobians are always computed in one vectorised pass (vmap over the rows, or the columns
+for strategy='forward-mode'), so `vectorize` changes no result; it is accepted, and its
+combinations that PyTorch refuses are refused.
+
+PaddlePaddle's functional API lives beside it: the lazy `Jacobian` and `Hessian` classes
+are importable from here too, while Paddle's `jvp` / `vjp` (ones as the default vector
+whatever the shapes, results differentiable when the inputs have history) are
+fluxgrad.autograd.jvp / vjp: called through this module, jvp and vjp are PyTorch's.
 """
-import numpy as np
-
 from .._core.engine import grad as _grad
-from .._core.forward_mode import state as _forward_state
-from .._core.grad_mode import enable_grad, set_grad_enabled
-from .._core.static_mode import state as _static_state
+from .._core.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from .._core.tensor import Tensor
 from ..creation import ones_like, zeros_like
+from ..func import _prepare, jacfwd, jacrev
 from ..ops.alias import alias
 from .forward_grad import forward_grad
-from ..func._vmap import vmap
+from .paddle_functional import Hessian, Jacobian
 
-__all__ = ["jvp", "vjp", "Jacobian", "Hessian"]
+__all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp", "Jacobian", "Hessian"]
 
-
-def _as_tuple(xs):
-    return (xs,) if isinstance(xs, Tensor) else tuple(xs)
+_STRATEGIES = ("forward-mode", "reverse-mode")
 
 
-def _fresh(xs):
-    """Inputs of their own for `xs`: a leaf for a tensor without history, a view (a node of
-    its own, keeping the history) for one that requires grad, so that paths from `func` to
-    the caller's graph, or between two entries of `xs` that are one tensor, are not counted."""
-    return tuple(alias(x) if x.requires_grad else x.detach().requires_grad_() for x in xs)
+def _as_tuple(x, what, fn):
+    """(was a tuple, the tensors as a tuple); anything but a tensor or a tuple of tensors
+    raises TypeError, as PyTorch."""
+    is_tuple = isinstance(x, tuple)
+    items = x if is_tuple else (x,)
+    for i, item in enumerate(items):
+        if not isinstance(item, Tensor):
+            where = f"the value at index {i} has" if is_tuple else f"the given {what} has"
+            raise TypeError(f"The {what} given to {fn} must be either a Tensor or a tuple of "
+                            f"Tensors but {where} type {type(item)}.")
+    return is_tuple, items
 
 
-def _nested(xs):
-    """Whether the results must be differentiable: an input has history, or tangents flow."""
-    return _forward_state.level > 0 or any(x.requires_grad for x in xs)
+def _fresh(xs, create_graph, need_graph):
+    """Stand-ins for `xs`: with create_graph, a tensor keeps its history (a view of it) and
+    its forward-mode tangent (so that the results differentiate further by either mode);
+    otherwise it is detached, requiring grad when `need_graph`."""
+    if create_graph and need_graph:
+        return tuple(_prepare(x) for x in xs)
+    return tuple(alias(x) if create_graph and x.requires_grad
+                 else x.detach().requires_grad_(need_graph) for x in xs)
 
 
-def vjp(func, xs, v=None):
-    """(func(xs), vᵀJ): the cotangent `v` (ones by default) pulled back to every input."""
-    single = isinstance(xs, Tensor)
-    originals = _as_tuple(xs)
-    xs = _fresh(originals)
+def _detached(xs, create_graph):
+    return xs if create_graph else tuple(x.detach() for x in xs)
+
+
+def _untuple(xs, is_tuple):
+    return xs if is_tuple else xs[0]
+
+
+def _check_requires_grad(tensors, strict):
+    if strict:
+        for i, t in enumerate(tensors):
+            if not t.requires_grad:
+                raise RuntimeError(f"Output {i} of the user-provided function does not require "
+                                   "gradients. The outputs must be computed in a differentiable "
+                                   "manner from the input when running in strict mode.")
+
+
+def _validate_v(v, refs, refs_tuple):
+    if len(v) != len(refs):
+        raise RuntimeError(f"v is a tuple of invalid length: should be {len(refs)} but got "
+                           f"{len(v)}.")
+    for i, (u, r) in enumerate(zip(v, refs)):
+        if tuple(u.shape) != tuple(r.shape):
+            prefix = f"Entry {i} in " if refs_tuple else ""
+            raise RuntimeError(f"{prefix}v has invalid size: should be {list(r.shape)} but got "
+                               f"{list(u.shape)}.")
+
+
+def _pull(outputs, inputs, cotangents, create_graph):
+    """Gradients of `outputs` weighted by `cotangents` (None: ones, for a one-element output),
+    None for inputs they don't reach."""
+    pairs = [(y, u) for y, u in zip(outputs, cotangents) if y.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return _grad([y for y, _ in pairs], inputs, [u for _, u in pairs],
+                 retain_graph=True, create_graph=create_graph, allow_unused=True)
+
+
+def _zeros_where_unused(grads, refs, strict, message):
+    out = []
+    for i, (g, r) in enumerate(zip(grads, refs)):
+        if g is None:
+            if strict:
+                raise RuntimeError(message.format(i=i))
+            g = zeros_like(r)
+        out.append(g)
+    return tuple(out)
+
+
+_INDEPENDENT = ("The output of the user-provided function is independent of input {i}. This "
+                "is not allowed in strict mode.")
+
+
+def _scalar_output(outputs, is_tuple, fn):
+    if is_tuple:
+        raise RuntimeError(f"The function given to {fn} should return a single Tensor")
+    if outputs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn} should contain "
+                           "a single element")
+
+
+def _record(func, inputs, create_graph, fn):
+    """func run on stand-ins for the tuple `inputs`, recording its graph: (stand-ins,
+    is_outputs_tuple, outputs)."""
+    inputs = _fresh(inputs, create_graph, need_graph=True)
     with enable_grad():
-        ys = func(*xs)
-    y_tuple = _as_tuple(ys)
-    vs = (tuple(ones_like(y) for y in y_tuple) if v is None else _as_tuple(v))
-    if len(vs) != len(y_tuple):
-        raise ValueError(f"vjp: {len(y_tuple)} outputs but {len(vs)} cotangents in v")
-    pairs = [(y, u) for y, u in zip(y_tuple, vs) if y.requires_grad]
-    nested = _nested(originals)
-    grads = (None,) * len(xs)
-    if pairs:
-        grads = _grad([y for y, _ in pairs], xs, [u for _, u in pairs], retain_graph=nested,
-                      create_graph=nested, allow_unused=True)
-    grads = tuple(zeros_like(x) if g is None else g for x, g in zip(xs, grads))
-    return ys, grads[0] if single else grads
+        is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
+                                              "function", fn)
+    return inputs, is_outputs_tuple, outputs
 
 
-def jvp(func, xs, v=None):
-    """(func(xs), J v): the tangent `v` (ones by default) pushed forward to every output."""
-    single = isinstance(xs, Tensor)
-    originals = _as_tuple(xs)
-    xs = _fresh(originals)
-    vs = tuple(ones_like(x) for x in xs) if v is None else _as_tuple(v)
+def _vector(v, refs, refs_tuple, create_graph, fn, why):
+    if v is None:
+        if len(refs) != 1 or refs[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if {why} a single Tensor with a "
+                               "single element.")
+        return None
+    _, v = _as_tuple(v, "v", fn)
+    v = _fresh(v, create_graph, need_graph=False)
+    _validate_v(v, refs, refs_tuple)
+    return v
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), vᵀJ): the vector `v` (shaped like func's outputs; may be None for a
+    one-element output) pulled back to the inputs, as torch.autograd.functional.vjp."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+    inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, "vjp")
+    _check_requires_grad(outputs, strict)
+    v = _vector(v, outputs, is_out_tuple, create_graph, "vjp",
+                "the user-provided function returns")
+    cotangents = (None,) * len(outputs) if v is None else v
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        grads = _pull(outputs, inputs, cotangents, create_graph)
+        grads = _zeros_where_unused(grads, inputs, strict, _INDEPENDENT)
+    return (_untuple(_detached(outputs, create_graph), is_out_tuple),
+            _untuple(_detached(grads, create_graph), is_in_tuple))
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J v): the vector `v` (shaped like the inputs; may be None for a single
+    one-element input) pushed forward to func's outputs, as torch.autograd.functional.jvp
+    (which uses the double-backward trick; fluxgrad pushes v along func's recorded graph with
+    the ops' JVP rules)."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+    v = _vector(v, inputs, is_in_tuple, create_graph, "jvp",
+                "the input to the user-provided function is")
+    inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, "jvp")
+    _check_requires_grad(outputs, strict)
+    tangents = tuple(ones_like(x) for x in inputs) if v is None else v
+    with set_grad_enabled(create_graph):
+        dots = forward_grad(outputs, inputs, tangents)
+    dots = _zeros_where_unused(
+        dots, outputs, strict, "The output {i} of the user-provided function is independent of "
+        "its inputs (it has no derivative along v). This is not allowed in strict mode.")
+    return (_untuple(_detached(outputs, create_graph), is_out_tuple),
+            _untuple(_detached(dots, create_graph), is_out_tuple))
+
+
+def _check_strategy(strategy, vectorize, strict, fn):
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"{fn}: expected strategy to be either \"forward-mode\" or "
+                         f"\"reverse-mode\", got {strategy!r}. Hint: if your function has more "
+                         "outputs than inputs, \"forward-mode\" tends to be more performant; "
+                         "otherwise, prefer \"reverse-mode\".")
+    if strict and vectorize:
+        raise RuntimeError(f"torch.autograd.functional.{fn}: `strict=True` and `vectorize=True` "
+                           "are not supported together. Please either set `strict=False` or "
+                           "`vectorize=False`.")
+    if strategy == "forward-mode" and not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian is only implemented for `vectorize=True`.")
+
+
+def _check_strict_pairs(outputs, inputs):
+    """With strict=True: an error for the first output that depends on no path of an input."""
+    for i, y in enumerate(outputs):
+        reached = _pull((y,), inputs, (zeros_like(y),), create_graph=False)
+        for j, g in enumerate(reached):
+            if g is None:
+                raise RuntimeError(f"Output {i} of the user-provided function is independent of "
+                                   f"input {j}. This is not allowed in strict mode.")
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
+             strategy="reverse-mode"):
+    """The Jacobian of `func` at `inputs`, as torch.autograd.functional.jacobian: for each
+    output and each input (nested as func's outputs, then the inputs, each a tuple only if it
+    is one), a tensor of shape output.shape + input.shape. strategy='reverse-mode' pulls back
+    every row in one vectorised pass (fluxgrad.func.jacrev), 'forward-mode' pushes every
+    column (jacfwd)."""
+    _check_strategy(strategy, vectorize, strict, "jacobian")
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    inputs = _fresh(inputs, create_graph, need_graph=create_graph)
+    seen = []
+
+    def tupled(*xs):
+        is_out_tuple, outputs = _as_tuple(func(*xs), "outputs of the user-provided function",
+                                          "jacobian")
+        seen.append(is_out_tuple)
+        if strict:
+            _check_requires_grad(outputs, strict)
+            _check_strict_pairs(outputs, xs)
+        return outputs
+    transform = jacrev if strategy == "reverse-mode" else jacfwd
     with enable_grad():
-        ys = func(*xs)
-    with set_grad_enabled(_nested(originals)):
-        dots = forward_grad(ys, xs if not single else xs[0], vs if not single else vs[0])
-    if isinstance(ys, Tensor):
-        return ys, zeros_like(ys) if dots is None else dots
-    return ys, tuple(zeros_like(y) if d is None else d for y, d in zip(ys, dots))
+        jac = transform(tupled, argnums=tuple(range(len(inputs))))(*inputs)
+    jac = tuple(_untuple(_detached(row, create_graph), is_in_tuple) for row in jac)
+    return _untuple(jac, seen[0])
 
 
-class Jacobian:
-    """The Jacobian of `func` at `xs`, computed lazily row by row (or column by column).
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
+            outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of scalar-valued `func` at `inputs`, as torch.autograd.functional.hessian:
+    the Jacobian (by `outer_jacobian_strategy`) of its gradient. For inputs i and j, a tensor
+    of shape input_i.shape + input_j.shape, nested as a tuple of tuples when inputs is a
+    tuple."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    _check_strategy(outer_jacobian_strategy, vectorize, strict, "hessian")
 
-    Inputs (a tensor or tuple of tensors) are flattened and concatenated along
-    the last axis, as are outputs: shape [M, N], or [B, M, N] with
-    `is_batched=True` (axis 0 of every input and output is a batch axis).
-    `passes` counts the (vectorised) reverse and forward passes run so far: the rows or
-    columns one indexing needs are computed together, `chunk_size` of them per pass
-    (default: all at once), bounding memory.
-    """
+    def single_output(*xs):
+        is_out_tuple, out = _as_tuple(func(*xs), "outputs of the user-provided function",
+                                      "hessian")
+        _check_requires_grad(out, strict)
+        _scalar_output(out, is_out_tuple, "hessian")
+        return out[0].reshape(())
 
-    def __new__(cls, func, xs, is_batched=False, chunk_size=None):
-        if _static_state.armed:
-            from ..static import jacobian
-            from ..static.transforms import is_static
-            if is_static(xs):
-                static_cls = jacobian.Hessian if issubclass(cls, Hessian) else jacobian.Jacobian
-                return static_cls(func, xs, is_batched)
-        return super().__new__(cls)
-
-    def __init__(self, func, xs, is_batched=False, chunk_size=None):
-        if chunk_size is not None and (not isinstance(chunk_size, int) or
-                                       isinstance(chunk_size, bool) or chunk_size < 1):
-            raise ValueError(f"Jacobian: chunk_size must be a positive int or None, got "
-                             f"{chunk_size!r}")
-        self._func = func
-        self._xs = _as_tuple(xs)
-        self._batched = is_batched
-        self._chunk_size = chunk_size
-        self._built = False
-        self._rows_cache = {}
-        self._cols_cache = {}
-        self.passes = 0
-
-    def _build(self):
-        if self._built:
-            return
-        xs = _fresh(self._xs)
-        with enable_grad():
-            ys = _as_tuple(self._func(*xs))
-        self._inputs, self._outputs = xs, ys
-        lead = 1 if self._batched else 0
-        if self._batched:
-            sizes = {x.shape[0] for x in xs + ys if x.ndim}
-            if len(sizes) > 1:
-                raise ValueError(f"Jacobian(is_batched=True): inputs and outputs disagree on the "
-                                 f"batch size (axis 0): {sorted(sizes)}")
-            self._b = xs[0].shape[0]
-        self._in_sizes = [int(np.prod(x.shape[lead:])) for x in xs]
-        self._out_sizes = [int(np.prod(y.shape[lead:])) for y in ys]
-        self._m, self._n = sum(self._out_sizes), sum(self._in_sizes)
-        self._built = True
-
-    @property
-    def shape(self):
-        self._build()
-        return (self._b, self._m, self._n) if self._batched else (self._m, self._n)
-
-    def _flat(self, tensors, sizes):
-        from ..ops import concat
-        lead = (self._b,) if self._batched else ()
-        parts = [t.reshape(lead + (s,)) for t, s in zip(tensors, sizes)]
-        return parts[0] if len(parts) == 1 else concat(parts, axis=-1)
-
-    def _split(self, flat_index, sizes):
-        for k, s in enumerate(sizes):
-            if flat_index < s:
-                return k, flat_index
-            flat_index -= s
-        raise IndexError(flat_index)
-
-    def _units(self, indices, tensors, sizes):
-        """For each tensor, the stacked unit directions picking flat entries `indices` of the
-        concatenation (zeros for entries of other tensors): shape [len(indices)] + shape."""
-        lead = (self._b,) if self._batched else ()
-        units = [np.zeros((len(indices),) + lead + (s,), t._data.dtype)
-                 for t, s in zip(tensors, sizes)]
-        for r, i in enumerate(indices):
-            k, j = self._split(i, sizes)
-            units[k][r, ..., j] = 1
-        return [Tensor(u.reshape((len(indices),) + tuple(t.shape))) for u, t in zip(units, tensors)]
-
-    def _in_passes(self, indices, compute, store):
-        """Run `compute` on chunks of `indices` (each one vectorised pass, giving a block with
-        one slice per index along axis 0) and note in `store` where each index's slice lies."""
-        step = self._chunk_size or len(indices)
-        for start in range(0, len(indices), step):
-            chunk = indices[start:start + step]
-            self.passes += 1
-            block = compute(chunk)
-            store.update((i, (block, k)) for k, i in enumerate(chunk))
-
-    @staticmethod
-    def _gather(store, indices):
-        """The cached slices `indices`, stacked along axis 0 (a block as it is when it holds
-        exactly these, in this order)."""
-        from ..ops import stack
-        block = store[indices[0]][0]
-        if all(store[i][0] is block for i in indices):
-            positions = [store[i][1] for i in indices]
-            if positions == list(range(block.shape[0])):
-                return block
-            return block[Tensor(np.asarray(positions, dtype=np.int64))]
-        return stack([store[i][0][store[i][1]] for i in indices])
-
-    def _rows(self, indices):
-        """Rows `indices` of J (every batch at once): one vectorised reverse pass."""
-        outputs = [y for y in self._outputs if y.requires_grad]
-
-        def pull(*seeds):
-            grads = (None,) * len(self._inputs)
-            if outputs:
-                grads = _grad(outputs, self._inputs, seeds, retain_graph=True, allow_unused=True)
-            return self._flat([zeros_like(x) if g is None else g
-                               for x, g in zip(self._inputs, grads)], self._in_sizes)
-        seeds = [u for u, y in zip(self._units(indices, self._outputs, self._out_sizes),
-                                   self._outputs) if y.requires_grad]
-        if not outputs:
-            lead = (self._b,) if self._batched else ()
-            return Tensor(np.zeros((len(indices),) + lead + (self._n,),
-                                   self._outputs[0]._data.dtype))
-        return vmap(pull)(*seeds)
-
-    def _cols(self, indices):
-        """Columns `indices` of J: one vectorised forward pass along the recorded graph."""
-        def push(*tangents):
-            dots = forward_grad(self._outputs, self._inputs, list(tangents))
-            return self._flat([zeros_like(y) if d is None else d
-                               for y, d in zip(self._outputs, dots)], self._out_sizes)
-        return vmap(push)(*self._units(indices, self._inputs, self._in_sizes))
-
-    def __getitem__(self, index):
-        self._build()
-        full = self._expand(index if isinstance(index, tuple) else (index,))
-        r = 1 if self._batched else 0
-        rows, cols = (self._positions(full[r], self._m, r), self._positions(full[r + 1], self._n,
-                                                                              r + 1))
-        wanted_rows, wanted_cols = np.atleast_1d(rows).tolist(), np.atleast_1d(cols).tolist()
-        if not wanted_rows or not wanted_cols:
-            lead = (self._b,) if self._batched else ()
-            empty = Tensor(np.zeros(lead + (len(wanted_rows), len(wanted_cols)),
-                                    self._outputs[0]._data.dtype))
-            return self._squeezed(empty, rows, cols, full, r)
-        missing_rows = list(dict.fromkeys(i for i in wanted_rows if i not in self._rows_cache))
-        missing_cols = list(dict.fromkeys(j for j in wanted_cols if j not in self._cols_cache))
-        if missing_rows and missing_cols:
-            if len(missing_cols) < len(missing_rows):
-                self._in_passes(missing_cols, self._cols, self._cols_cache)
-                missing_cols = []
-            else:
-                self._in_passes(missing_rows, self._rows, self._rows_cache)
-                missing_rows = []
-        # every wanted row, or every wanted column, is cached now: [R, (B), N] or [C, (B), M]
-        if not missing_rows:
-            block = self._pick(self._gather(self._rows_cache, wanted_rows), wanted_cols, self._n)
-            block = block.movedim(0, r)
-        else:
-            block = self._pick(self._gather(self._cols_cache, wanted_cols), wanted_rows, self._m)
-            block = block.movedim(0, -1)
-        return self._squeezed(block, rows, cols, full, r)
-
-    def _squeezed(self, block, rows, cols, full, r):
-        """`block` [(B), R, C] with the axes indexed by an int dropped, and the batch axis
-        indexed."""
-        if np.ndim(cols) == 0:
-            block = block.squeeze(-1)
-        if np.ndim(rows) == 0:
-            block = block.squeeze(r)
-        return block[full[0]] if self._batched else block
-
-    @staticmethod
-    def _pick(block, indices, size):
-        """`block`'s entries `indices` along its last axis (of length `size`)."""
-        if indices == list(range(size)):
-            return block
-        return block[..., Tensor(np.asarray(indices, dtype=np.int64))]
-
-    @staticmethod
-    def _positions(index, size, axis):
-        """The positions an int or slice `index` picks on an axis of `size` entries."""
-        if isinstance(index, (int, np.integer)) and not -size <= index < size:
-            raise IndexError(f"index {index} is out of range for axis {axis} of the Jacobian, "
-                             f"which has {size} entries")
-        return np.arange(size)[index]
-
-    def _expand(self, index):
-        ndim = 3 if self._batched else 2
-        for i in index:
-            if i is not Ellipsis and not isinstance(i, (slice, list, np.ndarray)) and (
-                    isinstance(i, bool) or not isinstance(i, (int, np.integer))):
-                raise TypeError(f"a Jacobian is indexed with ints, slices, lists of ints and "
-                                f"..., got {i!r}")
-        if sum(i is Ellipsis for i in index) > 1:
-            raise IndexError("a Jacobian index can have only one ellipsis (...)")
-        if any(i is Ellipsis for i in index):
-            at = index.index(Ellipsis)
-            index = index[:at] + (slice(None),) * (ndim - len(index) + 1) + index[at + 1:]
-        if len(index) > ndim:
-            raise IndexError(f"too many indices for a Jacobian of {ndim} dimensions")
-        return index + (slice(None),) * (ndim - len(index))
+    def gradient(*xs):
+        g = jacobian(single_output, xs, create_graph=True, strict=strict)
+        if strict:
+            for i, gi in enumerate(g):
+                if not gi.requires_grad:
+                    raise RuntimeError(
+                        f"While computing the hessian, found that the jacobian of the "
+                        f"user-provided function with respect to input {i} is independent of "
+                        "the input. This is not allowed in strict mode. You should ensure that "
+                        "your function is twice differentiable and that the jacobian depends "
+                        "on the inputs (this would be violated by a linear function for "
+                        "example).")
+        return g
+    res = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
+    return _untuple(tuple(_untuple(row, is_in_tuple) for row in res), is_in_tuple)
 
 
-class Hessian(Jacobian):
-    """The Hessian of scalar-valued `func` at `xs`: the lazy Jacobian of its gradient."""
+def _second_order(func, inputs, v, create_graph, strict, fn):
+    """func's value, its gradient (differentiable), the stand-in inputs and the vector."""
+    is_in_tuple, inputs = _as_tuple(inputs, "inputs", fn)
+    v = _vector(v, inputs, is_in_tuple, create_graph, fn,
+                "the input to the user-provided function is")
+    inputs, is_out_tuple, outputs = _record(func, inputs, create_graph, fn)
+    _check_requires_grad(outputs, strict)
+    _scalar_output(outputs, is_out_tuple, fn)
+    with enable_grad():
+        g = _pull(outputs, inputs, (ones_like(outputs[0]),), create_graph=True)
+    g = _zeros_where_unused(g, inputs, strict, _INDEPENDENT)
+    if strict:
+        for i, gi in enumerate(g):
+            if not gi.requires_grad:
+                raise RuntimeError(f"The jacobian of the user-provided function with respect to "
+                                   f"input {i} is independent of the input. This is not allowed "
+                                   "in strict mode.")
+    v = tuple(ones_like(x) for x in inputs) if v is None else v
+    return is_in_tuple, inputs, outputs, g, v
 
-    def __init__(self, func, xs, is_batched=False, chunk_size=None):
-        xs_tuple = _as_tuple(xs)
 
-        def gradient(*inputs):
-            with enable_grad():
-                y = func(*inputs)
-                expected = (inputs[0].shape[0],) if is_batched else ()
-                if tuple(y.shape) not in {expected, expected + (1,)} and y.numel() != 1:
-                    raise ValueError(f"Hessian: func must return a scalar (or one value per "
-                                     f"batch row with is_batched=True), got shape "
-                                     f"{list(y.shape)}")
-                grads = _grad(y.sum(), inputs, create_graph=True, allow_unused=True)
-                return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, grads))
-        super().__init__(gradient, xs_tuple, is_batched, chunk_size)
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), vᵀH) for scalar-valued func, as torch.autograd.functional.vhp: reverse
+    mode over reverse mode."""
+    is_in_tuple, inputs, outputs, g, v = _second_order(func, inputs, v, create_graph, strict,
+                                                       "vhp")
+    with set_grad_enabled(create_graph or is_grad_enabled()):
+        pairs = [(gi, vi) for gi, vi in zip(g, v) if gi.requires_grad]
+        res = (None,) * len(inputs)
+        if pairs:
+            res = _grad([gi for gi, _ in pairs], inputs, [vi for _, vi in pairs],
+                        retain_graph=True, create_graph=create_graph, allow_unused=True)
+        res = _zeros_where_unused(res, inputs, strict, "The hessian of the user-provided "
+                                  "function is independent of input {i}. This is not allowed "
+                                  "in strict mode.")
+    return (_detached(outputs, create_graph)[0],
+            _untuple(_detached(res, create_graph), is_in_tuple))
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H v) for scalar-valued func, as torch.autograd.functional.hvp: forward
+    mode over reverse mode (v pushed along the gradient's recorded graph), one pass, no
+    Hessian formed."""
+    is_in_tuple, inputs, outputs, g, v = _second_order(func, inputs, v, create_graph, strict,
+                                                       "hvp")
+    with set_grad_enabled(create_graph):
+        live = [i for i, gi in enumerate(g) if gi.requires_grad]
+        dots = [None] * len(inputs)
+        if live:
+            pushed = forward_grad(tuple(g[i] for i in live), inputs, v)
+            for i, d in zip(live, pushed):
+                dots[i] = d
+    res = _zeros_where_unused(dots, inputs, strict, "The hessian of the user-provided function "
+                              "is independent of input {i}. This is not allowed in strict "
+                              "mode.")
+    return (_detached(outputs, create_graph)[0],
+            _untuple(_detached(res, create_graph), is_in_tuple))

@@ -2,22 +2,24 @@
 from .._core import engine
 from .._core.primitive import REGISTRY
 from .. import creation
-from . import (activation, alias, conv, elementwise, indexing, inplace, linalg, reduce, shape,
-               sorting)
+from . import (activation, alias, conv, decompositions, elementwise, indexing, inplace, linalg,
+               matrix_functions, reduce, shape, sorting)
 from . import softmax as _softmax_module  # the name `softmax` is the function, below
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .decompositions import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .inplace import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .matrix_functions import *  # noqa: F401,F403
 from .reduce import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 
-__all__ = [name for family in (activation, conv, elementwise, indexing, inplace, linalg, reduce,
-                               shape, _softmax_module, sorting)
+__all__ = [name for family in (activation, conv, decompositions, elementwise, indexing, inplace,
+                               linalg, matrix_functions, reduce, shape, _softmax_module, sorting)
            for name in family.__all__]
 
 engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,
