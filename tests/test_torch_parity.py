@@ -1,6 +1,8 @@
 """Op semantics that other projects' test suites expect from PyTorch: bitwise ops on integer
 tensors, integer division by zero, the axis/dim spellings of the reductions. Every expected
 value comes from torch."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -81,3 +83,143 @@ def test_float_or_empty_division_by_zero_gives_torchs_values(expr):
         return eval(expr, {"a": lib.tensor([3.0, -4.0, 0.0]), "e": lib.tensor([], dtype=lib.long)})
     with np.errstate(all="ignore"):
         _same(run(fg), run(torch))
+
+
+# --- axis= and dim= are one call ------------------------------------------------------------
+DIM_OPS = [("max", {}), ("min", {}), ("argmax", {}), ("argmin", {}), ("sum", {}), ("mean", {}),
+           ("prod", {}), ("amax", {}), ("amin", {}), ("var", {}), ("std", {}),
+           ("logsumexp", {}), ("cumsum", {}), ("cumprod", {}), ("sort", {}), ("argsort", {}),
+           ("topk", {"k": 2}), ("kthvalue", {"k": 2}), ("softmax", {}), ("log_softmax", {}),
+           ("all", {}), ("any", {}), ("count_nonzero", {}), ("norm", {"p": 2}),
+           ("unbind", {}), ("squeeze", {}), ("unsqueeze", {}), ("diff", {}),
+           ("split", {"split_size": 1}), ("chunk", {"chunks": 2})]
+
+
+def _flat(result):
+    if isinstance(result, (tuple, list)):
+        return [r for part in result for r in _flat(part)]
+    return [result]
+
+
+@pytest.mark.parametrize("name,kwargs", DIM_OPS, ids=[n for n, _ in DIM_OPS])
+def test_axis_keyword_is_the_dim_keyword(name, kwargs):
+    values = np.random.default_rng(0).standard_normal((3, 4))
+    x, t = fg.tensor(values), torch.tensor(values)
+    theirs = _flat(getattr(t, name)(dim=1, **kwargs))
+    for spelling in ("dim", "axis"):
+        ours = _flat(getattr(x, name)(**{spelling: 1}, **kwargs))
+        assert len(ours) == len(theirs), (spelling, ours, theirs)
+        for a, b in zip(ours, theirs):
+            assert a.dtype.name == str(b.dtype)[6:] and a.shape == tuple(b.shape), spelling
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "argmax", "logsumexp", "cumsum",
+                                  "softmax", "all", "sort", "amax", "prod", "var"])
+def test_dim_out_of_range_on_a_0d_tensor_raises_index_error(name):
+    with pytest.raises(IndexError):
+        getattr(torch.tensor(2.0), name)(1)
+    with pytest.raises(IndexError):
+        getattr(fg.tensor(2.0), name)(1)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the variance of one value divides by 0
+        np.testing.assert_equal(float(_flat(getattr(fg.tensor(2.0), name)(-1))[0]),
+                                float(_flat(getattr(torch.tensor(2.0), name)(-1))[0]))
+
+
+def test_max_along_a_tuple_of_dims_is_refused_as_torch():
+    for lib in (torch, fg):
+        with pytest.raises(TypeError):
+            lib.ones(2, 3).max(dim=(0, 1))
+    with pytest.raises(TypeError, match="amax"):
+        fg.ones(2, 3).max(axis=(0, 1))
+
+
+@pytest.mark.parametrize("dim", [1.0, "1", [0.5]])
+def test_a_dim_that_is_not_an_int_names_the_argument(dim):
+    with pytest.raises(TypeError, match=r"sum: dim \(axis\) must be an int"):
+        fg.ones(2, 3).sum(dim=dim)
+
+
+# --- derivatives of pow at singular points ---------------------------------------------------
+BASES = [0.0, 0.5, 1.0, 2.0, -1.5, -2.0]
+EXPONENTS = [-2.0, -1.5, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0]
+
+
+def _pow_grads(lib, base, exponent):
+    """d(base**exponent)/d(base) and /d(exponent), each a tensor or a Python number."""
+    x = lib.tensor(base, dtype=lib.float64, requires_grad=True) if isinstance(base, list) \
+        else base
+    y = lib.tensor(exponent, dtype=lib.float64, requires_grad=True) \
+        if isinstance(exponent, list) else exponent
+    out = x ** y
+    wrt = [v for v in (x, y) if not isinstance(v, float)]
+    return [g.detach().numpy() for g in lib.autograd.grad(out.sum(), wrt)]
+
+
+@pytest.mark.parametrize("case", ["tensor ** tensor", "number ** tensor", "tensor ** number"])
+def test_pow_gradients_at_singular_points_match_torch(case):
+    xs, ys = np.meshgrid(BASES, EXPONENTS, indexing="ij")
+    xs, ys = xs.ravel().tolist(), ys.ravel().tolist()
+    if case == "tensor ** tensor":
+        pairs = [(xs, ys)]
+    elif case == "number ** tensor":
+        pairs = [(b, EXPONENTS) for b in BASES if b >= 0]
+    else:
+        pairs = [(BASES, e) for e in EXPONENTS]
+    with np.errstate(all="ignore"):
+        for base, exponent in pairs:
+            for ours, theirs in zip(_pow_grads(fg, base, exponent),
+                                    _pow_grads(torch, base, exponent)):
+                np.testing.assert_allclose(ours, theirs, rtol=1e-12, equal_nan=True,
+                                           err_msg=f"{base} ** {exponent}")
+
+
+def test_pow_gradient_of_zero_to_a_negative_power_is_minus_infinity():
+    y = fg.tensor([-1.0, -0.5], requires_grad=True)
+    with np.errstate(all="ignore"):
+        (0.0 ** y).sum().backward()
+    assert y.grad.tolist() == [-np.inf, -np.inf]
+    x, y = fg.tensor([0.0, 0.0], requires_grad=True), fg.tensor([-2.0, 0.0], requires_grad=True)
+    with np.errstate(all="ignore"):
+        (x ** y).sum().backward()
+    assert y.grad.tolist() == [-np.inf, 0.0] and x.grad.tolist() == [-np.inf, 0.0]
+
+
+def test_pow_forward_mode_at_singular_points_matches_reverse_mode():
+    x = fg.tensor([0.0, 0.0, 0.0, 2.0], dtype=fg.float64)
+    y = fg.tensor([-1.0, 0.0, 2.0, -1.0], dtype=fg.float64)
+    with np.errstate(all="ignore"):
+        _, y_dot = fg.func.jvp(lambda y: x ** y, (y,), (fg.ones_like(y),))
+    np.testing.assert_allclose(y_dot.numpy(), [-np.inf, 0.0, 0.0, 0.5 * np.log(2.0)])
+
+
+# --- linspace ----------------------------------------------------------------------------------
+def test_linspace_refuses_bool_as_torch():
+    with pytest.raises(NotImplementedError):
+        torch.linspace(0, 1, 5, dtype=torch.bool)
+    with pytest.raises(NotImplementedError, match="bool"):
+        fg.linspace(0, 1, 5, dtype=fg.bool)
+
+
+@pytest.mark.parametrize("start,end,steps", [(0.0, 1.0, 5), (-3.0, 7.0, 7), (2.0, -1.0, 1),
+                                             (0.1, 0.7, 10)])
+def test_linspace_with_tensor_ends_gives_torchs_values(start, end, steps):
+    ours = fg.linspace(fg.tensor(start), fg.tensor(end), steps)
+    theirs = torch.linspace(torch.tensor(start), torch.tensor(end), steps)
+    _same(ours, theirs)
+
+
+def test_linspace_with_tensor_ends_is_differentiable_in_both_modes():
+    # out_i = start + (end - start) i / (n - 1): d/dstart = 1 - i/(n-1), d/dend = i/(n-1)
+    n = 5
+    weights = np.arange(n) / (n - 1)
+    start, end = fg.tensor(0.5, requires_grad=True), fg.tensor(2.0, requires_grad=True)
+    out = fg.linspace(start, end, n)
+    g_start, g_end = fg.autograd.grad(out, [start, end], fg.tensor(np.arange(1.0, n + 1)))
+    np.testing.assert_allclose(g_start.item(), np.sum((1 - weights) * np.arange(1, n + 1)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(g_end.item(), np.sum(weights * np.arange(1, n + 1)), rtol=1e-6)
+    _, tangent = fg.func.jvp(lambda s: fg.linspace(s, 1.0, n), (fg.tensor(0.0),),
+                             (fg.tensor(1.0),))
+    np.testing.assert_allclose(tangent.numpy(), 1 - weights, rtol=1e-6)

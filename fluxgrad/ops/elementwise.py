@@ -125,13 +125,15 @@ def _pow_dx(x, y):
 
 
 def _pow_dy(x, y, out):
-    # d(x**y)/dy = x**y log x, taken as 0 where x == 0 and y >= 0 (the limit from above)
+    # d(x**y)/dy = x**y log x; where x == 0, PyTorch's values: 0 for y >= 0 (the limit from
+    # above), inf * log 0 = -inf for y < 0 (a constant here, so that no rule of this rule
+    # multiplies a zero cotangent by inf)
     if not isinstance(x, Tensor):
         if x > 0:
             return out * math.log(x)
         x = Tensor._make(np.asarray(x, y._data.dtype))
     zero = x == 0
-    return where(logical_and(zero, y >= 0), 0.0, out * log(where(zero, 1.0, x)))
+    return where(zero, where(y >= 0, 0.0, -math.inf), out * log(where(zero, 1.0, x)))
 
 
 pow_p = Primitive(

@@ -36,9 +36,10 @@ def _axis_args(x, axis, dim, keepdim, keepdims, op):
         if axis is not None:
             raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
         axis = dim
-    if x.ndim == 0 or (isinstance(axis, (tuple, list)) and not axis):
+    axis = normalize_axis(axis, x.ndim, op)
+    if x.ndim == 0 or axis == ():
         axis = None  # a 0-d tensor reduces to itself; an empty axis list means all, as torch
-    return normalize_axis(axis, x.ndim, op), bool(keepdim or keepdims)
+    return axis, bool(keepdim or keepdims)
 
 
 def _count(x, axis):
@@ -236,10 +237,14 @@ min_dim_p = _reduction("min_dim", lambda x, *, axis, keepdims:
 
 
 def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
+        dim = axis
     if isinstance(dim, Tensor):
         return pairwise(x, dim)
     if dim is None:
-        return full(x, axis, keepdim, keepdims=keepdims)
+        return full(x, None, keepdim, keepdims=keepdims)
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"{op}(x, dim) takes one int dim (got {dim!r}); for several axes use "
                         f"a{op}(x, dim), which returns the values only")
@@ -254,10 +259,10 @@ def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
 def max(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     """Largest value.
 
-    `max(x)`: over all elements. `max(x, dim)`: `(values, indices)` along one dim, the
-    gradient going to the returned index, as torch. `max(x, axis=...)` (Paddle's
-    spelling): the values over an int or a tuple of axes, as `amax`. `max(x, y)` with a
-    tensor `y`: the elementwise `maximum`.
+    `max(x)`: over all elements. `max(x, dim)` (or `axis=`, the same call): `(values,
+    indices)` along one dim, the gradient going to the returned index, as torch; for the
+    values over several axes use `amax`. `max(x, y)` with a tensor `y`: the elementwise
+    `maximum`.
     """
     return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax, argmax, maximum)
 

@@ -416,7 +416,8 @@ def stack(tensors, axis=0, *, dim=None, name=None):
 
 
 @tensor_method("split")
-def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=None):
+def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=None,
+          split_size=None):
     """Cut `x` along `dim` into pieces, returned as a tuple.
 
     PyTorch's form: an int is the size of every piece (the last may be smaller), a
@@ -425,6 +426,8 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
     """
     if axis is not None:
         dim = axis
+    if split_size is not None:  # the name of Tensor.split's argument
+        split_size_or_sections = split_size
     if x.ndim == 0:
         raise ValueError("split: can't split a 0-d tensor")
     dim = _dim(dim, x.ndim, "split")

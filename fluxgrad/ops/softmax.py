@@ -66,7 +66,9 @@ def _prepare(x, axis, dim, dtype, op):
         axis = dim
     if not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{op} works along one axis; got axis={axis!r}, pass an int")
-    axis = normalize_axis(axis, x.ndim, op) if x.ndim else None
+    axis = normalize_axis(axis, x.ndim, op)
+    if not x.ndim:
+        axis = None
     return float_result(x if dtype is None else cast(x, dtype)), axis
 
 

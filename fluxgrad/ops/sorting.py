@@ -66,8 +66,10 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
 
 @tensor_method("kthvalue")
-def kthvalue(x, k, dim=-1, keepdim=False):
+def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
     """(values, indices) of the k-th smallest element (1-based) along `dim`."""
+    if axis is not None:
+        dim = axis
     values, indices = topk(x, k, dim, largest=False)
     dim = _dim(x, dim, "kthvalue")
     if x.ndim:

@@ -127,9 +127,11 @@ def _extremum_samples():
     samples += [
         Sample("amax", lambda x: fg.max(x), [x], lambda x: x.max()),
         Sample("amin", lambda x: x.min(), [x], lambda x: x.min()),
-        Sample("amax", lambda x: fg.max(x, axis=(0, 2)), [x], lambda x: x.amax((0, 2))),
-        Sample("amin", lambda x: fg.min(x, axis=1, keepdims=True), [x],
+        Sample("amax", lambda x: fg.amax(x, axis=(0, 2)), [x], lambda x: x.amax((0, 2))),
+        Sample("amin", lambda x: fg.amin(x, axis=1, keepdims=True), [x],
                lambda x: x.amin(1, keepdim=True)),
+        Sample("min_dim", lambda x: fg.min(x, axis=1, keepdims=True), [x],
+               lambda x: x.min(axis=1, keepdim=True)),
         Sample("amax", fg.amax, [np.array(0.3)], lambda x: x.amax()),
         # ties that persist under perturbation
         Sample("amax", lambda x: fg.amax(_copies(x, _COPIES_MAX), 1), [positive(3)],
