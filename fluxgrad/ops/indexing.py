@@ -28,7 +28,7 @@ from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
 from ._family import cast_to, linear
 from .elementwise import where
-from .shape import _dim, broadcast_tensors, reshape
+from .shape import _dim, broadcast_tensors, moveaxis, reshape
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_", "gather", "scatter", "scatter_",
            "scatter_add", "scatter_add_", "index_select", "index_add", "index_add_",
@@ -303,14 +303,49 @@ index_put_p = Primitive(
     jvp=_index_put_jvp, saves_inputs=False, batch=_put_batch)
 
 
+def _torch_block(static, arrays, ndim):
+    """Where PyTorch puts the dimensions of the index arrays when NumPy puts them elsewhere:
+    (k, p), the block of k dimensions goes to position p of the result; None if the two agree.
+
+    PyTorch applies the integers of an index as selections before the advanced indexing, so
+    they don't separate the index arrays (`x[1, :, [0, 1]]` keeps the arrays' dimension after
+    the slice's); NumPy counts them as index arrays, which puts the block first. NumPy also
+    takes an Ellipsis that stands for no dimension as a separation; PyTorch doesn't.
+    """
+    ints = sum(type(e) is int for e in static)
+    if not arrays or not ints and Ellipsis not in static:
+        return None
+    unbatched = (None,) * len(arrays)
+    if _layout(static, arrays, unbatched, ndim)[3]:
+        return None
+    rest = iter(arrays)
+    taken = 0  # the dimensions of x the entries other than Ellipsis take
+    for e in static:
+        if e is ARRAY:
+            a = next(rest)
+            taken += a.ndim if _is_mask(a) else 1
+        elif e is not None and e is not Ellipsis:
+            taken += 1
+    selected = tuple(e for e in static if type(e) is not int and not (
+        e is Ellipsis and taken == ndim))
+    _, _, before, adjacent, k, _ = _layout(selected, arrays, unbatched, ndim - ints)
+    return (k, before) if adjacent and before else None
+
+
 @tensor_method("__getitem__")
 def getitem(x, index):
-    """`x[index]`: NumPy / PyTorch basic and advanced indexing."""
+    """`x[index]`: PyTorch's basic and advanced indexing (NumPy's, except that integers
+    next to index arrays are selections first, as in PyTorch)."""
     static, arrays = _normalize(index)
     try:
-        return _take(x, arrays, static)
+        out = _take(x, arrays, static)
     except IndexError as err:
         raise IndexError(f"indexing a tensor of shape {list(x.shape)}: {err}") from None
+    block = _torch_block(static, arrays, x.ndim)
+    if block is not None:
+        k, p = block
+        out = moveaxis(out, tuple(range(k)), tuple(range(p, p + k)))
+    return out
 
 
 def _value_for(x, value):
@@ -379,6 +414,16 @@ def setitem(x, index, value):
     """`x[index] = value`, in place; gradients flow to the old x (outside the index) and to
     value."""
     static, arrays = _normalize(index)
+    block = _torch_block(static, arrays, x.ndim)
+    if block is not None:
+        value = _value_for(x, value)
+        if isinstance(value, Tensor) and value.ndim:
+            # value broadcasts against PyTorch's layout of x[index]: into NumPy's
+            k, p = block
+            rank = _layout(static, arrays, (None,) * len(arrays), x.ndim)[5]
+            if value.ndim <= rank:  # else NumPy's message says what doesn't fit
+                value = reshape(value, (1,) * (rank - value.ndim) + value.shape)
+                value = moveaxis(value, tuple(range(p, p + k)), tuple(range(k)))
     _put(x, static, arrays, value, False)
 
 
