@@ -18,6 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
+from .._core.errors import ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
@@ -335,10 +336,10 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
     groups = int(groups)
     co, cg, kh, kw = w.shape
     if groups < 1 or x.shape[1] % groups or co % groups:
-        raise ValueError(f"{op}: groups={groups} must divide both the input channels "
+        raise ShapeError(f"{op}: groups={groups} must divide both the input channels "
                          f"({x.shape[1]}) and the output channels ({co})")
     if x.shape[1] != cg * groups:
-        raise ValueError(f"{op}: the input has {x.shape[1]} channels but the weight "
+        raise ShapeError(f"{op}: the input has {x.shape[1]} channels but the weight "
                          f"{list(w.shape)} expects {cg * groups} (= weight.shape[1] * groups "
                          f"{groups})")
     if min(stride) < 1 or min(dilation) < 1:
@@ -347,7 +348,7 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
     for size, pad, k, d, axis in ((x.shape[2], pads[0] + pads[1], kh, dilation[0], "height"),
                                   (x.shape[3], pads[2] + pads[3], kw, dilation[1], "width")):
         if size + pad < d * (k - 1) + 1:
-            raise ValueError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
+            raise ShapeError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
                              f"the dilated kernel ({d * (k - 1) + 1}); input shape "
                              f"{list(x.shape)}, weight shape {list(w.shape)}")
     x, w = promote(x, w)
@@ -390,10 +391,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     padding = _pair(padding, "padding", op)
     groups = int(groups)
     if y.shape[1] != w.shape[0]:
-        raise ValueError(f"{op}: the input has {y.shape[1]} channels but the weight "
+        raise ShapeError(f"{op}: the input has {y.shape[1]} channels but the weight "
                          f"{list(w.shape)} expects {w.shape[0]} (weight.shape[0])")
     if groups < 1 or w.shape[0] % groups:
-        raise ValueError(f"{op}: groups={groups} must divide the input channels ({w.shape[0]})")
+        raise ShapeError(f"{op}: groups={groups} must divide the input channels ({w.shape[0]})")
     kernel = w.shape[2:]
     base = [(y.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (kernel[a] - 1) + 1
             for a in range(2)]
@@ -404,7 +405,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         extra = list(_pair(output_padding, "output_padding", op))
     for a in range(2):
         if not 0 <= extra[a] < max(stride[a], dilation[a]):
-            raise ValueError(f"{op}: output padding {extra[a]} must be smaller than the stride "
+            raise ShapeError(f"{op}: output padding {extra[a]} must be smaller than the stride "
                              f"or dilation ({stride[a]}, {dilation[a]})")
     size = (base[0] + extra[0], base[1] + extra[1])
     pads = (padding[0], padding[0], padding[1], padding[1])

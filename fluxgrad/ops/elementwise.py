@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import IntegerDivisionByZero
+from .._core.errors import ArgumentError, IntegerDivisionByZero
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
@@ -32,8 +32,8 @@ __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "
            "greater_equal", "eq", "ne", "lt", "le", "gt", "ge", "less_than", "greater_than", "mod",
            "floor_mod", "isnan", "isinf", "isfinite", "floor_divide", "remainder", "fmod",
            "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "sub", "mul", "div",
-           "true_divide", "neg", "isclose", "allclose", "nan_to_num"]
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "sub", "mul",
+           "div", "true_divide", "neg", "isclose", "allclose", "nan_to_num"]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -589,7 +589,7 @@ def clamp(x, min=None, max=None):
     min <= x <= max (boundaries included), otherwise to the bound that was taken.
     """
     if min is None and max is None:
-        raise ValueError("clamp: give at least one of min and max")
+        raise ArgumentError("clamp: give at least one of min and max")
     if x._data.dtype.kind != "f" or type(min) not in _PLAIN or type(max) not in _PLAIN:
         x, min, max = _promote_bounds(x, min, max)
     return apply(clamp_p, x, min, max)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .._core.batching import BatchedTensor, move_dim
 from .._core.dispatch import apply
+from .._core.errors import DTypeError, IndexOutOfRange, ShapeError, ShapeIndexError
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
@@ -356,6 +357,12 @@ def _value_for(x, value):
     return Tensor(value, dtype=x.dtype)
 
 
+def _as_torch_error(err):
+    """The class to re-raise a NumPy indexing error as: PyTorch's RuntimeError for a shape
+    mismatch (a ValueError from NumPy), IndexError as it is."""
+    return ShapeError if isinstance(err, ValueError) else type(err)
+
+
 def _tracked(*tensors):
     """Whether an in-place write must run as an op: it is recorded, or some tensor differs
     between the examples of a vmap."""
@@ -381,14 +388,16 @@ def _put(x, static, arrays, value, accumulate):
             else:
                 x._data[idx] += data
         except (IndexError, ValueError) as err:
-            raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
+            raise _as_torch_error(err)(
+                f"writing into a tensor of shape {list(x.shape)}: {err}") from None
         x._version[0] += 1
         return x
     try:
         result = apply(index_put_p, _before(x), value, *arrays, index=static,
                        accumulate=accumulate)
     except (IndexError, ValueError) as err:
-        raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
+        raise _as_torch_error(err)(
+            f"writing into a tensor of shape {list(x.shape)}: {err}") from None
     return _rebase(x, result)
 
 
@@ -435,7 +444,8 @@ def index_put(x, indices, values, accumulate=False):
     try:
         return apply(index_put_p, x, values, *arrays, index=static, accumulate=bool(accumulate))
     except (IndexError, ValueError) as err:
-        raise type(err)(f"index_put into a tensor of shape {list(x.shape)}: {err}") from None
+        raise _as_torch_error(err)(
+            f"index_put into a tensor of shape {list(x.shape)}: {err}") from None
 
 
 @tensor_method("index_put_")
@@ -449,7 +459,7 @@ def _index_array(index, op):
     a = index._data if isinstance(index, Tensor) else np.asarray(index)
     if a.dtype.kind not in "iu":
         if a.size:
-            raise TypeError(f"{op}: the index must hold integers, not {a.dtype}")
+            raise DTypeError(f"{op}: the index must hold integers, not {a.dtype}")
         return a.astype(np.int64)
     return _per_example(index, a)
 
@@ -470,17 +480,17 @@ def _along(shape, dim, index):
 
 def _check_along(x, dim, index, op, src=None):
     if index.ndim != x.ndim:
-        raise ValueError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
+        raise ShapeError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
                          f"{x.ndim} (shape {list(x.shape)}); they must have the same number")
     for d, (n, m) in enumerate(zip(x.shape, index.shape)):
         if d != dim and m > n:
-            raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the "
+            raise ShapeError(f"{op}: index shape {list(index.shape)} is larger than the "
                              f"tensor's {list(x.shape)} in dimension {d}")
     if src is not None and any(m > n for n, m in zip(src.shape, index.shape)):
-        raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the source's "
+        raise ShapeError(f"{op}: index shape {list(index.shape)} is larger than the source's "
                          f"{list(src.shape)}")
     if _known(index) and (index.min() < -x.shape[dim] or index.max() >= x.shape[dim]):
-        raise IndexError(f"{op}: index values must lie in [{-x.shape[dim]}, "
+        raise IndexOutOfRange(f"{op}: index values must lie in [{-x.shape[dim]}, "
                          f"{x.shape[dim] - 1}] for dimension {dim} of size {x.shape[dim]}")
 
 
@@ -569,7 +579,7 @@ def _select_index(x, dim, index, op):
     dim = _dim(dim, max(x.ndim, 1), op)
     index = _index_array(index, op)
     if index.ndim > 1:
-        raise ValueError(f"{op}: the index must be 1-d, got shape {list(index.shape)}")
+        raise ShapeIndexError(f"{op}: the index must be 1-d, got shape {list(index.shape)}")
     return (slice(None),) * dim + (ARRAY,), [index.reshape(-1)]
 
 
@@ -615,19 +625,19 @@ def take_along_dim(x, indices, dim=None):
     if dim is None:
         return _take(reshape(x, (-1,)), [index.reshape(-1)], (ARRAY,))
     if index.ndim != x.ndim:
-        raise ValueError(f"take_along_dim: indices have {index.ndim} dimensions but the tensor "
+        raise ShapeError(f"take_along_dim: indices have {index.ndim} dimensions but the tensor "
                          f"has {x.ndim}; they must have the same number")
     dim = _dim(dim, x.ndim, "take_along_dim")
     try:
         np.broadcast_shapes(x.shape[:dim] + x.shape[dim + 1:],
                             index.shape[:dim] + index.shape[dim + 1:])
     except ValueError:
-        raise ValueError(f"take_along_dim: indices of shape {list(index.shape)} don't "
+        raise ShapeError(f"take_along_dim: indices of shape {list(index.shape)} don't "
                          f"broadcast against the tensor's {list(x.shape)} outside dimension "
                          f"{dim}") from None
     n = x.shape[dim]
     if _known(index) and (index.min() < -n or index.max() >= n):
-        raise IndexError(f"take_along_dim: indices must lie in [{-n}, {n - 1}] for dimension "
+        raise IndexOutOfRange(f"take_along_dim: indices must lie in [{-n}, {n - 1}] for dimension "
                          f"{dim} of size {n}")
     static, grids = _along(x.shape, dim, index)
     return apply(index_p, x, *grids, index=static)
@@ -662,14 +672,20 @@ def masked_fill(x, mask, value):
         value = int(value)
     elif isinstance(value, Tensor):
         if value.ndim:
-            raise ValueError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
+            raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
                              f"{list(value.shape)}")
         value = cast_to(value, x.dtype)
-    out = where(mask, value, x)
-    if out.shape != x.shape:
-        raise ValueError(f"masked_fill: the mask of shape {list(mask.shape)} doesn't broadcast "
+    if not _broadcasts_to(mask.shape, x.shape):
+        raise ShapeError(f"masked_fill: the mask of shape {list(mask.shape)} doesn't broadcast "
                          f"to the tensor's shape {list(x.shape)}")
-    return cast_to(out, x.dtype)
+    return cast_to(where(mask, value, x), x.dtype)
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 @tensor_method("masked_fill_")

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
+from .._core.errors import ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import ones_like, zeros_like
@@ -156,7 +157,9 @@ amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, ke
 
 def _check_nonempty(x, axis, op):
     if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
-        raise ValueError(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
+        # PyTorch: IndexError from argmax / argmin, RuntimeError from the others
+        error = ShapeIndexError if op in ("argmax", "argmin") else ShapeError
+        raise error(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
                          f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
                          "the result has no identity")
 
@@ -514,7 +517,7 @@ def add_n(inputs):
     try:
         np.broadcast_shapes(*(np.shape(x) for x in inputs))
     except ValueError:
-        raise ValueError("add_n: the shapes " + ", ".join(str(list(np.shape(x)))
+        raise ShapeError("add_n: the shapes " + ", ".join(str(list(np.shape(x)))
                                                            for x in inputs)
                          + " don't broadcast together") from None
     return apply(add_n_p, *promote_all(*inputs))

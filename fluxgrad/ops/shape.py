@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .._core.dispatch import apply
+from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, new_version_counter, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -67,7 +68,7 @@ def reshape(x, *shape):
     try:
         target = _resolve(x.shape, shape)
     except ValueError as err:
-        raise ValueError(f"reshape: can't reshape a tensor of shape {list(x.shape)} "
+        raise ShapeError(f"reshape: can't reshape a tensor of shape {list(x.shape)} "
                          f"({x.numel()} elements) to {list(shape)}") from err
     if target == x.shape:
         return x
@@ -124,7 +125,7 @@ def unsqueeze(x, axis=None, *, dim=None):
     n_new = 1 if isinstance(axis, (int, np.integer)) else len(axis)
     axes = _dims(axis, x.ndim, "unsqueeze", n_new)
     if len(set(axes)) != len(axes):
-        raise ValueError(f"unsqueeze: axis {axis} names the same dimension twice")
+        raise ShapeError(f"unsqueeze: axis {axis} names the same dimension twice")
     rest = iter(x.shape)
     return reshape(x, tuple(1 if i in axes else next(rest) for i in range(x.ndim + n_new)))
 
@@ -140,7 +141,7 @@ def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
         return reshape(x, (1,))
     start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     if start > end:
-        raise ValueError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
+        raise ShapeError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
                          f"for a tensor of shape {list(x.shape)}")
     merged = int(np.prod(x.shape[start:end + 1]))
     return reshape(x, x.shape[:start] + (merged,) + x.shape[end + 1:])
@@ -154,7 +155,7 @@ def unflatten(x, dim, sizes):
     try:
         sizes = _resolve((x.shape[d],), sizes)
     except ValueError:
-        raise ValueError(f"unflatten: dimension {dim} of size {x.shape[d]} can't be split into "
+        raise ShapeError(f"unflatten: dimension {dim} of size {x.shape[d]} can't be split into "
                          f"{list(sizes)}") from None
     return reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
 
@@ -191,7 +192,7 @@ def broadcast_to(x, shape):
         return x
     old = x.shape
     if len(old) > len(shape) or any(a != b and a != 1 for a, b in zip(old[::-1], shape[::-1])):
-        raise ValueError(f"broadcast_to: can't broadcast shape {list(x.shape)} to "
+        raise ShapeError(f"broadcast_to: can't broadcast shape {list(x.shape)} to "
                          f"{list(shape)}: only size-1 and missing leading dimensions expand")
     return apply(broadcast_to_p, x, shape=shape)
 
@@ -230,10 +231,10 @@ def expand(x, *sizes, shape=None):
     sizes = _sizes(sizes if shape is None else (shape,))
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise ValueError(f"expand: {len(sizes)} sizes {list(sizes)} for a tensor of shape "
+        raise ShapeError(f"expand: {len(sizes)} sizes {list(sizes)} for a tensor of shape "
                          f"{list(x.shape)}; give at least one size per dimension")
     if any(s == -1 for s in sizes[:lead]):
-        raise ValueError(f"expand: -1 is not allowed for the new leading dimensions in "
+        raise ShapeError(f"expand: -1 is not allowed for the new leading dimensions in "
                          f"{list(sizes)}")
     return broadcast_to(x, sizes[:lead] + tuple(
         old if s == -1 else s for s, old in zip(sizes[lead:], x.shape)))
@@ -252,7 +253,7 @@ def broadcast_tensors(*tensors):
     try:
         shape = np.broadcast_shapes(*(t.shape for t in tensors))
     except ValueError:
-        raise ValueError("broadcast_tensors: shapes " + ", ".join(
+        raise ShapeError("broadcast_tensors: shapes " + ", ".join(
             str(list(t.shape)) for t in tensors) + " don't broadcast together") from None
     return tuple(broadcast_to(t, shape) for t in tensors)
 
@@ -274,7 +275,7 @@ def permute(x, *dims):
     dims = _sizes(dims)
     perm = _dims(dims, x.ndim, "permute")
     if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
-        raise ValueError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
+        raise ShapeError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
                          f"dimensions of a tensor of shape {list(x.shape)}")
     if perm == tuple(range(x.ndim)):
         return x
@@ -314,7 +315,7 @@ def moveaxis(x, source, destination):
     """Move dimensions `source` to positions `destination`, keeping the others' order."""
     src, dst = _dims(source, x.ndim, "moveaxis"), _dims(destination, x.ndim, "moveaxis")
     if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError(f"moveaxis: source {source} and destination {destination} must be "
+        raise ShapeError(f"moveaxis: source {source} and destination {destination} must be "
                          "the same number of distinct dimensions")
     rest = iter(d for d in range(x.ndim) if d not in src)
     placed = dict(zip(dst, src))
@@ -329,7 +330,7 @@ Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1
 
 def _matrix_transpose(self):
     if self.ndim < 2:
-        raise ValueError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
+        raise ShapeError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
                          f"{list(self.shape)}")
     return swapaxes(self, -2, -1)
 
@@ -386,12 +387,12 @@ def concat(tensors, axis=0, *, dim=None, name=None):
         tensors = promote_all(*tensors) if len(tensors) > 1 else [as_tensor(first)]
         first = tensors[0]
     if first.ndim == 0:
-        raise ValueError("concat: 0-d tensors can't be concatenated; use stack")
+        raise ShapeError("concat: 0-d tensors can't be concatenated; use stack")
     axis = _dim(axis, first.ndim, "concat")
     for i, t in enumerate(tensors):
         if t.ndim != first.ndim or t.shape[:axis] != first.shape[:axis] or (
                 t.shape[axis + 1:] != first.shape[axis + 1:]):
-            raise ValueError(f"concat: tensor {i} has shape {list(t.shape)}, which doesn't "
+            raise ShapeError(f"concat: tensor {i} has shape {list(t.shape)}, which doesn't "
                              f"match tensor 0's {list(first.shape)} outside dimension {axis}")
     return apply(concat_p, *tensors, axis=axis)
 
@@ -409,7 +410,7 @@ def stack(tensors, axis=0, *, dim=None, name=None):
     shape = tensors[0].shape
     for i, t in enumerate(tensors):
         if t.shape != shape:
-            raise ValueError(f"stack: tensor {i} has shape {list(t.shape)} but tensor 0 has "
+            raise ShapeError(f"stack: tensor {i} has shape {list(t.shape)} but tensor 0 has "
                              f"{list(shape)}; stack needs equal shapes")
     axis = _dim(axis, len(shape), "stack", 1)
     return concat([unsqueeze(t, axis) for t in tensors], axis)
@@ -429,13 +430,13 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
     if split_size is not None:  # the name of Tensor.split's argument
         split_size_or_sections = split_size
     if x.ndim == 0:
-        raise ValueError("split: can't split a 0-d tensor")
+        raise ShapeError("split: can't split a 0-d tensor")
     dim = _dim(dim, x.ndim, "split")
     n = x.shape[dim]
     if num_or_sections is not None:
         if isinstance(num_or_sections, (int, np.integer)):
             if num_or_sections <= 0 or n % num_or_sections:
-                raise ValueError(f"split: dimension {dim} of size {n} can't be cut into "
+                raise ShapeError(f"split: dimension {dim} of size {n} can't be cut into "
                                  f"{num_or_sections} equal pieces")
             sizes = (n // num_or_sections,) * int(num_or_sections)
         else:
@@ -445,14 +446,14 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
     elif isinstance(split_size_or_sections, (int, np.integer)):
         size = int(split_size_or_sections)
         if size <= 0 and n:
-            raise ValueError(f"split: the piece size must be positive, got {size}")
+            raise ShapeError(f"split: the piece size must be positive, got {size}")
         sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if n else (0,)
     elif split_size_or_sections is None:
         raise TypeError("split: give the piece size or the list of sizes")
     else:
         sizes = _sizes((split_size_or_sections,))
     if sum(sizes) != n or any(s < 0 for s in sizes):
-        raise ValueError(f"split: sizes {list(sizes)} don't add up to the size {n} of "
+        raise ShapeError(f"split: sizes {list(sizes)} don't add up to the size {n} of "
                          f"dimension {dim} (shape {list(x.shape)})")
     pieces = _split(x, sizes, dim)
     for piece in pieces:
@@ -466,7 +467,7 @@ def chunk(x, chunks, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
     if int(chunks) <= 0:
-        raise ValueError(f"chunk: the number of chunks must be positive, got {chunks}")
+        raise ShapeError(f"chunk: the number of chunks must be positive, got {chunks}")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
     return split(x, max(-(-n // int(chunks)), 1), dim)
 
@@ -493,7 +494,7 @@ def narrow(x, dim, start, length):
     n = x.shape[dim]
     start = int(start) + (n if int(start) < 0 else 0)
     if not 0 <= start <= n or length < 0 or start + length > n:
-        raise IndexError(f"narrow: start {start} and length {length} fall outside dimension "
+        raise IndexOutOfRange(f"narrow: start {start} and length {length} fall outside dimension "
                          f"{dim} of size {n}")
     return x[(slice(None),) * dim + (slice(start, start + int(length)),)]
 
@@ -512,7 +513,7 @@ def tile(x, *reps, repeat_times=None):
     from the last dimension, long reps add leading dimensions)."""
     reps = _sizes((repeat_times,)) if repeat_times is not None else _sizes(reps)
     if any(r < 0 for r in reps):
-        raise ValueError(f"tile: repetitions must be non-negative, got {list(reps)}")
+        raise ShapeError(f"tile: repetitions must be non-negative, got {list(reps)}")
     n = max(len(reps), x.ndim)
     reps = (1,) * (n - len(reps)) + reps
     shape = (1,) * (n - x.ndim) + x.shape
@@ -530,7 +531,7 @@ def repeat(x, *sizes):
     """PyTorch's Tensor.repeat: tile with one repetition count per dimension (or more)."""
     sizes = _sizes(sizes)
     if len(sizes) < x.ndim:
-        raise ValueError(f"repeat: {len(sizes)} repetition counts for a tensor of shape "
+        raise ShapeError(f"repeat: {len(sizes)} repetition counts for a tensor of shape "
                          f"{list(x.shape)}; give at least one per dimension")
     return tile(x, sizes)
 
@@ -549,12 +550,12 @@ def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
     if counts.ndim == 0 or counts.size == 1 and x.shape[dim] != 1:
         r = int(counts.reshape(()))
         if r < 0:
-            raise ValueError(f"repeat_interleave: repeats must be non-negative, got {r}")
+            raise ShapeError(f"repeat_interleave: repeats must be non-negative, got {r}")
         wide = x.shape[:dim + 1] + (r,) + x.shape[dim + 1:]
         out = broadcast_to(unsqueeze(x, dim + 1), wide)
         return reshape(out, x.shape[:dim] + (x.shape[dim] * r,) + x.shape[dim + 1:])
     if counts.shape != (x.shape[dim],) or counts.dtype.kind not in "iu" or np.any(counts < 0):
-        raise ValueError(f"repeat_interleave: repeats must be one non-negative integer per "
+        raise ShapeError(f"repeat_interleave: repeats must be one non-negative integer per "
                          f"entry of dimension {dim} (size {x.shape[dim]}), got shape "
                          f"{list(counts.shape)} {counts.dtype}")
     return index_select(x, dim, np.repeat(np.arange(x.shape[dim]), counts))
@@ -575,7 +576,7 @@ def flip(x, dims=None, *, axis=None):
         raise TypeError("flip: say which dimensions to reverse (dims=...)")
     axes = _dims(dims, x.ndim, "flip")
     if len(set(axes)) != len(axes):
-        raise ValueError(f"flip: dims {dims} names the same dimension twice")
+        raise ShapeError(f"flip: dims {dims} names the same dimension twice")
     return apply(flip_p, x, axes=axes)
 
 
@@ -593,11 +594,11 @@ def roll(x, shifts, dims=None, *, axis=None):
     shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else _sizes((shifts,))
     if dims is None:
         if len(shifts) != 1:
-            raise ValueError(f"roll: {len(shifts)} shifts but no dims; give one dim per shift")
+            raise ShapeError(f"roll: {len(shifts)} shifts but no dims; give one dim per shift")
         return reshape(apply(roll_p, reshape(x, (-1,)), shifts=shifts, axes=(0,)), x.shape)
     axes = _dims(dims, x.ndim, "roll")
     if len(axes) != len(shifts):
-        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} dims; give one each")
+        raise ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} dims; give one each")
     return apply(roll_p, x, shifts=shifts, axes=axes)
 
 
@@ -620,7 +621,7 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
     with `value`), 'reflect', 'replicate' or 'circular'."""
     pad = _sizes((pad,))
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
-        raise ValueError(f"pad: the pad list {list(pad)} must hold (before, after) pairs, at "
+        raise ShapeError(f"pad: the pad list {list(pad)} must hold (before, after) pairs, at "
                          f"most one per dimension of the tensor of shape {list(x.shape)}")
     widths = [(0, 0)] * x.ndim
     for i in range(len(pad) // 2):
@@ -642,7 +643,7 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
         n = x.shape[d]
         limit = n - 1 if mode == "reflect" else n
         if mode != "replicate" and max(before, after) > limit or n == 0:
-            raise ValueError(f"pad: {mode} padding of ({before}, {after}) is too wide for "
+            raise ShapeError(f"pad: {mode} padding of ({before}, {after}) is too wide for "
                              f"dimension {d} of size {n} (at most {limit})")
         i = np.arange(-before, n + after)
         if mode == "reflect":
@@ -693,7 +694,7 @@ def meshgrid(*tensors, indexing="ij"):
     tensors = [as_tensor(x) for x in tensors]
     for i, x in enumerate(tensors):
         if x.ndim > 1:
-            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
+            raise ShapeError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
                              f"{list(x.shape)}; flatten it first")
     if len({x._data.dtype for x in tensors}) > 1:
         tensors = promote_all(*tensors)
@@ -714,7 +715,7 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     (`prepend`/`append` are joined to `x` along `dim` first; bool tensors use !=)."""
     dim = dim if axis is None else axis
     if x.ndim == 0:
-        raise ValueError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
+        raise ShapeError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     dim = _dim(dim, x.ndim, "diff")
@@ -732,6 +733,6 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
 def t(x):
     """The transpose of a matrix (a tensor of 0 or 1 dimensions is returned as it is)."""
     if x.ndim > 2:
-        raise ValueError(f"t: expects a tensor of at most 2 dimensions, got shape "
+        raise ShapeError(f"t: expects a tensor of at most 2 dimensions, got shape "
                          f"{list(x.shape)}; use transpose(x, dim0, dim1) or .mT for batches")
     return transpose(x, 0, 1) if x.ndim == 2 else x
