@@ -223,3 +223,102 @@ def test_linspace_with_tensor_ends_is_differentiable_in_both_modes():
     _, tangent = fg.func.jvp(lambda s: fg.linspace(s, 1.0, n), (fg.tensor(0.0),),
                              (fg.tensor(1.0),))
     np.testing.assert_allclose(tangent.numpy(), 1 - weights, rtol=1e-6)
+
+
+# --- einsum's sublist form ----------------------------------------------------------------------
+@pytest.mark.parametrize("sublists", [
+    ([0, 1], [1, 2], [0, 2]), ([0, 1], [1, 2]), ([Ellipsis, 1], [1, 2], [Ellipsis, 2]),
+    ([0, 1], [1, 0], []), ([51, 30], [30, 0], [0, 51]),
+])
+def test_einsum_sublist_form_matches_torch(sublists):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 2))
+    if sublists[1] == [1, 2]:
+        b = rng.standard_normal((3, 4))
+    results = []
+    for lib in (fg, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tensor(b, requires_grad=True)
+        args = [x, sublists[0], y, sublists[1]] + list(sublists[2:])
+        out = lib.einsum(*args)
+        out.sum().backward()
+        results.append([out.detach().numpy(), x.grad.numpy(), y.grad.numpy()])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_einsum_sublist_labels_out_of_range_are_refused():
+    with pytest.raises(ValueError, match=r"ints in \[0, 52\)"):
+        fg.einsum(fg.ones(2), [52])
+
+
+# --- pad with negative widths ----------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
+@pytest.mark.parametrize("widths", [(-1, 2), (2, -1), (-2, 3), (3, -2), (-1, -1), (-4, 1),
+                                    (-1, 2, 1, -1), (2, -2, -1, 1)])
+def test_pad_with_negative_widths_matches_torch(mode, widths):
+    import torch.nn.functional as TF
+    values = np.arange(20.0).reshape(1, 4, 5) ** 1.5
+    x = fg.tensor(values, requires_grad=True)
+    t = torch.tensor(values, requires_grad=True)
+    theirs = TF.pad(t, widths, mode=mode)
+    ours = fg.nn.functional.pad(x, widths, mode=mode)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    w = np.random.default_rng(0).standard_normal(tuple(theirs.shape))
+    (theirs * torch.tensor(w)).sum().backward()
+    (ours * fg.tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode,widths", [("reflect", (-3, -3)), ("replicate", (0, -5)),
+                                         ("reflect", (5, -1)), ("constant", (-3, -3))])
+def test_pad_that_leaves_nothing_or_reflects_too_far_is_refused_as_torch(mode, widths):
+    import torch.nn.functional as TF
+    with pytest.raises(RuntimeError):
+        TF.pad(torch.ones(1, 1, 5), widths, mode=mode)
+    with pytest.raises(RuntimeError, match="pad"):
+        fg.nn.functional.pad(fg.ones(1, 1, 5), widths, mode=mode)
+
+
+# --- view: dtypes and memory layout -----------------------------------------------------------------
+@pytest.mark.parametrize("source,target", [("float32", "int32"), ("float64", "int32"),
+                                           ("float64", "int64"), ("int64", "float32"),
+                                           ("int32", "float32"), ("float32", "float64")])
+def test_view_as_a_dtype_reinterprets_the_bytes_as_torch(source, target):
+    values = [[1.5, -2.0, 3.25, 0.0], [7.0, 1e-3, -1e3, 2.0]]
+    x = fg.tensor(values, dtype=getattr(fg, source))
+    t = torch.tensor(values, dtype=getattr(torch, source))
+    _same(x.view(getattr(fg, target)), t.view(getattr(torch, target)))
+
+
+def test_view_as_a_dtype_shares_memory():
+    x = fg.tensor([1.0, 2.0])
+    bits = x.view(fg.int32)
+    bits[0] = 0
+    assert x.tolist() == [0.0, 2.0]
+
+
+def test_view_of_a_transpose_that_needs_a_copy_is_refused_as_torch():
+    with pytest.raises(RuntimeError):
+        torch.ones(2, 3).t().view(6)
+    x = fg.ones(2, 3)
+    with pytest.raises(RuntimeError, match="reshape"):
+        x.t().view(6)
+    with pytest.raises(RuntimeError):
+        fg.ones(4, 6)[:, :3].view(12)
+    assert fg.ones(4, 6)[:, :3].view(2, 2, 3).shape == (2, 2, 3)  # torch allows this one
+    assert x.t().reshape(6).shape == (6,) and x.t().contiguous().view(6).shape == (6,)
+
+
+def test_writes_through_a_view_reach_the_base():
+    x = fg.zeros(2, 3)
+    x.view(6)[4] = 1.0
+    x[:, 1:].view(2, 2)[0, 0] = 2.0
+    assert x.tolist() == [[0.0, 2.0, 0.0], [0.0, 1.0, 0.0]]
+
+
+def test_contiguous_and_is_contiguous_follow_torch():
+    for lib in (fg, torch):
+        x = lib.ones(2, 3)
+        assert x.is_contiguous() and not x.t().is_contiguous()
+        assert x.t().contiguous().is_contiguous() and not x[:, ::2].is_contiguous()

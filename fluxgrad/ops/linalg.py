@@ -311,7 +311,11 @@ def einsum(equation, *operands):
     Subscripts are letters; '...' stands for broadcast leading dimensions; without
     '->' the output holds, in alphabetical order, the labels that appear once.
     A label repeated in one operand takes its diagonal ('ii->i', 'ii->').
+    Also the sublist form, einsum(x, [0, 1], y, [1, 2], [0, 2]): ints in [0, 52) for the
+    labels, Ellipsis for '...'.
     """
+    if not isinstance(equation, str):
+        equation, operands = _sublist_form((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     operands = [_as_tensor(x) for x in operands]
@@ -319,6 +323,27 @@ def einsum(equation, *operands):
         operands = promote_all(*operands)
     spec = _parse_einsum(equation, tuple(x.shape for x in operands))
     return apply(einsum_p, *operands, spec=spec)
+
+
+def _sublist_form(args):
+    """(equation, operands) for einsum(x, sublist, y, sublist, ..., [output sublist])."""
+    def letters(sublist):
+        out = []
+        for label in sublist:
+            if label is Ellipsis:
+                out.append("...")
+            elif isinstance(label, (int, np.integer)) and 0 <= label < 52:
+                out.append(string.ascii_letters[int(label)])
+            else:
+                raise ValueError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
+                                 f"got {label!r} in {list(sublist)}")
+        return "".join(out)
+    operands, terms = args[0::2], args[1::2]
+    if len(args) % 2:
+        operands, output = operands[:-1], "->" + letters(operands[-1])
+    else:
+        output = ""
+    return ",".join(letters(t) for t in terms) + output, operands
 
 
 @functools.lru_cache(maxsize=1024)

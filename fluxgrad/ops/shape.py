@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .._core import dtypes
 from .._core.dispatch import apply
 from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
@@ -61,7 +62,7 @@ reshape_p = linear("reshape", lambda x, *, shape: x.reshape(shape),
                    batch=_reshape_batch)
 
 
-@tensor_method("reshape", "view")
+@tensor_method("reshape")
 def reshape(x, *shape):
     """The same elements in a new shape (one entry may be -1)."""
     shape = _sizes(shape)
@@ -92,12 +93,71 @@ def _resolve(old, shape):
     return shape
 
 
-@tensor_method("view_as", "reshape_as")
+@tensor_method("view")
+def view(x, *shape):
+    """`x` in a new shape without copying (as `reshape`, but refused where the new shape can't
+    be laid over x's memory: a transposed or sliced tensor may need `reshape`, which copies);
+    `view(dtype)` reinterprets x's bytes as another dtype of the same or a dividing size,
+    scaling the last dimension (no gradient)."""
+    if len(shape) == 1 and _is_dtype(shape[0]):
+        return _view_as_dtype(x, dtypes.as_dtype(shape[0]))
+    if getattr(x, "_view", None) is not None:
+        try:
+            target = _resolve(x.shape, _sizes(shape))
+        except ValueError:
+            target = None  # reshape says what doesn't fit
+        if target is not None and not _fits_without_copy(x._data, target):
+            raise ShapeError(
+                f"view: shape {list(target)} can't be a view of this tensor of shape "
+                f"{list(x.shape)}, whose memory is laid out for another order of its "
+                "dimensions (it is a transpose or a slice); use reshape(...), which copies "
+                "where it must, or .contiguous().view(...)")
+    return reshape(x, *shape)
+
+
+def _fits_without_copy(data, shape):
+    try:
+        np.reshape(data, shape, copy=False)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_dtype(arg):
+    if isinstance(arg, (dtypes.DType, np.dtype)) or arg is float or arg is int or arg is bool:
+        return True
+    if isinstance(arg, str):
+        try:
+            dtypes.as_dtype(arg)
+            return True
+        except TypeError:
+            return False
+    return isinstance(arg, type) and issubclass(arg, np.generic)
+
+
+def _view_as_dtype(x, dtype):
+    if x._data.dtype == dtype.np:
+        return x
+    try:
+        data = x._data.view(dtype.np)
+    except ValueError as err:
+        raise ShapeError(f"view: can't reinterpret a {x.dtype} tensor of shape "
+                         f"{list(x.shape)} as {dtype}: the last dimension must be contiguous "
+                         f"and its size in bytes a multiple of {dtype.np.itemsize} ({err})"
+                         ) from None
+    return Tensor._make(data, version=x._version)
+
+
+@tensor_method("view_as")
 def view_as(x, other):
+    """`view(x, other.shape)`."""
+    return view(x, other.shape)
+
+
+@tensor_method("reshape_as")
+def reshape_as(x, other):
+    """`reshape(x, other.shape)`."""
     return reshape(x, other.shape)
-
-
-reshape_as = view_as
 
 
 @tensor_method("squeeze")
@@ -626,16 +686,22 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
     widths = [(0, 0)] * x.ndim
     for i in range(len(pad) // 2):
         widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    if any(b < 0 or a < 0 for b, a in widths):
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
+                         "'replicate' or 'circular'")
+    for d, ((before, after), n) in enumerate(zip(widths, x.shape)):
+        if n + before + after < (mode in ("reflect", "replicate")):
+            raise ShapeError(f"pad: padding of ({before}, {after}) leaves dimension {d} of size "
+                             f"{n} with {n + before + after} entries")
+    if mode in ("constant", "circular") and any(b < 0 or a < 0 for b, a in widths):
+        # these crop first; reflect and replicate count negative widths from the edges of
+        # the uncropped x, as PyTorch
         x = x[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(widths, x.shape))]
         widths = [(max(b, 0), max(a, 0)) for b, a in widths]
     if all(b == 0 and a == 0 for b, a in widths):
         return x
     if mode == "constant":
         return apply(pad_p, x, widths=tuple(widths), value=value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
-                         "'replicate' or 'circular'")
     from .indexing import index_select
     for d, (before, after) in enumerate(widths):
         if not before and not after:
@@ -667,10 +733,23 @@ def clone(x, *, memory_format=None):
     return apply(clone_p, x)
 
 
+contiguous_p = linear("contiguous", np.ascontiguousarray, lambda out_bar, x: out_bar,
+                      batch=broadcasting("contiguous"))
+
+
 @tensor_method("contiguous")
 def contiguous(x, memory_format=None):
-    """`x` itself: fluxgrad tensors need no layout change."""
-    return x
+    """`x` itself if its memory is laid out in row-major order, else a copy that is (so that
+    `view` can reshape it)."""
+    if x._data.flags.c_contiguous:
+        return x
+    return apply(contiguous_p, x)
+
+
+@tensor_method("is_contiguous")
+def is_contiguous(x, memory_format=None):
+    """Whether x's memory is laid out in row-major order (what `view` needs)."""
+    return bool(x._data.flags.c_contiguous)
 
 
 def assign(x, output=None):

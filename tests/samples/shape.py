@@ -196,6 +196,10 @@ def _misc_samples():
         Sample("slice", lambda x: x.select(-1, 2), [normal(2, 4)], lambda x: x.select(-1, 2)),
         Sample("reshape", lambda x: x.contiguous().reshape(-1), [normal(2, 2)],
                lambda x: x.contiguous().reshape(-1)),
+        Sample("contiguous", lambda x: x.t().contiguous(), [normal(3, 4)],
+               lambda x: x.t().contiguous()),
+        Sample("contiguous", lambda x: x[:, ::2].contiguous().view(-1), [normal(3, 4)],
+               lambda x: x[:, ::2].contiguous().view(-1)),
     ]
 
 
