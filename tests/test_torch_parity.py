@@ -322,3 +322,74 @@ def test_contiguous_and_is_contiguous_follow_torch():
         x = lib.ones(2, 3)
         assert x.is_contiguous() and not x.t().is_contiguous()
         assert x.t().contiguous().is_contiguous() and not x[:, ::2].is_contiguous()
+
+
+# --- new ops: edge cases the registry samples don't reach ---------------------------------------
+def test_copysign_takes_the_sign_bit_of_zeros_as_torch():
+    x = [0.0, -0.0, 1.5, -2.0, 3.0]
+    y = [-1.0, 1.0, -0.0, 0.0, -np.inf]
+    ours = fg.copysign(fg.tensor(x, requires_grad=True), fg.tensor(y))
+    theirs = torch.copysign(torch.tensor(x), torch.tensor(y))
+    _same(ours.detach(), theirs)
+    assert np.array_equal(np.signbit(ours.detach().numpy()), np.signbit(theirs.numpy()))
+    _same(fg.copysign(fg.tensor([1, 2]), -1), torch.copysign(torch.tensor([1, 2]), -1))
+
+
+def test_sinc_at_zero_is_one_with_zero_gradient():
+    x = fg.tensor([0.0, 0.5], requires_grad=True)
+    fg.sinc(x).sum().backward()
+    t = torch.tensor([0.0, 0.5], requires_grad=True)
+    torch.sinc(t).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-6)
+    assert fg.sinc(fg.tensor([0, 1])).dtype == fg.float32
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_running_extrema_take_the_latest_index_on_ties_as_torch(name):
+    values = [1, 3, 3, 2, 5, 5, 0]
+    ours = getattr(fg, name)(fg.tensor(values), 0)
+    theirs = getattr(torch, name)(torch.tensor(values), 0)
+    _same(ours.values, theirs.values)
+    _same(ours.indices, theirs.indices)
+    ours, theirs = getattr(fg.tensor(2.5), name)(0), getattr(torch.tensor(2.5), name)(0)
+    assert ours.values.item() == theirs.values.item() and ours.indices.item() == 0
+
+
+def test_logcumsumexp_of_extreme_values_matches_torch():
+    values = [[-1000.0, 0.0, 1000.0, -np.inf, 5.0], [-np.inf, -np.inf, 1.0, 700.0, -700.0]]
+    x = fg.tensor(values, dtype=fg.float64, requires_grad=True)
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    ours, theirs = fg.logcumsumexp(x, 1), torch.logcumsumexp(t, 1)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12)
+    w = [[1.0, -2.0, 0.5, 3.0, -1.0], [2.0, 1.0, -1.0, 0.5, 4.0]]
+    ours.backward(fg.tensor(w, dtype=fg.float64))
+    theirs.backward(torch.tensor(w, dtype=torch.float64))
+    # where every entry so far is -inf (masked), torch's gradient is nan; fluxgrad's is 0, so
+    # that masking with -inf doesn't poison the gradients (a deliberate difference)
+    masked = np.isnan(t.grad.numpy())
+    assert masked.tolist() == [[False] * 5, [True, True, False, False, False]]
+    assert np.all(x.grad.numpy()[masked] == 0)
+    np.testing.assert_allclose(x.grad.numpy()[~masked], t.grad.numpy()[~masked], rtol=1e-12)
+    assert fg.logcumsumexp(fg.tensor(0.5), 0).item() == 0.5
+
+
+def test_logcumsumexp_refuses_integers_as_torch():
+    with pytest.raises(NotImplementedError):
+        torch.logcumsumexp(torch.tensor([1, 2]), 0)
+    with pytest.raises(NotImplementedError, match="float"):
+        fg.logcumsumexp(fg.tensor([1, 2]), 0)
+
+
+@pytest.mark.parametrize("args", [(0, 7, 1), (0, 2, 0), (0, -1, 1)])
+def test_unfold_with_windows_that_dont_fit_is_refused_as_torch(args):
+    with pytest.raises(RuntimeError):
+        torch.arange(6.0).unfold(*args)
+    with pytest.raises(RuntimeError, match="unfold"):
+        fg.arange(6.0).unfold(*args)
+
+
+def test_gradient_with_too_few_samples_is_refused_as_torch():
+    with pytest.raises(RuntimeError):
+        torch.gradient(torch.ones(2), edge_order=2)
+    with pytest.raises(RuntimeError, match="edge_order"):
+        fg.gradient(fg.ones(2), edge_order=2)

@@ -25,6 +25,7 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
+__all__ += ["Softmin"]
 
 
 def _empty(*shape):
@@ -597,6 +598,11 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, x):
         return _ops.log_softmax(x, self.dim)
+
+
+class Softmin(Softmax):
+    def forward(self, x):
+        return _ops.softmin(x, self.dim)
 
 
 class PReLU(Module):

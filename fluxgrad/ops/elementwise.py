@@ -33,7 +33,8 @@ __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "
            "floor_mod", "isnan", "isinf", "isfinite", "floor_divide", "remainder", "fmod",
            "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
            "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "sub", "mul",
-           "div", "true_divide", "neg", "isclose", "allclose", "nan_to_num"]
+           "div", "true_divide", "neg", "isclose", "allclose", "nan_to_num", "signbit", "copysign",
+           "rad2deg", "deg2rad", "sinc"]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -445,7 +446,9 @@ def _predicate(np_fn, name):
 
 
 logical_not = _predicate(np.logical_not, "logical_not")
+signbit = _predicate(np.signbit, "signbit")
 logical_not.__doc__ = "Elementwise not, a bool tensor."
+signbit.__doc__ = "Where the sign bit of x is set (negative numbers and -0.0), a bool tensor."
 isnan = _predicate(np.isnan, "isnan")
 isinf = _predicate(np.isinf, "isinf")
 isfinite = _predicate(np.isfinite, "isfinite")
@@ -787,3 +790,35 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     neginf = float(info.min) if neginf is None else neginf
     out = where(isnan(x), nan, x)
     return where(equal(x, math.inf), posinf, where(equal(x, -math.inf), neginf, out))
+
+
+# --- composites: signs, angles, sinc -----------------------------------------------------------
+@tensor_method("copysign")
+def copysign(x, y):
+    """|x| with the sign of y (its sign bit: -0.0 counts as negative); a floating result.
+    The gradient in x is sign(x) times y's sign (0 where x is 0), none in y, as PyTorch."""
+    x, y = promote(x, y)
+    x = float_result(x if isinstance(x, Tensor) else Tensor(x))
+    negative_y = signbit(y) if isinstance(y, Tensor) else math.copysign(1.0, y) < 0
+    return where(negative_y, -abs(x), abs(x))
+
+
+@tensor_method("rad2deg")
+def rad2deg(x):
+    """Radians to degrees."""
+    return float_result(x) * (180.0 / math.pi)
+
+
+@tensor_method("deg2rad")
+def deg2rad(x):
+    """Degrees to radians."""
+    return float_result(x) * (math.pi / 180.0)
+
+
+@tensor_method("sinc")
+def sinc(x):
+    """The normalized sinc, sin(pi x) / (pi x), and 1 at 0 (where its gradient is 0)."""
+    x = float_result(x)
+    zero = x == 0
+    px = where(zero, 1.0, x) * math.pi  # no 0 / 0 in the branch that zero doesn't take
+    return where(zero, 1.0, sin(px) / px)

@@ -23,7 +23,8 @@ __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand
            "unflatten", "permute", "transpose", "swapaxes", "swapdims", "moveaxis", "movedim",
            "concat", "cat", "concatenate", "stack", "split", "chunk", "unbind", "unstack",
            "narrow", "select", "tile", "repeat", "repeat_interleave", "flip", "roll", "pad",
-           "clone", "contiguous", "assign", "meshgrid", "diff", "t"]
+           "clone", "contiguous", "assign", "meshgrid", "diff", "t", "flipud", "fliplr", "rot90",
+           "ravel", "gradient"]
 
 
 def _dim(d, ndim, op, extra=0):
@@ -640,6 +641,70 @@ def flip(x, dims=None, *, axis=None):
     return apply(flip_p, x, axes=axes)
 
 
+@tensor_method("flipud")
+def flipud(x):
+    """`x` upside down: its first dimension reversed."""
+    if x.ndim < 1:
+        raise ShapeError("flipud: expects a tensor of at least 1 dimension, got a 0-d tensor")
+    return flip(x, 0)
+
+
+@tensor_method("fliplr")
+def fliplr(x):
+    """`x` mirrored left to right: its second dimension reversed."""
+    if x.ndim < 2:
+        raise ShapeError(f"fliplr: expects a tensor of at least 2 dimensions, got shape "
+                         f"{list(x.shape)}")
+    return flip(x, 1)
+
+
+@tensor_method("rot90")
+def rot90(x, k=1, dims=(0, 1)):
+    """`x` rotated by 90 degrees k times in the plane of `dims`, from the first towards the
+    second."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise ShapeError(f"rot90: dims must name 2 dimensions, got {list(dims)}")
+    a, b = _dims(dims, x.ndim, "rot90")
+    if a == b:
+        raise ShapeError(f"rot90: dims must differ, got {list(dims)}")
+    k = int(k) % 4
+    if k == 1:
+        return swapaxes(flip(x, b), a, b)
+    if k == 2:
+        return flip(x, (a, b))
+    if k == 3:
+        return swapaxes(flip(x, a), a, b)
+    return clone(x)
+
+
+@tensor_method("ravel")
+def ravel(x):
+    """The elements of `x` in one dimension."""
+    return reshape(x, -1)
+
+
+@tensor_method("unfold")
+def unfold(x, dimension, size, step):
+    """Every window of `size` entries along `dimension`, `step` apart: that dimension becomes
+    the number of windows and a new last dimension of `size` holds each window (a copy;
+    gradients add up where windows overlap)."""
+    from .indexing import index_select
+    d = _dim(dimension, x.ndim, "unfold")
+    n = x.shape[d] if x.ndim else 1
+    if step <= 0 or size < 0 or size > n:
+        raise ShapeError(f"unfold: windows of size {size} with step {step} don't fit dimension "
+                         f"{dimension} of size {n}; the size must be at most {n} and the step "
+                         "positive")
+    if not x.ndim:
+        return reshape(x, (size,))
+    count = (n - size) // step + 1
+    index = (np.arange(count)[:, None] * step + np.arange(size)).reshape(-1)
+    windows = index_select(x, d, index)
+    windows = reshape(windows, x.shape[:d] + (count, size) + x.shape[d + 1:])
+    return moveaxis(windows, d + 1, -1)
+
+
 roll_p = linear("roll", lambda x, *, shifts, axes: np.roll(x, shifts, axes),
                 lambda out_bar, x, *, shifts, axes: apply(
                     roll_p, out_bar, shifts=tuple(-s for s in shifts), axes=axes),
@@ -806,6 +871,57 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
         hi, lo = narrow(x, dim, x.shape[dim] - m, m), narrow(x, dim, 0, m)
         x = hi != lo if x._data.dtype == np.bool_ else hi - lo
     return x
+
+
+def gradient(x, *, spacing=1, dim=None, edge_order=1):
+    """PyTorch's torch.gradient: estimates of the derivative of the samples `x` along each of
+    `dim` (an int, a list, or None for all), by central differences inside and one-sided
+    differences of order `edge_order` (1 or 2) at the ends. `spacing`: one step for every
+    dimension, one per dimension, or the coordinates of the samples (1-d, one per dimension).
+    Returns a tuple with one tensor per dimension."""
+    from ._family import float_result
+    if edge_order not in (1, 2):
+        raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+    x = float_result(as_tensor(x))
+    dims = range(x.ndim) if dim is None else _dims(dim, x.ndim, "gradient")
+    dims = tuple(dims)
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) != len(dims):
+        raise ValueError(f"gradient: {len(steps)} spacings for {len(dims)} dimensions; give "
+                         "one, or one per dimension")
+    return tuple(_gradient_along(x, d, step, edge_order) for d, step in zip(dims, steps))
+
+
+def _gradient_along(x, d, step, edge_order):
+    n = x.shape[d]
+    if n < edge_order + 1:
+        raise ShapeError(f"gradient: dimension {d} has {n} samples; edge_order={edge_order} "
+                         f"needs at least {edge_order + 1}")
+    step = step.numpy() if isinstance(step, Tensor) else np.asarray(step, np.float64)
+    coords = np.arange(n) * step if step.ndim == 0 else step.astype(np.float64)
+    if coords.shape != (n,):
+        raise ShapeError(f"gradient: {coords.size} coordinates for dimension {d} of size {n}")
+    dx = np.diff(coords)
+
+    def term(coefficient, start, length):
+        shape = (length,) + (1,) * (x.ndim - 1 - d)
+        return narrow(x, d, start, length) * Tensor(
+            np.broadcast_to(coefficient, (length,)).reshape(shape).astype(x._data.dtype))
+    # interior: the second-order central difference of unevenly spaced samples
+    h1, h2 = dx[:-1], dx[1:]
+    inner = (term(-h2 / (h1 * (h1 + h2)), 0, n - 2) + term((h2 - h1) / (h1 * h2), 1, n - 2)
+             + term(h1 / (h2 * (h1 + h2)), 2, n - 2))
+    if edge_order == 1:
+        first = term(-1 / dx[0], 0, 1) + term(1 / dx[0], 1, 1)
+        last = term(-1 / dx[-1], n - 2, 1) + term(1 / dx[-1], n - 1, 1)
+    else:
+        a, b = dx[0], dx[1]
+        first = (term(-(2 * a + b) / (a * (a + b)), 0, 1) + term((a + b) / (a * b), 1, 1)
+                 + term(-a / (b * (a + b)), 2, 1))
+        a, b = dx[-2], dx[-1]
+        last = (term(b / (a * (a + b)), n - 3, 1) + term(-(a + b) / (a * b), n - 2, 1)
+                + term((2 * b + a) / (b * (a + b)), n - 1, 1))
+    return concat([first, inner, last], d)
 
 
 @tensor_method("t")

@@ -394,3 +394,21 @@ def _torch_rounded(name):
 
 
 SAMPLES += _comparison_samples()
+
+
+def _sign_and_angle_samples():
+    """copysign (signs of y, zeros included), degree conversions, sinc (away from 0)."""
+    x = away_from(normal(3, 4, seed=13), [0.0])
+    y = np.array([1.0, -1.0, 2.5, -0.5] * 3).reshape(3, 4)  # FD must not cross a sign change
+    return [
+        Sample("where", fg.copysign, [x, y], lambda a, b: __import__("torch").copysign(a, b)),
+        Sample("where", lambda a: fg.copysign(a, -2.0), [x],
+               lambda a: __import__("torch").copysign(a, -2.0)),
+        Sample("mul", fg.rad2deg, [x], _torch("rad2deg")),
+        Sample("mul", fg.deg2rad, [x], _torch("deg2rad")),
+        Sample("where", fg.sinc, [x], _torch("sinc")),
+        Sample("signbit", fg.signbit, [np.array([1.0, -1.0, 0.0, -0.0])], _torch("signbit")),
+    ]
+
+
+SAMPLES += _sign_and_angle_samples()
