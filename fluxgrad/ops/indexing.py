@@ -21,7 +21,8 @@ import numpy as np
 
 from .._core.batching import BatchedTensor, move_dim
 from .._core.dispatch import apply
-from .._core.errors import DTypeError, IndexOutOfRange, ShapeError, ShapeIndexError
+from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
+                            ShapeIndexError)
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
@@ -34,7 +35,7 @@ from .shape import _dim, broadcast_tensors, moveaxis, reshape
 __all__ = ["getitem", "setitem", "index_put", "index_put_", "gather", "scatter", "scatter_",
            "scatter_add", "scatter_add_", "index_select", "index_add", "index_add_",
            "take_along_axis", "take_along_dim", "take", "masked_fill", "masked_fill_",
-           "masked_select", "nonzero"]
+           "masked_select", "nonzero", "scatter_reduce"]
 
 ARRAY = "array"  # stands in the static index for the next index array
 
@@ -536,8 +537,11 @@ def scatter(x, dim, index, src=None, *, value=None, reduce=None, overwrite=True)
         return _paddle_scatter(x, dim, index, overwrite if src is None else src)
     if src is None:
         src = value
+    if reduce == "multiply":
+        return scatter_reduce(x, dim, index, _src_like(x, index, src), "prod")
     if reduce not in (None, "add", "sum"):
-        raise ValueError(f"scatter: reduce={reduce!r} is not supported; use None or 'add'")
+        raise ArgumentError(f"scatter: reduce={reduce!r} is not supported; use None, 'add' or "
+                            "'multiply' (scatter_reduce has more)")
     static, arrays, src = _scatter(x, dim, index, src, reduce is not None, "scatter")
     return apply(index_put_p, x, _value_for(x, src), *arrays, index=static,
                  accumulate=reduce is not None)
@@ -549,6 +553,76 @@ def _paddle_scatter(x, index, updates, overwrite):
         return index_put(x, (arrays[0],), updates)
     cleared = apply(index_put_p, x, 0.0, *arrays, index=(ARRAY,), accumulate=False)
     return index_put(cleared, (arrays[0],), updates, accumulate=True)
+
+
+def _src_like(x, index, src):
+    """A number given as scatter's src, as a tensor of the index's shape."""
+    if isinstance(src, Tensor):
+        return src
+    shape = np.shape(getattr(index, "_data", index))
+    return Tensor(np.full(shape, src, x._data.dtype))
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _identity(reduce, dtype):
+    """The value an empty slot holds for `reduce`: what it leaves the others as."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    low, high = (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min,
+                                                             np.iinfo(dtype).max)
+    return low if reduce == "amax" else high
+
+
+@tensor_method("scatter_reduce")
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
+    """A copy of x where each x[i][index[i][j]] (for dim=1) becomes the `reduce` ('sum',
+    'prod', 'mean', 'amax' or 'amin') of the src[i][j] sent to it, and of its own value if
+    `include_self`; entries nothing is sent to keep their value.
+
+    Each entry something is sent to gathers its values in a row of a table (padded with the
+    reduction's identity) that the reduction (`sum`, `prod`, `amax`, ...) reduces, so the
+    gradients are those of the reductions: exact with zeros for prod, split evenly between
+    tied extrema, to any order."""
+    from .reduce import amax, amin, prod, sum
+    from .shape import concat
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch takes these too
+    if reduce not in _REDUCTIONS:
+        raise ArgumentError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
+                            f"got {reduce!r}")
+    static, arrays, src = _scatter(x, dim, index, src, True, "scatter_reduce")
+    if any(type(a) is BatchedTensor for a in arrays):
+        raise NotImplementedError("vmap: scatter_reduce with an index that differs between the "
+                                  "examples of the batch is not supported")
+    src = _value_for(x, _src_like(x, index, src))
+    grids = list(np.broadcast_arrays(*arrays))
+    if not grids[0].size:
+        return x
+    grids[dim] = grids[dim] % x.shape[dim]
+    targets = np.ravel_multi_index(grids, x.shape).reshape(-1)
+    rows, row = np.unique(targets, return_inverse=True)  # the entries sent to, each one's row
+    order = np.argsort(row, kind="stable")
+    counts = np.bincount(row)
+    slot = np.empty_like(row)
+    slot[order] = np.arange(row.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    table = Tensor._make(np.full((rows.size, counts.max()), _identity(reduce, x._data.dtype),
+                                 x._data.dtype))
+    table = apply(index_put_p, table, reshape(src, (-1,)), row, slot, index=(ARRAY, ARRAY),
+                  accumulate=False)
+    flat = reshape(x, (-1,))
+    if include_self:
+        table = concat([reshape(_take(flat, [rows], (ARRAY,)), (-1, 1)), table], 1)
+        counts = counts + 1
+    if reduce == "mean":
+        total = sum(table, 1).to(x.dtype)
+        reduced = total / Tensor(counts) if x.is_floating_point() else total // Tensor(counts)
+    else:
+        reduced = {"sum": sum, "prod": prod, "amax": amax, "amin": amin}[reduce](table, 1)
+    out = apply(index_put_p, flat, reduced.to(x.dtype), rows, index=(ARRAY,), accumulate=False)
+    return reshape(out, x.shape)
 
 
 @tensor_method("scatter_add")
@@ -563,8 +637,15 @@ def scatter_add(x, dim, index, src):
 def scatter_(x, dim, index, src=None, *, value=None, reduce=None):
     if src is None:
         src = value
+    if reduce == "multiply":
+        if not _tracked(x, src):
+            np.copyto(x._data, scatter(x, dim, index, src, reduce="multiply")._data)
+            x._version[0] += 1
+            return x
+        return _rebase(x, scatter(_before(x), dim, index, src, reduce="multiply"))
     if reduce not in (None, "add", "sum"):
-        raise ValueError(f"scatter_: reduce={reduce!r} is not supported; use None or 'add'")
+        raise ArgumentError(f"scatter_: reduce={reduce!r} is not supported; use None, 'add' "
+                            "or 'multiply'")
     static, arrays, src = _scatter(x, dim, index, src, reduce is not None, "scatter_")
     return _put(x, static, arrays, src, reduce is not None)
 
