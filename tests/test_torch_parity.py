@@ -451,3 +451,42 @@ def test_scatter_reduce_refuses_an_unknown_reduction_as_torch():
         fg.zeros(3).scatter_reduce(0, fg.tensor([0]), fg.ones(1), "maximum")
     _same(fg.zeros(3).scatter_reduce(0, fg.tensor([0]), fg.ones(1), "max"),
           torch.zeros(3).scatter_reduce(0, torch.tensor([0]), torch.ones(1), "max"))
+
+
+# --- interpolate / Upsample ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs", [
+    {"size": (8, 9)}, {"scale_factor": 1.5}, {"scale_factor": (2, 0.5), "mode": "bilinear"},
+    {"size": (3, 11), "mode": "bilinear", "align_corners": True},
+    {"size": (4, 4), "mode": "bilinear"}, {"scale_factor": 2.3, "mode": "nearest-exact"},
+    {"size": (2, 3), "mode": "area"},
+    {"scale_factor": 1.7, "mode": "bilinear", "recompute_scale_factor": True},
+])
+def test_interpolate_matches_torch_in_float32(kwargs):
+    import torch.nn.functional as TF
+    values = np.random.default_rng(0).standard_normal((2, 3, 5, 7)).astype(np.float32)
+    ours = fg.nn.functional.interpolate(fg.tensor(values), **kwargs)
+    theirs = TF.interpolate(torch.tensor(values), **kwargs)
+    assert ours.dtype == fg.float32 and ours.shape == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_upsample_modules_match_torch():
+    values = np.random.default_rng(1).standard_normal((1, 2, 3, 4))
+    for ours, theirs in [(fg.nn.Upsample(scale_factor=2), torch.nn.Upsample(scale_factor=2)),
+                         (fg.nn.Upsample(size=(5, 5), mode="bilinear"),
+                          torch.nn.Upsample(size=(5, 5), mode="bilinear")),
+                         (fg.nn.UpsamplingBilinear2d(scale_factor=2),
+                          torch.nn.UpsamplingBilinear2d(scale_factor=2)),
+                         (fg.nn.UpsamplingNearest2d(size=6), torch.nn.UpsamplingNearest2d(size=6))]:
+        np.testing.assert_allclose(ours(fg.tensor(values)).numpy(),
+                                   theirs(torch.tensor(values)).numpy(), rtol=1e-12)
+        assert repr(ours) == repr(theirs)
+
+
+def test_interpolate_refuses_what_it_cannot_do():
+    with pytest.raises(NotImplementedError, match="bicubic"):
+        fg.nn.functional.interpolate(fg.ones(1, 1, 2, 2), scale_factor=2, mode="bicubic")
+    with pytest.raises(ValueError, match="exactly one"):
+        fg.nn.functional.interpolate(fg.ones(1, 1, 2, 2))
+    with pytest.raises(ValueError, match="bilinear"):
+        fg.nn.functional.interpolate(fg.ones(1, 2, 2), scale_factor=2, mode="bilinear")

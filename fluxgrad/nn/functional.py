@@ -30,7 +30,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
            "embedding", "one_hot", "normalize", "mse_loss", "l1_loss", "smooth_l1_loss",
            "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity"]
-__all__ += ["softmin"]
+__all__ += ["softmin", "interpolate"]
 
 
 def logsigmoid(x):
@@ -443,3 +443,93 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return _ops.sum(loss) / (x.shape[0] if x.ndim else 1)
     return _reduce(loss, reduction, "kl_div")
+
+
+# --- resizing -------------------------------------------------------------------------------
+_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dimensions of an [N, C, ...] tensor (1 to 3 of them) as PyTorch's
+    F.interpolate: `size` or `scale_factor` (one, or one per dimension); `mode` 'nearest',
+    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' (`align_corners`), or 'area'.
+    Each spatial dimension is resized on its own, by gathering (and blending) entries, so
+    gradients flow back to the entries that were read."""
+    from ..ops.indexing import index_select
+    x = _tensor(input)
+    spatial = x.ndim - 2
+    if not 1 <= spatial <= 3:
+        raise ValueError(f"interpolate: expects a 3-d, 4-d or 5-d input [N, C, ...], got shape "
+                         f"{list(x.shape)}")
+    modes = ("nearest", "nearest-exact", "area") + tuple(_LINEAR_MODES)
+    if mode not in modes:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
+                                  f"{', '.join(modes)}")
+    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != x.ndim:
+        raise ValueError(f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode]}-d input, "
+                         f"got shape {list(x.shape)}")
+    if align_corners is not None and mode not in _LINEAR_MODES:
+        raise ValueError(f"interpolate: align_corners only applies to the linear modes, not "
+                         f"{mode!r}")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    sizes, scales = _output_sizes(x.shape[2:], size, scale_factor, recompute_scale_factor)
+    if mode == "area":
+        pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d}.get(spatial)
+        if pool is None:
+            raise NotImplementedError("interpolate: mode 'area' supports 3-d and 4-d inputs")
+        return pool(x, sizes if spatial > 1 else sizes[0])
+    if not x.is_floating_point():
+        x = x.float()
+    for k, (n_in, n_out, scale) in enumerate(zip(x.shape[2:], sizes, scales)):
+        axis = 2 + k
+        trailing = (1,) * (x.ndim - axis - 1)
+        if mode.startswith("nearest"):
+            x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
+            continue
+        low, high, weight = _linear_weights(n_in, n_out, scale, bool(align_corners))
+        weight = _const(weight.reshape((n_out,) + trailing), x)
+        x = index_select(x, axis, low) * (1 - weight) + index_select(x, axis, high) * weight
+    return x
+
+
+def _output_sizes(shape, size, scale_factor, recompute):
+    """The output sizes and the scales (input over output) the source coordinates use."""
+    n = len(shape)
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if size is not None:
+        sizes = tuple(int(s) for s in (size if isinstance(size, (tuple, list)) else [size] * n))
+        if len(sizes) != n:
+            raise ValueError(f"interpolate: size {list(sizes)} for {n} spatial dimensions")
+        return sizes, tuple(i / o for i, o in zip(shape, sizes))
+    factors = tuple(float(f) for f in (scale_factor if isinstance(scale_factor, (tuple, list))
+                                       else [scale_factor] * n))
+    if len(factors) != n:
+        raise ValueError(f"interpolate: scale_factor {list(factors)} for {n} spatial dimensions")
+    sizes = tuple(int(np.floor(i * f)) for i, f in zip(shape, factors))
+    if recompute:
+        return sizes, tuple(i / o for i, o in zip(shape, sizes))
+    return sizes, tuple(1 / f for f in factors)
+
+
+def _nearest_index(n_in, n_out, scale, legacy):
+    # PyTorch computes these in float32: floor(i * scale), or floor((i + 0.5) * scale) for
+    # 'nearest-exact'
+    i = np.arange(n_out, dtype=np.float32)
+    src = np.floor(i * np.float32(scale) if legacy else (i + np.float32(0.5)) * np.float32(scale))
+    return np.minimum(src.astype(np.int64), n_in - 1)
+
+
+def _linear_weights(n_in, n_out, scale, align_corners):
+    """For each output entry: the two input entries it lies between and the weight of the
+    second."""
+    i = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = np.maximum(scale * (i + 0.5) - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    high = np.minimum(low + 1, n_in - 1)
+    return low, high, src - low

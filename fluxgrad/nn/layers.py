@@ -25,7 +25,7 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
-__all__ += ["Softmin"]
+__all__ += ["Softmin", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 def _empty(*shape):
@@ -603,6 +603,39 @@ class LogSoftmax(Softmax):
 class Softmin(Softmax):
     def forward(self, x):
         return _ops.softmin(x, self.dim)
+
+
+class Upsample(Module):
+    """Resizes its input with F.interpolate (the same arguments)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size = size
+        self.scale_factor = (float(scale_factor) if isinstance(scale_factor, (int, float))
+                             else scale_factor)
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+    def extra_repr(self):
+        what = (f"scale_factor={self.scale_factor!r}" if self.size is None
+                else f"size={self.size!r}")
+        return f"{what}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class PReLU(Module):

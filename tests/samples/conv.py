@@ -131,3 +131,24 @@ def _pool_transpose_samples():
 
 
 SAMPLES += _pool_transpose_samples()
+
+
+def _interpolate_samples():
+    """F.interpolate: gathers (nearest) and blends of two gathers (linear) per dimension."""
+    def both(**kwargs):
+        return (lambda x: fg.nn.functional.interpolate(x, **kwargs),
+                lambda x: __import__("torch").nn.functional.interpolate(x, **kwargs))
+    cases = [({"size": (5, 7)}, (1, 2, 3, 4)), ({"scale_factor": 1.5}, (1, 2, 3, 4)),
+             ({"scale_factor": (2, 0.5), "mode": "bilinear"}, (2, 1, 3, 4)),
+             ({"size": (4, 5), "mode": "bilinear", "align_corners": True}, (1, 2, 3, 3)),
+             ({"size": 6, "mode": "linear"}, (2, 2, 4)),
+             ({"scale_factor": 2, "mode": "trilinear"}, (1, 1, 2, 3, 2)),
+             ({"scale_factor": 1.7, "mode": "nearest-exact"}, (1, 1, 3, 5))]
+    samples = []
+    for kwargs, shape in cases:
+        ours, theirs = both(**kwargs)
+        samples.append(Sample("index", ours, [normal(*shape, seed=30)], theirs))
+    return samples
+
+
+SAMPLES += _interpolate_samples()
