@@ -490,3 +490,40 @@ def test_interpolate_refuses_what_it_cannot_do():
         fg.nn.functional.interpolate(fg.ones(1, 1, 2, 2))
     with pytest.raises(ValueError, match="bilinear"):
         fg.nn.functional.interpolate(fg.ones(1, 2, 2), scale_factor=2, mode="bilinear")
+
+
+# --- pooling: ceil_mode, indices, unpooling ----------------------------------------------------------
+@pytest.mark.parametrize("geometry", [(3, 2, 0), (3, 2, 1), (2, 3, 0), (4, 3, 2),
+                                      ((3, 2), (2, 3), (1, 0))])
+def test_pooling_with_ceil_mode_matches_torch(geometry):
+    import torch.nn.functional as TF
+    values = np.random.default_rng(0).standard_normal((2, 3, 7, 8)).astype(np.float32)
+    for count_include_pad in (True, False):
+        _close(fg.nn.functional.avg_pool2d(fg.tensor(values), *geometry, ceil_mode=True,
+                                           count_include_pad=count_include_pad),
+               TF.avg_pool2d(torch.tensor(values), *geometry, ceil_mode=True,
+                             count_include_pad=count_include_pad))
+    _close(fg.nn.functional.avg_pool2d(fg.tensor(values), *geometry, ceil_mode=True,
+                                       divisor_override=5),
+           TF.avg_pool2d(torch.tensor(values), *geometry, ceil_mode=True, divisor_override=5))
+    ours, ours_indices = fg.nn.functional.max_pool2d(fg.tensor(values), *geometry,
+                                                     ceil_mode=True, return_indices=True)
+    theirs, their_indices = TF.max_pool2d(torch.tensor(values), *geometry, ceil_mode=True,
+                                          return_indices=True)
+    _close(ours, theirs)
+    _same(ours_indices, their_indices)
+
+
+def _close(ours, theirs):
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_max_unpool_inverts_max_pool_as_torch():
+    values = np.random.default_rng(2).standard_normal((1, 2, 6, 7))
+    pooled, indices = fg.nn.MaxPool2d(2, return_indices=True)(fg.tensor(values))
+    t_pooled, t_indices = torch.nn.MaxPool2d(2, return_indices=True)(torch.tensor(values))
+    _close(fg.nn.MaxUnpool2d(2)(pooled, indices, output_size=(6, 7)),
+           torch.nn.MaxUnpool2d(2)(t_pooled, t_indices, output_size=(6, 7)))
+    with pytest.raises(IndexError):
+        fg.nn.functional.max_unpool2d(pooled, indices + 100, 2)

@@ -25,7 +25,7 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
-__all__ += ["Softmin", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ += ["Softmin", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 def _empty(*shape):
@@ -404,10 +404,11 @@ class MaxPool2d(Module):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.dilation, self.ceil_mode = dilation, ceil_mode
+        self.return_indices = return_indices
 
     def forward(self, x):
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode)
+                            self.ceil_mode, self.return_indices)
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
@@ -603,6 +604,22 @@ class LogSoftmax(Softmax):
 class Softmin(Softmax):
     def forward(self, x):
         return _ops.softmin(x, self.dim)
+
+
+class MaxUnpool2d(Module):
+    """The inverse of MaxPool2d(return_indices=True) (see F.max_unpool2d)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def forward(self, x, indices, output_size=None):
+        return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
 
 
 class Upsample(Module):

@@ -18,7 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import ShapeError
+from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
@@ -26,7 +26,7 @@ from .shape import broadcast_to, reshape
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d"]
+           "adaptive_avg_pool2d", "max_unpool2d"]
 
 
 # --- array helpers (impl only) ----------------------------------------------------------
@@ -577,13 +577,48 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
 @tensor_method("max_pool2d")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """Maximum over kH x kW windows of `input` [N, C, H, W] (padding counts as -inf)."""
-    if return_indices:
-        raise NotImplementedError("max_pool2d: return_indices=True is not supported")
+    """Maximum over kH x kW windows of `input` [N, C, H, W] (padding counts as -inf); with
+    `return_indices`, also where each maximum is (its flat index into H x W, as PyTorch)."""
     x = _check_input(input, 4, "max_pool2d")
     kernel, stride, pads, dilation = _pool_args(x, kernel_size, stride, padding, "max_pool2d",
                                                 dilation, ceil_mode)
-    return apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads, dilation=dilation)[0]
+    out, argmax = apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+                        dilation=dilation)
+    if not return_indices:
+        return out
+    oh, ow = out.shape[2:]
+    k = argmax._data.astype(np.int64)
+    h = np.arange(oh)[:, None] * stride[0] - pads[0] + (k // kernel[1]) * dilation[0]
+    w = np.arange(ow)[None, :] * stride[1] - pads[2] + (k % kernel[1]) * dilation[1]
+    return out, Tensor._make(h * x.shape[3] + w)
+
+
+@tensor_method("max_unpool2d")
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d(..., return_indices=True): `input` [N, C, h, w] placed at
+    `indices` (flat into each output plane), zeros elsewhere. The output size is
+    (h - 1) * stride - 2 * padding + kernel_size, or `output_size`."""
+    from .indexing import scatter
+    x = _check_input(input, 4, "max_unpool2d")
+    kernel = _pair(kernel_size, "kernel_size", "max_unpool2d")
+    stride = kernel if stride is None else _pair(stride, "stride", "max_unpool2d")
+    padding = _pair(padding, "padding", "max_unpool2d")
+    if output_size is None:
+        size = tuple((x.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + kernel[a]
+                     for a in range(2))
+    else:
+        size = tuple(int(s) for s in tuple(output_size)[-2:])
+    if tuple(indices.shape) != tuple(x.shape):
+        raise ShapeError(f"max_unpool2d: indices of shape {list(indices.shape)} for an input of "
+                         f"shape {list(x.shape)}; they must match")
+    n, c = x.shape[:2]
+    flat = reshape(indices, (n, c, -1))
+    plane = size[0] * size[1]
+    if flat.numel() and (int(flat._data.min()) < 0 or int(flat._data.max()) >= plane):
+        raise IndexOutOfRange(f"max_unpool2d: indices must lie in [0, {plane}) for "
+                              f"an output of size {list(size)}")
+    out = Tensor._make(np.zeros((n, c, plane), x._data.dtype))
+    return reshape(scatter(out, 2, flat, reshape(x, (n, c, -1))), (n, c) + size)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -647,15 +682,37 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
     `exclusive=True` (PaddlePaddle) is `count_include_pad=False`.
     """
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode=True is not supported")
     if exclusive is not None:
         count_include_pad = not exclusive
     x = _check_input(input, 4, "avg_pool2d")
+    if ceil_mode:
+        return _avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad,
+                              divisor_override)
     kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d")
     return apply(avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
                  count_include_pad=bool(count_include_pad),
                  divisor_override=None if divisor_override is None else int(divisor_override))
+
+
+def _avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad, divisor_override):
+    """avg_pool2d with ceil_mode=True: the window sums over x padded far enough for the last
+    windows, divided as PyTorch divides: a window that reaches past the padding counts only
+    the part inside it (its real entries only, without count_include_pad)."""
+    kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d",
+                                         ceil_mode=True)
+    total = apply(avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+                  count_include_pad=True, divisor_override=1)
+    if divisor_override:
+        return total / int(divisor_override)
+    sizes = []
+    for a in range(2):
+        n, pad = x.shape[2 + a], pads[2 * a]
+        start = np.arange(total.shape[2 + a]) * stride[a] - pad
+        end = np.minimum(start + kernel[a], n + pad)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    return total / Tensor._make(np.outer(*sizes).astype(x._data.dtype))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,

@@ -152,3 +152,29 @@ def _interpolate_samples():
 
 
 SAMPLES += _interpolate_samples()
+
+
+def _ceil_and_unpool_samples():
+    """Pooling with ceil_mode (windows hanging over the end), max_unpool2d."""
+    torch = lambda: __import__("torch")  # noqa: E731
+    F = fg.nn.functional
+    x = _distinct(2, 2, 7, 8, seed=31)
+    samples = []
+    for k, s, p in [(3, 2, 0), (3, 2, 1), ((3, 2), (2, 3), (1, 0))]:
+        for include in (True, False):
+            samples.append(Sample(
+                "avg_pool2d", lambda x, k=k, s=s, p=p, i=include: F.avg_pool2d(
+                    x, k, s, p, ceil_mode=True, count_include_pad=i), [x],
+                lambda x, k=k, s=s, p=p, i=include: torch().nn.functional.avg_pool2d(
+                    x, k, s, p, ceil_mode=True, count_include_pad=i)))
+        samples.append(Sample("max_pool2d", lambda x, k=k, s=s, p=p: F.max_pool2d(
+            x, k, s, p, ceil_mode=True), [x], lambda x, k=k, s=s, p=p:
+            torch().nn.functional.max_pool2d(x, k, s, p, ceil_mode=True)))
+    _, indices = F.max_pool2d(fg.tensor(x), 2, return_indices=True)
+    samples.append(Sample("index_put", lambda y: F.max_unpool2d(y, indices, 2), [normal(
+        2, 2, 3, 4, seed=32)], lambda y: torch().nn.functional.max_unpool2d(
+            y, torch().tensor(indices.numpy()), 2)))
+    return samples
+
+
+SAMPLES += _ceil_and_unpool_samples()
