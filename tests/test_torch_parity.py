@@ -527,3 +527,25 @@ def test_max_unpool_inverts_max_pool_as_torch():
            torch.nn.MaxUnpool2d(2)(t_pooled, t_indices, output_size=(6, 7)))
     with pytest.raises(IndexError):
         fg.nn.functional.max_unpool2d(pooled, indices + 100, 2)
+
+
+# --- 3-d convolution and pooling modules ------------------------------------------------------------
+def test_3d_modules_with_torchs_weights_match_torch():
+    torch.manual_seed(0)
+    values = np.random.default_rng(3).standard_normal((2, 4, 5, 6, 5)).astype(np.float32)
+    pairs = [(fg.nn.Conv3d(4, 6, 3, stride=2, padding=1), torch.nn.Conv3d(4, 6, 3, stride=2,
+                                                                          padding=1)),
+             (fg.nn.ConvTranspose3d(4, 2, (2, 3, 2), stride=2),
+              torch.nn.ConvTranspose3d(4, 2, (2, 3, 2), stride=2)),
+             (fg.nn.AvgPool3d(2, padding=1, count_include_pad=False),
+              torch.nn.AvgPool3d(2, padding=1, count_include_pad=False))]
+    for ours, theirs in pairs:
+        for name, p in theirs.named_parameters():
+            getattr(ours, name).data = p.detach().numpy().copy()
+        x, t = fg.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+        out, t_out = ours(x), theirs(t)
+        np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), rtol=1e-4,
+                                   atol=1e-5)
+        out.sum().backward()
+        t_out.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)

@@ -20,7 +20,7 @@ from ..ops.softmax import log_softmax, softmax, softmin
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                         conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
                         max_pool2d)
-from ..ops.conv import max_unpool2d
+from ..ops.conv import avg_pool3d, conv3d, conv_transpose3d, max_unpool2d
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "swish", "mish",
            "sigmoid", "tanh", "softplus", "softsign", "hardtanh", "hardsigmoid", "hardswish",
@@ -31,7 +31,8 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
            "embedding", "one_hot", "normalize", "mse_loss", "l1_loss", "smooth_l1_loss",
            "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity"]
-__all__ += ["softmin", "interpolate", "max_unpool2d"]
+__all__ += ["softmin", "interpolate", "max_unpool2d", "conv3d", "conv_transpose3d",
+            "avg_pool3d"]
 
 
 def logsigmoid(x):

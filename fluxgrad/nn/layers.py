@@ -25,7 +25,7 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
-__all__ += ["Softmin", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ += ["Softmin", "MaxUnpool2d", "Conv3d", "ConvTranspose3d", "AvgPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 def _empty(*shape):
@@ -604,6 +604,40 @@ class LogSoftmax(Softmax):
 class Softmin(Softmax):
     def forward(self, x):
         return _ops.softmin(x, self.dim)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over [N, C, D, H, W]."""
+    _dims = 3
+
+    def forward(self, x):
+        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    _dims = 3
+
+    def forward(self, x, output_size=None):
+        return F.conv_transpose3d(x, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation, output_size)
+
+
+class AvgPool3d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.divisor_override = ceil_mode, divisor_override
+        self.count_include_pad = count_include_pad
+
+    def forward(self, x):
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
 
 
 class MaxUnpool2d(Module):

@@ -26,7 +26,7 @@ from .shape import broadcast_to, reshape
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "max_unpool2d"]
+           "adaptive_avg_pool2d", "max_unpool2d", "conv3d", "conv_transpose3d", "avg_pool3d"]
 
 
 # --- array helpers (impl only) ----------------------------------------------------------
@@ -763,3 +763,137 @@ def adaptive_avg_pool1d(input, output_size):
                             (1, int(output_size)))
     return reshape(y, (y.shape[0], y.shape[1], y.shape[3]))
 
+
+
+# --- 3-d convolution and pooling: the 2-d ops over depth slices ------------------------------
+# The depth of [N, C, D, H, W] is folded into the batch, the 2-d op runs once per kernel depth
+# offset, and the results are summed over the offsets (placed, for the transposed
+# convolution): Python loops run over the kernel depth only.
+def _fold_depth(x):
+    """[N, C, D, H, W] as [N * D, C, H, W]."""
+    from .shape import permute
+    n, c, d = x.shape[:3]
+    return reshape(permute(x, (0, 2, 1, 3, 4)), (n * d, c) + x.shape[3:])
+
+
+def _unfold_depth(x, n):
+    """[N * D, C, H, W] back to [N, C, D, H, W]."""
+    from .shape import permute
+    return permute(reshape(x, (n, -1) + x.shape[1:]), (0, 2, 1, 3, 4))
+
+
+def _depth_slices(x, start, count, step):
+    from .indexing import getitem
+    return getitem(x, (slice(None), slice(None), slice(start, start + (count - 1) * step + 1,
+                                                         step)))
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution of `input` [N, C, D, H, W] with `weight` [C_out, C/groups, kD, kH, kW]
+    (PyTorch's cross-correlation); `padding` an int, 3 ints, 'same' or 'valid'."""
+    from .shape import pad
+    op = "conv3d"
+    x = _check_input(input, 5, op)
+    w = _check_input(weight, 5, op, "weight")
+    stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
+    if padding == "valid":
+        padding = 0
+    if padding == "same":
+        if stride != (1, 1, 1):
+            raise ValueError(f"{op}: padding='same' needs stride 1, got stride {stride}")
+        total = [dilation[a] * (w.shape[2 + a] - 1) for a in range(3)]
+        pads = [(t // 2, t - t // 2) for t in total]
+    else:
+        pads = [(p, p) for p in _pair(padding, "padding", op, 3)]
+    if x.shape[1] != w.shape[1] * int(groups):
+        raise ShapeError(f"{op}: the input has {x.shape[1]} channels but the weight "
+                         f"{list(w.shape)} expects {w.shape[1] * int(groups)} (= weight.shape[1] "
+                         f"* groups {groups})")
+    x = pad(x, [v for pair in reversed(pads) for v in pair])
+    kd = w.shape[2]
+    depth = _out_size(x.shape[2], 0, kd, stride[0], dilation[0])
+    if depth <= 0:
+        raise ShapeError(f"{op}: the padded input depth ({x.shape[2]}) is smaller than the "
+                         f"dilated kernel ({dilation[0] * (kd - 1) + 1})")
+    total = None
+    for k in range(kd):
+        planes = _fold_depth(_depth_slices(x, k * dilation[0], depth, stride[0]))
+        y = conv2d(planes, w[:, :, k], None, stride[1:], 0, dilation[1:], groups)
+        total = y if total is None else total + y
+    out = _unfold_depth(total, x.shape[0])
+    return out if bias is None else out + reshape(bias, (1, -1, 1, 1, 1))
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1, output_size=None):
+    """Transposed 3-d convolution (the input-gradient of conv3d); weight
+    [C_in, C_out/groups, kD, kH, kW]."""
+    op = "conv_transpose3d"
+    y = _check_input(input, 5, op)
+    w = _check_input(weight, 5, op, "weight")
+    stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
+    padding = _pair(padding, "padding", op, 3)
+    if y.shape[1] != w.shape[0]:
+        raise ShapeError(f"{op}: the input has {y.shape[1]} channels but the weight "
+                         f"{list(w.shape)} expects {w.shape[0]} (weight.shape[0])")
+    base = [(y.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (w.shape[2 + a] - 1)
+            + 1 for a in range(3)]
+    extra = ([int(s) - b for s, b in zip(tuple(output_size)[-3:], base)]
+             if output_size is not None else list(_pair(output_padding, "output_padding", op, 3)))
+    for a in range(3):
+        if not 0 <= extra[a] < max(stride[a], dilation[a]):
+            raise ShapeError(f"{op}: output padding {extra[a]} must be smaller than the stride "
+                             f"or dilation ({stride[a]}, {dilation[a]})")
+    n, depth = y.shape[0], y.shape[2]
+    full = (depth - 1) * stride[0] + dilation[0] * (w.shape[2] - 1) + 1 + extra[0]
+    planes = _fold_depth(y)
+    out = None
+    for k in range(w.shape[2]):
+        x = conv_transpose2d(planes, w[:, :, k], None, stride[1:], padding[1:], extra[1:],
+                             groups, dilation[1:])
+        x = _unfold_depth(x, n)
+        at = np.arange(depth) * stride[0] + k * dilation[0]
+        if out is None:
+            out = Tensor._make(np.zeros(x.shape[:2] + (full,) + x.shape[3:], x._data.dtype))
+        out = out.index_add(2, at, x)
+    out = _depth_slices(out, padding[0], full - 2 * padding[0], 1)
+    return out if bias is None else out + reshape(bias, (1, -1, 1, 1, 1))
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over kD x kH x kW windows of `input` [N, C, D, H, W]."""
+    from .shape import pad
+    op = "avg_pool3d"
+    if ceil_mode:
+        raise NotImplementedError(f"{op}: ceil_mode=True is not supported")
+    x = _check_input(input, 5, op)
+    kernel = _pair(kernel_size, "kernel_size", op, 3)
+    stride = kernel if stride is None else _pair(stride, "stride", op, 3)
+    padding = _pair(padding, "padding", op, 3)
+    if any(2 * p > k for p, k in zip(padding, kernel)):
+        raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
+                         f"{kernel}")
+
+    def window_sums(t):
+        t = pad(t, (0, 0, 0, 0, padding[0], padding[0]))
+        planes = apply(avg_pool2d_p, _fold_depth(t), kernel=kernel[1:], stride=stride[1:],
+                       pads=(padding[1], padding[1], padding[2], padding[2]),
+                       count_include_pad=True, divisor_override=1)
+        planes = _unfold_depth(planes, t.shape[0])
+        depth = _out_size(t.shape[2], 0, kernel[0], stride[0], 1)
+        if depth <= 0:
+            raise ShapeError(f"{op}: the kernel {kernel} is larger than the padded input "
+                             f"{list(x.shape[2:])}")
+        total = None
+        for k in range(kernel[0]):
+            part = _depth_slices(planes, k, depth, stride[0])
+            total = part if total is None else total + part
+        return total
+    total = window_sums(x)
+    if divisor_override:
+        return total / int(divisor_override)
+    if count_include_pad:
+        return total / (kernel[0] * kernel[1] * kernel[2])
+    ones = Tensor._make(np.ones((1, 1) + x.shape[2:], x._data.dtype))
+    return total / Tensor._make(window_sums(ones)._data)

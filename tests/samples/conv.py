@@ -178,3 +178,33 @@ def _ceil_and_unpool_samples():
 
 
 SAMPLES += _ceil_and_unpool_samples()
+
+
+def _three_d_samples():
+    """conv3d, conv_transpose3d and avg_pool3d: 2-d ops over depth slices."""
+    torch = lambda: __import__("torch")  # noqa: E731
+    F = fg.nn.functional
+    x, w = normal(2, 4, 4, 5, 4, seed=40), normal(4, 2, 2, 3, 2, seed=41)
+    y, wt = normal(1, 3, 3, 2, 3, seed=42), normal(3, 2, 2, 2, 3, seed=43)
+    samples = [
+        Sample("conv2d", lambda x, w: F.conv3d(x, w, stride=(2, 1, 2), padding=1, groups=2),
+               [x, w], lambda x, w: torch().nn.functional.conv3d(x, w, stride=(2, 1, 2),
+                                                                 padding=1, groups=2)),
+        Sample("conv2d", lambda x, w: F.conv3d(x, w, dilation=(2, 1, 1), groups=2), [x, w],
+               lambda x, w: torch().nn.functional.conv3d(x, w, dilation=(2, 1, 1), groups=2)),
+        Sample("conv2d_input", lambda y, w: F.conv_transpose3d(
+            y, w, stride=2, padding=(1, 0, 1), output_padding=1), [y, wt],
+            lambda y, w: torch().nn.functional.conv_transpose3d(
+                y, w, stride=2, padding=(1, 0, 1), output_padding=1)),
+        Sample("conv2d_input", lambda y, w: F.conv_transpose3d(y, w, dilation=(2, 1, 1)),
+               [y, wt], lambda y, w: torch().nn.functional.conv_transpose3d(
+                   y, w, dilation=(2, 1, 1))),
+    ]
+    for kwargs in [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                   {"kernel_size": (3, 2, 2), "padding": (1, 1, 0), "count_include_pad": False}]:
+        samples.append(Sample("avg_pool2d", lambda x, kw=kwargs: F.avg_pool3d(x, **kw), [x],
+                              lambda x, kw=kwargs: torch().nn.functional.avg_pool3d(x, **kw)))
+    return samples
+
+
+SAMPLES += _three_d_samples()
