@@ -194,7 +194,7 @@ def test_pow_forward_mode_at_singular_points_matches_reverse_mode():
     np.testing.assert_allclose(y_dot.numpy(), [-np.inf, 0.0, 0.0, 0.5 * np.log(2.0)])
 
 
-# --- linspace ----------------------------------------------------------------------------------
+# --- linspace ---------------------------------------------------------------------------------
 def test_linspace_refuses_bool_as_torch():
     with pytest.raises(NotImplementedError):
         torch.linspace(0, 1, 5, dtype=torch.bool)
@@ -225,7 +225,7 @@ def test_linspace_with_tensor_ends_is_differentiable_in_both_modes():
     np.testing.assert_allclose(tangent.numpy(), 1 - weights, rtol=1e-6)
 
 
-# --- einsum's sublist form ----------------------------------------------------------------------
+# --- einsum's sublist form --------------------------------------------------------------------
 @pytest.mark.parametrize("sublists", [
     ([0, 1], [1, 2], [0, 2]), ([0, 1], [1, 2]), ([Ellipsis, 1], [1, 2], [Ellipsis, 2]),
     ([0, 1], [1, 0], []), ([51, 30], [30, 0], [0, 51]),
@@ -252,7 +252,7 @@ def test_einsum_sublist_labels_out_of_range_are_refused():
         fg.einsum(fg.ones(2), [52])
 
 
-# --- pad with negative widths ----------------------------------------------------------------------
+# --- pad with negative widths -----------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
 @pytest.mark.parametrize("widths", [(-1, 2), (2, -1), (-2, 3), (3, -2), (-1, -1), (-4, 1),
                                     (-1, 2, 1, -1), (2, -2, -1, 1)])
@@ -280,7 +280,7 @@ def test_pad_that_leaves_nothing_or_reflects_too_far_is_refused_as_torch(mode, w
         fg.nn.functional.pad(fg.ones(1, 1, 5), widths, mode=mode)
 
 
-# --- view: dtypes and memory layout -----------------------------------------------------------------
+# --- view: dtypes and memory layout -----------------------------------------------------------
 @pytest.mark.parametrize("source,target", [("float32", "int32"), ("float64", "int32"),
                                            ("float64", "int64"), ("int64", "float32"),
                                            ("int32", "float32"), ("float32", "float64")])
@@ -324,7 +324,7 @@ def test_contiguous_and_is_contiguous_follow_torch():
         assert x.t().contiguous().is_contiguous() and not x[:, ::2].is_contiguous()
 
 
-# --- new ops: edge cases the registry samples don't reach ---------------------------------------
+# --- new ops: edge cases the registry samples don't reach -------------------------------------
 def test_copysign_takes_the_sign_bit_of_zeros_as_torch():
     x = [0.0, -0.0, 1.5, -2.0, 3.0]
     y = [-1.0, 1.0, -0.0, 0.0, -np.inf]
@@ -395,7 +395,7 @@ def test_gradient_with_too_few_samples_is_refused_as_torch():
         fg.gradient(fg.ones(2), edge_order=2)
 
 
-# --- scatter_reduce ---------------------------------------------------------------------------------
+# --- scatter_reduce ---------------------------------------------------------------------------
 @pytest.mark.parametrize("reduce", ["amax", "amin", "prod", "mean", "sum"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_scatter_reduce_with_ties_and_zeros_matches_torch(reduce, include_self):
@@ -453,7 +453,7 @@ def test_scatter_reduce_refuses_an_unknown_reduction_as_torch():
           torch.zeros(3).scatter_reduce(0, torch.tensor([0]), torch.ones(1), "max"))
 
 
-# --- interpolate / Upsample ---------------------------------------------------------------------------
+# --- interpolate / Upsample -------------------------------------------------------------------
 @pytest.mark.parametrize("kwargs", [
     {"size": (8, 9)}, {"scale_factor": 1.5}, {"scale_factor": (2, 0.5), "mode": "bilinear"},
     {"size": (3, 11), "mode": "bilinear", "align_corners": True},
@@ -492,7 +492,7 @@ def test_interpolate_refuses_what_it_cannot_do():
         fg.nn.functional.interpolate(fg.ones(1, 2, 2), scale_factor=2, mode="bilinear")
 
 
-# --- pooling: ceil_mode, indices, unpooling ----------------------------------------------------------
+# --- pooling: ceil_mode, indices, unpooling ---------------------------------------------------
 @pytest.mark.parametrize("geometry", [(3, 2, 0), (3, 2, 1), (2, 3, 0), (4, 3, 2),
                                       ((3, 2), (2, 3), (1, 0))])
 def test_pooling_with_ceil_mode_matches_torch(geometry):
@@ -529,7 +529,7 @@ def test_max_unpool_inverts_max_pool_as_torch():
         fg.nn.functional.max_unpool2d(pooled, indices + 100, 2)
 
 
-# --- 3-d convolution and pooling modules ------------------------------------------------------------
+# --- 3-d convolution and pooling modules ------------------------------------------------------
 def test_3d_modules_with_torchs_weights_match_torch():
     torch.manual_seed(0)
     values = np.random.default_rng(3).standard_normal((2, 4, 5, 6, 5)).astype(np.float32)

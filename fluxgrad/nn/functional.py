@@ -4,10 +4,13 @@ The activations, softmax family, convolution and pooling are the ops of
 `fluxgrad.ops`, re-exported here; what is built here is composed of them
 (losses, normalisation, dropout, embedding), so it differentiates to any order.
 """
+import math
+
 import numpy as np
 
 from .. import ops as _ops
 from .._core import batching, dtypes
+from .._core.errors import ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import rand
@@ -32,7 +35,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
            "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity"]
 __all__ += ["softmin", "interpolate", "max_unpool2d", "conv3d", "conv_transpose3d",
-            "avg_pool3d"]
+            "avg_pool3d", "scaled_dot_product_attention"]
 
 
 def logsigmoid(x):
@@ -535,3 +538,48 @@ def _linear_weights(n_in, n_out, scale, align_corners):
     low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     high = np.minimum(low + 1, n_in - 1)
     return low, high, src - low
+
+
+# --- attention ------------------------------------------------------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value over the last two dimensions, as
+    PyTorch's: query [..., L, E], key [..., S, E], value [..., S, Ev]; `scale` defaults to
+    1/sqrt(E). `attn_mask`: bool (True takes part) or float (added), broadcast to [..., L, S];
+    `is_causal`: each query attends to the keys up to its own position; `dropout_p` drops
+    attention weights (always, as PyTorch: pass 0.0 when evaluating); `enable_gqa`: key and
+    value may have fewer heads (dimension -3), each shared by a group of query heads."""
+    q, k, v = _tensor(query), _tensor(key), _tensor(value)
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2 or q.shape[-1] != k.shape[-1] or (
+            k.shape[-2] != v.shape[-2]):
+        raise ShapeError(f"scaled_dot_product_attention: expected query [..., L, E], key "
+                         f"[..., S, E] and value [..., S, Ev], got {list(q.shape)}, "
+                         f"{list(k.shape)} and {list(v.shape)}")
+    if is_causal and attn_mask is not None:
+        raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal, "
+                         "not both")
+    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        if q.shape[-3] % k.shape[-3]:
+            raise ShapeError(f"scaled_dot_product_attention: {q.shape[-3]} query heads can't be "
+                             f"shared among {k.shape[-3]} key/value heads")
+        group = q.shape[-3] // k.shape[-3]
+        k, v = k.repeat_interleave(group, -3), v.repeat_interleave(group, -3)
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = _ops.matmul(q, k.mT) * scale
+    if is_causal:
+        length, keys = q.shape[-2], k.shape[-2]
+        attn_mask = Tensor(np.tril(np.ones((length, keys), dtype=bool)))
+    if attn_mask is not None:
+        scores = scores + _additive_mask(_tensor(attn_mask), scores, masked_when=False)
+    weights = softmax(scores, -1)
+    if dropout_p:
+        weights = dropout(weights, dropout_p)
+    return _ops.matmul(weights, v)
+
+
+def _additive_mask(mask, like, masked_when):
+    """A float mask to add to attention scores: -inf where a bool mask equals `masked_when`,
+    0 elsewhere; a float mask as it is."""
+    if mask._data.dtype == np.bool_:
+        return _const(np.where(mask._data == masked_when, -np.inf, 0.0), like)
+    return mask.to(like.dtype)

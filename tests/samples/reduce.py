@@ -325,6 +325,6 @@ def _running_samples():
     return samples
 
 
-SAMPLES = (_running_samples() + _sum_samples() + _var_std_samples() + _prod_samples() + _extremum_samples()
-           + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples()
+SAMPLES = (_running_samples() + _sum_samples() + _var_std_samples() + _prod_samples()
+           + _extremum_samples() + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples()
            + _index_samples() + _logical_samples())
