@@ -314,8 +314,10 @@ def _torch_block(static, arrays, ndim):
     the slice's); NumPy counts them as index arrays, which puts the block first. NumPy also
     takes an Ellipsis that stands for no dimension as a separation; PyTorch doesn't.
     """
+    if not arrays:
+        return None
     ints = sum(type(e) is int for e in static)
-    if not arrays or not ints and Ellipsis not in static:
+    if not ints and Ellipsis not in static:
         return None
     unbatched = (None,) * len(arrays)
     if _layout(static, arrays, unbatched, ndim)[3]:
