@@ -110,7 +110,26 @@ def _check_range(start, end, step):
 
 
 def linspace(start, stop, num, dtype=None, requires_grad=False):
+    if dtype is not None and dtypes.as_dtype(dtype) == dtypes.bool_:
+        raise NotImplementedError("linspace: bool is not a dtype a range can have (PyTorch "
+                                  "refuses it too); compare a float range instead")
+    if isinstance(start, Tensor) or isinstance(stop, Tensor):
+        return _linspace_between_tensors(start, stop, int(num), dtype, requires_grad)
     return _new(np.linspace(start, stop, int(num)).astype(_float(dtype)), requires_grad)
+
+
+def _linspace_between_tensors(start, stop, num, dtype, requires_grad):
+    """linspace with 0-d tensor ends, differentiable in them (in every mode); the first half
+    counts up from `start`, the second down from `stop`, as PyTorch computes it."""
+    from .ops import where
+    for name, end in (("start", start), ("end", stop)):
+        if isinstance(end, Tensor) and end.ndim:
+            raise ValueError(f"linspace: {name} must be a number or a 0-d tensor, got shape "
+                             f"{list(end.shape)}")
+    i = Tensor(np.arange(num, dtype=_float(dtype)))
+    step = (stop - start) / max(num - 1, 1)
+    out = where(i < num / 2, start + step * i, stop - step * (num - 1 - i)).to(_float(dtype))
+    return out.requires_grad_() if requires_grad and not out.requires_grad else out
 
 
 def eye(n, m=None, dtype=None, requires_grad=False):

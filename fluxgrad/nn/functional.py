@@ -4,12 +4,14 @@ The activations, softmax family, convolution and pooling are the ops of
 `fluxgrad.ops`, re-exported here; what is built here is composed of them
 (losses, normalisation, dropout, embedding), so it differentiates to any order.
 """
+import math
 import warnings
 
 import numpy as np
 
 from .. import ops as _ops
 from .._core import batching, dtypes
+from .._core.errors import ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import rand
@@ -18,10 +20,11 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
                               tanhshrink)
 from ..ops.elementwise import tanh
 from ..ops.shape import pad
-from ..ops.softmax import log_softmax, softmax
+from ..ops.softmax import log_softmax, softmax, softmin
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
                         conv1d, conv2d, conv_transpose1d, conv_transpose2d, max_pool1d,
                         max_pool2d)
+from ..ops.conv import avg_pool3d, conv3d, conv_transpose3d, max_unpool2d
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "swish", "mish",
            "sigmoid", "tanh", "softplus", "softsign", "hardtanh", "hardsigmoid", "hardswish",
@@ -32,6 +35,8 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
            "embedding", "one_hot", "normalize", "mse_loss", "l1_loss", "smooth_l1_loss",
            "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "kl_div", "cosine_similarity"]
+__all__ += ["softmin", "interpolate", "max_unpool2d", "conv3d", "conv_transpose3d",
+            "avg_pool3d", "scaled_dot_product_attention"]
 
 
 def logsigmoid(x):
@@ -464,3 +469,138 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if reduction == "batchmean":
         return _ops.sum(loss) / (x.shape[0] if x.ndim else 1)
     return _reduce(loss, reduction, "kl_div")
+
+
+# --- resizing -------------------------------------------------------------------------------
+_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dimensions of an [N, C, ...] tensor (1 to 3 of them) as PyTorch's
+    F.interpolate: `size` or `scale_factor` (one, or one per dimension); `mode` 'nearest',
+    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' (`align_corners`), or 'area'.
+    Each spatial dimension is resized on its own, by gathering (and blending) entries, so
+    gradients flow back to the entries that were read."""
+    from ..ops.indexing import index_select
+    x = _tensor(input)
+    spatial = x.ndim - 2
+    if not 1 <= spatial <= 3:
+        raise ValueError(f"interpolate: expects a 3-d, 4-d or 5-d input [N, C, ...], got shape "
+                         f"{list(x.shape)}")
+    modes = ("nearest", "nearest-exact", "area") + tuple(_LINEAR_MODES)
+    if mode not in modes:
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
+                                  f"{', '.join(modes)}")
+    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != x.ndim:
+        raise ValueError(f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode]}-d input, "
+                         f"got shape {list(x.shape)}")
+    if align_corners is not None and mode not in _LINEAR_MODES:
+        raise ValueError(f"interpolate: align_corners only applies to the linear modes, not "
+                         f"{mode!r}")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    sizes, scales = _output_sizes(x.shape[2:], size, scale_factor, recompute_scale_factor)
+    if mode == "area":
+        pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d}.get(spatial)
+        if pool is None:
+            raise NotImplementedError("interpolate: mode 'area' supports 3-d and 4-d inputs")
+        return pool(x, sizes if spatial > 1 else sizes[0])
+    if not x.is_floating_point():
+        x = x.float()
+    for k, (n_in, n_out, scale) in enumerate(zip(x.shape[2:], sizes, scales)):
+        axis = 2 + k
+        trailing = (1,) * (x.ndim - axis - 1)
+        if mode.startswith("nearest"):
+            x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
+            continue
+        low, high, weight = _linear_weights(n_in, n_out, scale, bool(align_corners))
+        weight = _const(weight.reshape((n_out,) + trailing), x)
+        x = index_select(x, axis, low) * (1 - weight) + index_select(x, axis, high) * weight
+    return x
+
+
+def _output_sizes(shape, size, scale_factor, recompute):
+    """The output sizes and the scales (input over output) the source coordinates use."""
+    n = len(shape)
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if size is not None:
+        sizes = tuple(int(s) for s in (size if isinstance(size, (tuple, list)) else [size] * n))
+        if len(sizes) != n:
+            raise ValueError(f"interpolate: size {list(sizes)} for {n} spatial dimensions")
+        return sizes, tuple(i / o for i, o in zip(shape, sizes))
+    factors = tuple(float(f) for f in (scale_factor if isinstance(scale_factor, (tuple, list))
+                                       else [scale_factor] * n))
+    if len(factors) != n:
+        raise ValueError(f"interpolate: scale_factor {list(factors)} for {n} spatial dimensions")
+    sizes = tuple(int(np.floor(i * f)) for i, f in zip(shape, factors))
+    if recompute:
+        return sizes, tuple(i / o for i, o in zip(shape, sizes))
+    return sizes, tuple(1 / f for f in factors)
+
+
+def _nearest_index(n_in, n_out, scale, legacy):
+    # PyTorch computes these in float32: floor(i * scale), or floor((i + 0.5) * scale) for
+    # 'nearest-exact'
+    i = np.arange(n_out, dtype=np.float32)
+    src = np.floor(i * np.float32(scale) if legacy else (i + np.float32(0.5)) * np.float32(scale))
+    return np.minimum(src.astype(np.int64), n_in - 1)
+
+
+def _linear_weights(n_in, n_out, scale, align_corners):
+    """For each output entry: the two input entries it lies between and the weight of the
+    second."""
+    i = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = np.maximum(scale * (i + 0.5) - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    high = np.minimum(low + 1, n_in - 1)
+    return low, high, src - low
+
+
+# --- attention ------------------------------------------------------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, scale=None, enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value over the last two dimensions, as
+    PyTorch's: query [..., L, E], key [..., S, E], value [..., S, Ev]; `scale` defaults to
+    1/sqrt(E). `attn_mask`: bool (True takes part) or float (added), broadcast to [..., L, S];
+    `is_causal`: each query attends to the keys up to its own position; `dropout_p` drops
+    attention weights (always, as PyTorch: pass 0.0 when evaluating); `enable_gqa`: key and
+    value may have fewer heads (dimension -3), each shared by a group of query heads."""
+    q, k, v = _tensor(query), _tensor(key), _tensor(value)
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2 or q.shape[-1] != k.shape[-1] or (
+            k.shape[-2] != v.shape[-2]):
+        raise ShapeError(f"scaled_dot_product_attention: expected query [..., L, E], key "
+                         f"[..., S, E] and value [..., S, Ev], got {list(q.shape)}, "
+                         f"{list(k.shape)} and {list(v.shape)}")
+    if is_causal and attn_mask is not None:
+        raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal, "
+                         "not both")
+    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
+        if q.shape[-3] % k.shape[-3]:
+            raise ShapeError(f"scaled_dot_product_attention: {q.shape[-3]} query heads can't be "
+                             f"shared among {k.shape[-3]} key/value heads")
+        group = q.shape[-3] // k.shape[-3]
+        k, v = k.repeat_interleave(group, -3), v.repeat_interleave(group, -3)
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = _ops.matmul(q, k.mT) * scale
+    if is_causal:
+        length, keys = q.shape[-2], k.shape[-2]
+        attn_mask = Tensor(np.tril(np.ones((length, keys), dtype=bool)))
+    if attn_mask is not None:
+        scores = scores + _additive_mask(_tensor(attn_mask), scores, masked_when=False)
+    weights = softmax(scores, -1)
+    if dropout_p:
+        weights = dropout(weights, dropout_p)
+    return _ops.matmul(weights, v)
+
+
+def _additive_mask(mask, like, masked_when):
+    """A float mask to add to attention scores: -inf where a bool mask equals `masked_when`,
+    0 elsewhere; a float mask as it is."""
+    if mask._data.dtype == np.bool_:
+        return _const(np.where(mask._data == masked_when, -np.inf, 0.0), like)
+    return mask.to(like.dtype)

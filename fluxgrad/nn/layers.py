@@ -25,6 +25,8 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
+__all__ += ["MultiheadAttention", "Softmin", "MaxUnpool2d", "Conv3d", "ConvTranspose3d",
+            "AvgPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 def _empty(*shape):
@@ -405,10 +407,11 @@ class MaxPool2d(Module):
         super().__init__()
         self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
         self.dilation, self.ceil_mode = dilation, ceil_mode
+        self.return_indices = return_indices
 
     def forward(self, x):
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode)
+                            self.ceil_mode, self.return_indices)
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
@@ -599,6 +602,222 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, x):
         return _ops.log_softmax(x, self.dim)
+
+
+class Softmin(Softmax):
+    def forward(self, x):
+        return _ops.softmin(x, self.dim)
+
+
+class MultiheadAttention(Module):
+    """PyTorch's nn.MultiheadAttention: `num_heads` heads of scaled dot-product attention over
+    projections of query, key and value, with the same parameters (in_proj_weight, or
+    q/k/v_proj_weight when kdim or vdim differ from embed_dim; in_proj_bias; out_proj;
+    bias_k, bias_v), masks and outputs, so that a state_dict moves between the two."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False):
+        super().__init__()
+        if embed_dim % num_heads:
+            raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by "
+                             f"num_heads ({num_heads})")
+        self.embed_dim, self.num_heads = embed_dim, num_heads
+        self.head_dim = embed_dim // num_heads
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.dropout, self.batch_first, self.add_zero_attn = dropout, batch_first, add_zero_attn
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = _empty(3 * embed_dim, embed_dim)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.register_parameter("in_proj_weight", None)
+            self.q_proj_weight = _empty(embed_dim, embed_dim)
+            self.k_proj_weight = _empty(embed_dim, self.kdim)
+            self.v_proj_weight = _empty(embed_dim, self.vdim)
+        if bias:
+            self.in_proj_bias = _empty(3 * embed_dim)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
+        if add_bias_kv:
+            self.bias_k, self.bias_v = _empty(1, 1, embed_dim), _empty(1, 1, embed_dim)
+        else:
+            self.register_parameter("bias_k", None)
+            self.register_parameter("bias_v", None)
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        for w in (self.in_proj_weight, self.q_proj_weight, self.k_proj_weight,
+                  self.v_proj_weight):
+            if w is not None:
+                init.xavier_uniform_(w)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        for b in (self.bias_k, self.bias_v):
+            if b is not None:
+                init.xavier_normal_(b)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        """(attention output, attention weights or None). Inputs [L, N, E] ([N, L, E] with
+        batch_first, [L, E] unbatched). key_padding_mask [N, S]: True (or -inf) ignores that
+        key. attn_mask [L, S] or [N * num_heads, L, S]: True (or -inf) keeps a query from a
+        key. The weights are averaged over the heads unless average_attn_weights=False."""
+        if is_causal and attn_mask is None:
+            raise ValueError("MultiheadAttention: is_causal is a hint that attn_mask is the "
+                             "causal mask; pass that mask as attn_mask too")
+        batched = query.ndim == 3
+        if not batched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        out, weights = self._attend(query, key, value, key_padding_mask, need_weights,
+                                    attn_mask, average_attn_weights)
+        if not batched:
+            return out.squeeze(1), None if weights is None else weights.squeeze(0)
+        return (out.transpose(0, 1) if self.batch_first else out), weights
+
+    def _projections(self, query, key, value):
+        e = self.embed_dim
+        if self._qkv_same_embed_dim:
+            w_q, w_k, w_v = self.in_proj_weight[:e], self.in_proj_weight[e:2 * e], \
+                self.in_proj_weight[2 * e:]
+        else:
+            w_q, w_k, w_v = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        b = self.in_proj_bias
+        b_q, b_k, b_v = (None,) * 3 if b is None else (b[:e], b[e:2 * e], b[2 * e:])
+        return F.linear(query, w_q, b_q), F.linear(key, w_k, b_k), F.linear(value, w_v, b_v)
+
+    def _attend(self, query, key, value, key_padding_mask, need_weights, attn_mask,
+                average_attn_weights):
+        length, batch, e = query.shape
+        heads, head_dim = self.num_heads, self.head_dim
+        q, k, v = self._projections(query, key, value)
+        masks = [None if m is None else _float_mask(m, q) for m in (attn_mask, key_padding_mask)]
+        if self.bias_k is not None:
+            k = _ops.cat([k, self.bias_k.expand(1, batch, e)])
+            v = _ops.cat([v, self.bias_v.expand(1, batch, e)])
+            masks = [None if m is None else F.pad(m, (0, 1)) for m in masks]
+
+        def split(t):  # [S, N, E] -> [N * heads, S, head_dim]
+            return t.reshape(t.shape[0], batch * heads, head_dim).transpose(0, 1)
+        q, k, v = split(q), split(k), split(v)
+        if self.add_zero_attn:
+            zeros_ = zeros(batch * heads, 1, head_dim, dtype=q.dtype)
+            k, v = _ops.cat([k, zeros_], 1), _ops.cat([v, zeros_], 1)
+            masks = [None if m is None else F.pad(m, (0, 1)) for m in masks]
+        keys = k.shape[1]
+        scores = _ops.matmul(q * math.sqrt(1.0 / head_dim), k.mT)
+        attn_mask, key_padding_mask = masks
+        if attn_mask is not None:
+            scores = scores + (attn_mask if attn_mask.ndim == 3 else attn_mask.unsqueeze(0))
+        if key_padding_mask is not None:
+            scores = scores + key_padding_mask.reshape(batch, 1, 1, keys).expand(
+                batch, heads, 1, keys).reshape(batch * heads, 1, keys)
+        weights = F.softmax(scores, -1)
+        if self.training and self.dropout > 0:
+            weights = F.dropout(weights, self.dropout)
+        out = _ops.matmul(weights, v).transpose(0, 1).reshape(length, batch, e)
+        out = self.out_proj(out)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(batch, heads, length, keys)
+        return out, weights.mean(1) if average_attn_weights else weights
+
+
+def _float_mask(mask, like):
+    """A mask to add to attention scores: a bool mask's True entries are -inf."""
+    if mask.dtype == dtypes.bool_:
+        return tensor(np.where(mask.numpy(), -np.inf, 0.0), dtype=like.dtype)
+    return mask.to(like.dtype)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over [N, C, D, H, W]."""
+    _dims = 3
+
+    def forward(self, x):
+        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class ConvTranspose3d(ConvTranspose2d):
+    _dims = 3
+
+    def forward(self, x, output_size=None):
+        return F.conv_transpose3d(x, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation, output_size)
+
+
+class AvgPool3d(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.divisor_override = ceil_mode, divisor_override
+        self.count_include_pad = count_include_pad
+
+    def forward(self, x):
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
+
+
+class MaxUnpool2d(Module):
+    """The inverse of MaxPool2d(return_indices=True) (see F.max_unpool2d)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def forward(self, x, indices, output_size=None):
+        return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
+                f"padding={self.padding}")
+
+
+class Upsample(Module):
+    """Resizes its input with F.interpolate (the same arguments)."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size = size
+        self.scale_factor = (float(scale_factor) if isinstance(scale_factor, (int, float))
+                             else scale_factor)
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+    def extra_repr(self):
+        what = (f"scale_factor={self.scale_factor!r}" if self.size is None
+                else f"size={self.size!r}")
+        return f"{what}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class PReLU(Module):

@@ -12,6 +12,7 @@ Ops that fit no family build `Primitive` directly, with both rules side by side.
 import numpy as np
 
 from .._core import dtypes
+from .._core.errors import ShapeError
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar
@@ -151,7 +152,11 @@ def normalize_axis(axis, ndim, op):
     """An int, tuple or None axis as a sorted tuple of non-negative axes (None: all)."""
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else axis
+    if not isinstance(axes, (tuple, list)) or not all(
+            isinstance(a, (int, np.integer)) for a in axes):
+        raise TypeError(f"{op}: dim (axis) must be an int, a tuple of ints or None, got "
+                        f"{axis!r}")
     out = []
     for a in axes:
         a = int(a)
@@ -159,5 +164,5 @@ def normalize_axis(axis, ndim, op):
             raise IndexError(f"{op}: axis {a} is out of range for a tensor of {ndim} dimensions")
         out.append(a % max(ndim, 1))
     if len(set(out)) != len(out):
-        raise ValueError(f"{op}: axis {axis} names the same dimension twice")
+        raise ShapeError(f"{op}: axis {axis} names the same dimension twice")
     return tuple(sorted(out))

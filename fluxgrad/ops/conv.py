@@ -18,6 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
+from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
@@ -25,7 +26,7 @@ from .shape import broadcast_to, reshape
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d"]
+           "adaptive_avg_pool2d", "max_unpool2d", "conv3d", "conv_transpose3d", "avg_pool3d"]
 
 
 # --- array helpers (impl only) ----------------------------------------------------------
@@ -353,10 +354,10 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
     groups = int(groups)
     co, cg, kh, kw = w.shape
     if groups < 1 or x.shape[1] % groups or co % groups:
-        raise ValueError(f"{op}: groups={groups} must divide both the input channels "
+        raise ShapeError(f"{op}: groups={groups} must divide both the input channels "
                          f"({x.shape[1]}) and the output channels ({co})")
     if x.shape[1] != cg * groups:
-        raise ValueError(f"{op}: the input has {x.shape[1]} channels but the weight "
+        raise ShapeError(f"{op}: the input has {x.shape[1]} channels but the weight "
                          f"{list(w.shape)} expects {cg * groups} (= weight.shape[1] * groups "
                          f"{groups})")
     if min(stride) < 1 or min(dilation) < 1:
@@ -365,7 +366,7 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
     for size, pad, k, d, axis in ((x.shape[2], pads[0] + pads[1], kh, dilation[0], "height"),
                                   (x.shape[3], pads[2] + pads[3], kw, dilation[1], "width")):
         if size + pad < d * (k - 1) + 1:
-            raise ValueError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
+            raise ShapeError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
                              f"the dilated kernel ({d * (k - 1) + 1}); input shape "
                              f"{list(x.shape)}, weight shape {list(w.shape)}")
     x, w = promote(x, w)
@@ -409,10 +410,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     padding = _pair(padding, "padding", op)
     groups = int(groups)
     if y.shape[1] != w.shape[0]:
-        raise ValueError(f"{op}: the input has {y.shape[1]} channels but the weight "
+        raise ShapeError(f"{op}: the input has {y.shape[1]} channels but the weight "
                          f"{list(w.shape)} expects {w.shape[0]} (weight.shape[0])")
     if groups < 1 or w.shape[0] % groups:
-        raise ValueError(f"{op}: groups={groups} must divide the input channels ({w.shape[0]})")
+        raise ShapeError(f"{op}: groups={groups} must divide the input channels ({w.shape[0]})")
     kernel = w.shape[2:]
     base = [(y.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (kernel[a] - 1) + 1
             for a in range(2)]
@@ -423,7 +424,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         extra = list(_pair(output_padding, "output_padding", op))
     for a in range(2):
         if not 0 <= extra[a] < max(stride[a], dilation[a]):
-            raise ValueError(f"{op}: output padding {extra[a]} must be smaller than the stride "
+            raise ShapeError(f"{op}: output padding {extra[a]} must be smaller than the stride "
                              f"or dilation ({stride[a]}, {dilation[a]})")
     size = (base[0] + extra[0], base[1] + extra[1])
     pads = (padding[0], padding[0], padding[1], padding[1])
@@ -617,14 +618,48 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Maximum over kH x kW windows of `input` [N, C, H, W] or [C, H, W] (padding counts as
-    -inf)."""
-    if return_indices:
-        raise NotImplementedError("max_pool2d: return_indices=True is not supported")
+    -inf); with `return_indices`, also where each maximum is (its flat index into H x W, as
+    PyTorch)."""
     x, unbatched = _batched(input, 4, "max_pool2d")
     kernel, stride, pads, dilation = _pool_args(x, kernel_size, stride, padding, "max_pool2d",
                                                 dilation, ceil_mode)
-    return _unbatched(apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
-                            dilation=dilation)[0], unbatched)
+    out, argmax = apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+                        dilation=dilation)
+    if not return_indices:
+        return _unbatched(out, unbatched)
+    oh, ow = out.shape[2:]
+    k = argmax._data.astype(np.int64)
+    h = np.arange(oh)[:, None] * stride[0] - pads[0] + (k // kernel[1]) * dilation[0]
+    w = np.arange(ow)[None, :] * stride[1] - pads[2] + (k % kernel[1]) * dilation[1]
+    return _unbatched(out, unbatched), _unbatched(Tensor._make(h * x.shape[3] + w), unbatched)
+
+
+@tensor_method("max_unpool2d")
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d(..., return_indices=True): `input` [N, C, h, w] placed at
+    `indices` (flat into each output plane), zeros elsewhere. The output size is
+    (h - 1) * stride - 2 * padding + kernel_size, or `output_size`."""
+    from .indexing import scatter
+    x = _check_input(input, 4, "max_unpool2d")
+    kernel = _pair(kernel_size, "kernel_size", "max_unpool2d")
+    stride = kernel if stride is None else _pair(stride, "stride", "max_unpool2d")
+    padding = _pair(padding, "padding", "max_unpool2d")
+    if output_size is None:
+        size = tuple((x.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + kernel[a]
+                     for a in range(2))
+    else:
+        size = tuple(int(s) for s in tuple(output_size)[-2:])
+    if tuple(indices.shape) != tuple(x.shape):
+        raise ShapeError(f"max_unpool2d: indices of shape {list(indices.shape)} for an input of "
+                         f"shape {list(x.shape)}; they must match")
+    n, c = x.shape[:2]
+    flat = reshape(indices, (n, c, -1))
+    plane = size[0] * size[1]
+    if flat.numel() and (int(flat._data.min()) < 0 or int(flat._data.max()) >= plane):
+        raise IndexOutOfRange(f"max_unpool2d: indices must lie in [0, {plane}) for "
+                              f"an output of size {list(size)}")
+    out = Tensor._make(np.zeros((n, c, plane), x._data.dtype))
+    return reshape(scatter(out, 2, flat, reshape(x, (n, c, -1))), (n, c) + size)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
@@ -686,11 +721,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
     `exclusive=True` (PaddlePaddle) is `count_include_pad=False`.
     """
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode=True is not supported")
     if exclusive is not None:
         count_include_pad = not exclusive
     x, unbatched = _batched(input, 4, "avg_pool2d")
+    if ceil_mode:
+        return _unbatched(_avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad,
+                                         divisor_override), unbatched)
     kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d")
     if divisor_override is not None and int(divisor_override) == 0:
         raise ValueError("avg_pool2d: divisor_override must not be zero")
@@ -698,6 +734,27 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
         count_include_pad=bool(count_include_pad),
         divisor_override=None if divisor_override is None else int(divisor_override)), unbatched)
+
+
+def _avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad, divisor_override):
+    """avg_pool2d with ceil_mode=True: the window sums over x padded far enough for the last
+    windows, divided as PyTorch divides: a window that reaches past the padding counts only
+    the part inside it (its real entries only, without count_include_pad)."""
+    kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d",
+                                         ceil_mode=True)
+    total = apply(avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
+                  count_include_pad=True, divisor_override=1)
+    if divisor_override:
+        return total / int(divisor_override)
+    sizes = []
+    for a in range(2):
+        n, pad = x.shape[2 + a], pads[2 * a]
+        start = np.arange(total.shape[2 + a]) * stride[a] - pad
+        end = np.minimum(start + kernel[a], n + pad)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    return total / Tensor._make(np.outer(*sizes).astype(x._data.dtype))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -753,3 +810,137 @@ def adaptive_avg_pool1d(input, output_size):
                             (1, int(output_size)))
     return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
 
+
+
+# --- 3-d convolution and pooling: the 2-d ops over depth slices ------------------------------
+# The depth of [N, C, D, H, W] is folded into the batch, the 2-d op runs once per kernel depth
+# offset, and the results are summed over the offsets (placed, for the transposed
+# convolution): Python loops run over the kernel depth only.
+def _fold_depth(x):
+    """[N, C, D, H, W] as [N * D, C, H, W]."""
+    from .shape import permute
+    n, c, d = x.shape[:3]
+    return reshape(permute(x, (0, 2, 1, 3, 4)), (n * d, c) + x.shape[3:])
+
+
+def _unfold_depth(x, n):
+    """[N * D, C, H, W] back to [N, C, D, H, W]."""
+    from .shape import permute
+    return permute(reshape(x, (n, -1) + x.shape[1:]), (0, 2, 1, 3, 4))
+
+
+def _depth_slices(x, start, count, step):
+    from .indexing import getitem
+    return getitem(x, (slice(None), slice(None), slice(start, start + (count - 1) * step + 1,
+                                                         step)))
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution of `input` [N, C, D, H, W] with `weight` [C_out, C/groups, kD, kH, kW]
+    (PyTorch's cross-correlation); `padding` an int, 3 ints, 'same' or 'valid'."""
+    from .shape import pad
+    op = "conv3d"
+    x = _check_input(input, 5, op)
+    w = _check_input(weight, 5, op, "weight")
+    stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
+    if padding == "valid":
+        padding = 0
+    if padding == "same":
+        if stride != (1, 1, 1):
+            raise ValueError(f"{op}: padding='same' needs stride 1, got stride {stride}")
+        total = [dilation[a] * (w.shape[2 + a] - 1) for a in range(3)]
+        pads = [(t // 2, t - t // 2) for t in total]
+    else:
+        pads = [(p, p) for p in _pair(padding, "padding", op, 3)]
+    if x.shape[1] != w.shape[1] * int(groups):
+        raise ShapeError(f"{op}: the input has {x.shape[1]} channels but the weight "
+                         f"{list(w.shape)} expects {w.shape[1] * int(groups)} (= weight.shape[1] "
+                         f"* groups {groups})")
+    x = pad(x, [v for pair in reversed(pads) for v in pair])
+    kd = w.shape[2]
+    depth = _out_size(x.shape[2], 0, kd, stride[0], dilation[0])
+    if depth <= 0:
+        raise ShapeError(f"{op}: the padded input depth ({x.shape[2]}) is smaller than the "
+                         f"dilated kernel ({dilation[0] * (kd - 1) + 1})")
+    total = None
+    for k in range(kd):
+        planes = _fold_depth(_depth_slices(x, k * dilation[0], depth, stride[0]))
+        y = conv2d(planes, w[:, :, k], None, stride[1:], 0, dilation[1:], groups)
+        total = y if total is None else total + y
+    out = _unfold_depth(total, x.shape[0])
+    return out if bias is None else out + reshape(bias, (1, -1, 1, 1, 1))
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1, output_size=None):
+    """Transposed 3-d convolution (the input-gradient of conv3d); weight
+    [C_in, C_out/groups, kD, kH, kW]."""
+    op = "conv_transpose3d"
+    y = _check_input(input, 5, op)
+    w = _check_input(weight, 5, op, "weight")
+    stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
+    padding = _pair(padding, "padding", op, 3)
+    if y.shape[1] != w.shape[0]:
+        raise ShapeError(f"{op}: the input has {y.shape[1]} channels but the weight "
+                         f"{list(w.shape)} expects {w.shape[0]} (weight.shape[0])")
+    base = [(y.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + dilation[a] * (w.shape[2 + a] - 1)
+            + 1 for a in range(3)]
+    extra = ([int(s) - b for s, b in zip(tuple(output_size)[-3:], base)]
+             if output_size is not None else list(_pair(output_padding, "output_padding", op, 3)))
+    for a in range(3):
+        if not 0 <= extra[a] < max(stride[a], dilation[a]):
+            raise ShapeError(f"{op}: output padding {extra[a]} must be smaller than the stride "
+                             f"or dilation ({stride[a]}, {dilation[a]})")
+    n, depth = y.shape[0], y.shape[2]
+    full = (depth - 1) * stride[0] + dilation[0] * (w.shape[2] - 1) + 1 + extra[0]
+    planes = _fold_depth(y)
+    out = None
+    for k in range(w.shape[2]):
+        x = conv_transpose2d(planes, w[:, :, k], None, stride[1:], padding[1:], extra[1:],
+                             groups, dilation[1:])
+        x = _unfold_depth(x, n)
+        at = np.arange(depth) * stride[0] + k * dilation[0]
+        if out is None:
+            out = Tensor._make(np.zeros(x.shape[:2] + (full,) + x.shape[3:], x._data.dtype))
+        out = out.index_add(2, at, x)
+    out = _depth_slices(out, padding[0], full - 2 * padding[0], 1)
+    return out if bias is None else out + reshape(bias, (1, -1, 1, 1, 1))
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over kD x kH x kW windows of `input` [N, C, D, H, W]."""
+    from .shape import pad
+    op = "avg_pool3d"
+    if ceil_mode:
+        raise NotImplementedError(f"{op}: ceil_mode=True is not supported")
+    x = _check_input(input, 5, op)
+    kernel = _pair(kernel_size, "kernel_size", op, 3)
+    stride = kernel if stride is None else _pair(stride, "stride", op, 3)
+    padding = _pair(padding, "padding", op, 3)
+    if any(2 * p > k for p, k in zip(padding, kernel)):
+        raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
+                         f"{kernel}")
+
+    def window_sums(t):
+        t = pad(t, (0, 0, 0, 0, padding[0], padding[0]))
+        planes = apply(avg_pool2d_p, _fold_depth(t), kernel=kernel[1:], stride=stride[1:],
+                       pads=(padding[1], padding[1], padding[2], padding[2]),
+                       count_include_pad=True, divisor_override=1)
+        planes = _unfold_depth(planes, t.shape[0])
+        depth = _out_size(t.shape[2], 0, kernel[0], stride[0], 1)
+        if depth <= 0:
+            raise ShapeError(f"{op}: the kernel {kernel} is larger than the padded input "
+                             f"{list(x.shape[2:])}")
+        total = None
+        for k in range(kernel[0]):
+            part = _depth_slices(planes, k, depth, stride[0])
+            total = part if total is None else total + part
+        return total
+    total = window_sums(x)
+    if divisor_override:
+        return total / int(divisor_override)
+    if count_include_pad:
+        return total / (kernel[0] * kernel[1] * kernel[2])
+    ones = Tensor._make(np.ones((1, 1) + x.shape[2:], x._data.dtype))
+    return total / Tensor._make(window_sums(ones)._data)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
+from .._core.errors import ArgumentError, IntegerDivisionByZero
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
@@ -30,8 +31,10 @@ __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "
            "addcmul", "addcdiv", "equal", "not_equal", "less", "less_equal", "greater",
            "greater_equal", "eq", "ne", "lt", "le", "gt", "ge", "less_than", "greater_than", "mod",
            "floor_mod", "isnan", "isinf", "isfinite", "floor_divide", "remainder", "fmod",
-           "logical_not", "logical_and", "logical_or", "logical_xor", "sub", "mul", "div",
-           "true_divide", "neg", "isclose", "allclose", "nan_to_num"]
+           "logical_not", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "sub", "mul",
+           "div", "true_divide", "neg", "isclose", "allclose", "nan_to_num", "signbit", "copysign",
+           "rad2deg", "deg2rad", "sinc"]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -124,13 +127,15 @@ def _pow_dx(x, y):
 
 
 def _pow_dy(x, y, out):
-    # d(x**y)/dy = x**y log x, taken as 0 where x == 0 and y >= 0 (the limit from above)
+    # d(x**y)/dy = x**y log x; where x == 0, PyTorch's values: 0 for y >= 0 (the limit from
+    # above), inf * log 0 = -inf for y < 0 (a constant here, so that no rule of this rule
+    # multiplies a zero cotangent by inf)
     if not isinstance(x, Tensor):
         if x > 0:
             return out * math.log(x)
         x = Tensor._make(np.asarray(x, y._data.dtype))
     zero = x == 0
-    return where(logical_and(zero, y >= 0), 0.0, out * log(where(zero, 1.0, x)))
+    return where(zero, where(y >= 0, 0.0, -math.inf), out * log(where(zero, 1.0, x)))
 
 
 pow_p = Primitive(
@@ -424,13 +429,11 @@ less = _no_grad_binary(np.less, "less", "__lt__", "lt", "less_than")
 less_equal = _no_grad_binary(np.less_equal, "less_equal", "__le__", "le")
 greater = _no_grad_binary(np.greater, "greater", "__gt__", "gt", "greater_than")
 greater_equal = _no_grad_binary(np.greater_equal, "greater_equal", "__ge__", "ge")
-floor_divide = _no_grad_binary(np.floor_divide, "floor_divide", "__floordiv__")
-logical_and = _no_grad_binary(np.logical_and, "logical_and", "__and__")
-logical_or = _no_grad_binary(np.logical_or, "logical_or", "__or__")
-logical_xor = _no_grad_binary(np.logical_xor, "logical_xor", "__xor__")
+logical_and = _no_grad_binary(np.logical_and, "logical_and")
+logical_or = _no_grad_binary(np.logical_or, "logical_or")
+logical_xor = _no_grad_binary(np.logical_xor, "logical_xor")
 eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 less_than, greater_than = less, greater
-Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
 
 
 def _predicate(np_fn, name):
@@ -443,11 +446,100 @@ def _predicate(np_fn, name):
     return tensor_method(name)(op)
 
 
-logical_not = tensor_method("__invert__")(_predicate(np.logical_not, "logical_not"))
+logical_not = _predicate(np.logical_not, "logical_not")
+signbit = _predicate(np.signbit, "signbit")
 logical_not.__doc__ = "Elementwise not, a bool tensor."
+signbit.__doc__ = "Where the sign bit of x is set (negative numbers and -0.0), a bool tensor."
 isnan = _predicate(np.isnan, "isnan")
 isinf = _predicate(np.isinf, "isinf")
 isfinite = _predicate(np.isfinite, "isfinite")
+
+
+# --- integer division -------------------------------------------------------------------------
+def _integer_division(name, np_fn):
+    """`np_fn` refusing an integer divisor of 0, as PyTorch does (NumPy gives 0 and warns)."""
+    def impl(x, y):
+        if _integral_array(x) and _integral_array(y) and np.any(np.equal(y, 0)) and (
+                np.broadcast(x, y).size):
+            raise IntegerDivisionByZero(
+                f"{name}: integer division by zero (the divisor holds 0); convert to a "
+                "floating dtype first (x.float()) to get inf / nan instead")
+        return np_fn(x, y)
+    impl.__name__ = name
+    return impl
+
+
+def _integral_array(x):
+    return isinstance(x, (int, np.integer)) or getattr(x, "dtype", np.dtype(float)).kind in "iub"
+
+
+floor_divide = _no_grad_binary(_integer_division("floor_divide", np.floor_divide),
+                               "floor_divide", "__floordiv__")
+Tensor.__rfloordiv__ = lambda self, other: floor_divide(other, self)
+
+
+# --- bitwise ops: integer and bool tensors (on bools, the logical ops) ---------------------------
+def _integral(name, *operands):
+    for x in operands:
+        if isinstance(x, Tensor) and x._data.dtype.kind == "f":
+            raise NotImplementedError(
+                f"{name} is defined for integer and bool tensors, not {x.dtype}; use "
+                "logical_and / logical_or / logical_xor / logical_not for truth values")
+    return operands
+
+
+def _shift(np_fn, fills_sign):
+    # a shift by a negative amount or by the bit width or more gives 0 (the sign, shifting
+    # right), as PyTorch; C and NumPy leave it undefined
+    def impl(x, y):
+        out = np_fn(x, y)
+        bits = out.dtype.itemsize * 8
+        inside = np.logical_and(np.greater_equal(y, 0), np.less(y, bits))
+        if np.all(inside):
+            return out
+        outside = np_fn(x, bits - 1) if fills_sign else 0
+        return np.where(inside, np_fn(x, np.where(inside, y, 0)), outside).astype(out.dtype)
+    return impl
+
+
+def _bitwise_binary(name, impl, *dunders, bools=True):
+    prim = no_grad_primitive(name, impl)
+
+    def op(x, y):
+        x, y = _integral(name, *promote(x, y))
+        if not bools and all(getattr(v, "dtype", None) == dtypes.bool_ for v in (x, y)):
+            raise NotImplementedError(f"{name} is defined for integer tensors, not two bool "
+                                      "tensors; convert one with .long()")
+        if not bools and isinstance(x, Tensor) and x.dtype == dtypes.bool_:
+            x = cast(x, dtypes.int64)
+        return apply(prim, x, y)
+    op.__name__ = name
+    op.__doc__ = f"Elementwise {name} of integer tensors (the logical op on bool tensors)."
+    return tensor_method(name, *dunders)(op)
+
+
+bitwise_and = _bitwise_binary("bitwise_and", np.bitwise_and, "__and__")
+bitwise_or = _bitwise_binary("bitwise_or", np.bitwise_or, "__or__")
+bitwise_xor = _bitwise_binary("bitwise_xor", np.bitwise_xor, "__xor__")
+bitwise_left_shift = _bitwise_binary("bitwise_left_shift", _shift(np.left_shift, False),
+                                     "__lshift__", bools=False)
+bitwise_right_shift = _bitwise_binary("bitwise_right_shift", _shift(np.right_shift, True),
+                                      "__rshift__", bools=False)
+Tensor.__rand__ = lambda self, other: bitwise_and(other, self)
+Tensor.__ror__ = lambda self, other: bitwise_or(other, self)
+Tensor.__rxor__ = lambda self, other: bitwise_xor(other, self)
+Tensor.__rlshift__ = lambda self, other: bitwise_left_shift(other, self)
+Tensor.__rrshift__ = lambda self, other: bitwise_right_shift(other, self)
+bitwise_not_p = no_grad_primitive("bitwise_not", np.invert)
+
+
+@tensor_method("bitwise_not", "__invert__")
+def bitwise_not(x):
+    """Elementwise ~x: the bits of an integer tensor flipped, a bool tensor negated."""
+    if x._data.dtype.kind == "f":
+        raise TypeError(f"~ (bitwise_not) is defined for integer and bool tensors, not "
+                        f"{x.dtype}; use logical_not for truth values")
+    return apply(bitwise_not_p, x)
 
 
 # --- clamping and selection ------------------------------------------------------------------
@@ -501,7 +593,7 @@ def clamp(x, min=None, max=None):
     min <= x <= max (boundaries included), otherwise to the bound that was taken.
     """
     if min is None and max is None:
-        raise ValueError("clamp: give at least one of min and max")
+        raise ArgumentError("clamp: give at least one of min and max")
     if x._data.dtype.kind != "f" or type(min) not in _PLAIN or type(max) not in _PLAIN:
         x, min, max = _promote_bounds(x, min, max)
     return apply(clamp_p, x, min, max)
@@ -637,8 +729,9 @@ def _modulus(name, impl, quotient):
     batch=broadcasting(name))
 
 
-remainder_p = _modulus("remainder", np.remainder, lambda x, y: floor_divide(x, y))
-fmod_p = _modulus("fmod", np.fmod, lambda x, y: trunc(x / y))
+remainder_p = _modulus("remainder", _integer_division("remainder", np.remainder),
+                       lambda x, y: floor_divide(x, y))
+fmod_p = _modulus("fmod", _integer_division("fmod", np.fmod), lambda x, y: trunc(x / y))
 
 
 @tensor_method("remainder", "mod", "floor_mod", "__mod__")
@@ -698,3 +791,35 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     neginf = float(info.min) if neginf is None else neginf
     out = where(isnan(x), nan, x)
     return where(equal(x, math.inf), posinf, where(equal(x, -math.inf), neginf, out))
+
+
+# --- composites: signs, angles, sinc -----------------------------------------------------------
+@tensor_method("copysign")
+def copysign(x, y):
+    """|x| with the sign of y (its sign bit: -0.0 counts as negative); a floating result.
+    The gradient in x is sign(x) times y's sign (0 where x is 0), none in y, as PyTorch."""
+    x, y = promote(x, y)
+    x = float_result(x if isinstance(x, Tensor) else Tensor(x))
+    negative_y = signbit(y) if isinstance(y, Tensor) else math.copysign(1.0, y) < 0
+    return where(negative_y, -abs(x), abs(x))
+
+
+@tensor_method("rad2deg")
+def rad2deg(x):
+    """Radians to degrees."""
+    return float_result(x) * (180.0 / math.pi)
+
+
+@tensor_method("deg2rad")
+def deg2rad(x):
+    """Degrees to radians."""
+    return float_result(x) * (math.pi / 180.0)
+
+
+@tensor_method("sinc")
+def sinc(x):
+    """The normalized sinc, sin(pi x) / (pi x), and 1 at 0 (where its gradient is 0)."""
+    x = float_result(x)
+    zero = x == 0
+    px = where(zero, 1.0, x) * math.pi  # no 0 / 0 in the branch that zero doesn't take
+    return where(zero, 1.0, sin(px) / px)

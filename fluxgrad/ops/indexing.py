@@ -21,6 +21,8 @@ import numpy as np
 
 from .._core.batching import BatchedTensor, move_dim
 from .._core.dispatch import apply
+from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
+                            ShapeIndexError)
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.grad_mode import state as _grad_state
@@ -29,12 +31,12 @@ from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
 from ._family import cast_to, linear
 from .elementwise import where
-from .shape import _dim, broadcast_tensors, reshape
+from .shape import _dim, broadcast_tensors, moveaxis, reshape
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_", "gather", "scatter", "scatter_",
            "scatter_add", "scatter_add_", "index_select", "index_add", "index_add_",
            "take_along_axis", "take_along_dim", "take", "masked_fill", "masked_fill_",
-           "masked_select", "nonzero"]
+           "masked_select", "nonzero", "scatter_reduce"]
 
 ARRAY = "array"  # stands in the static index for the next index array
 
@@ -309,14 +311,51 @@ index_put_p = Primitive(
     jvp=_index_put_jvp, saves_inputs=False, linear=(0, 1), batch=_put_batch)
 
 
+def _torch_block(static, arrays, ndim):
+    """Where PyTorch puts the dimensions of the index arrays when NumPy puts them elsewhere:
+    (k, p), the block of k dimensions goes to position p of the result; None if the two agree.
+
+    PyTorch applies the integers of an index as selections before the advanced indexing, so
+    they don't separate the index arrays (`x[1, :, [0, 1]]` keeps the arrays' dimension after
+    the slice's); NumPy counts them as index arrays, which puts the block first. NumPy also
+    takes an Ellipsis that stands for no dimension as a separation; PyTorch doesn't.
+    """
+    if not arrays:
+        return None
+    ints = sum(type(e) is int for e in static)
+    if not ints and Ellipsis not in static:
+        return None
+    unbatched = (None,) * len(arrays)
+    if _layout(static, arrays, unbatched, ndim)[3]:
+        return None
+    rest = iter(arrays)
+    taken = 0  # the dimensions of x the entries other than Ellipsis take
+    for e in static:
+        if e is ARRAY:
+            a = next(rest)
+            taken += a.ndim if _is_mask(a) else 1
+        elif e is not None and e is not Ellipsis:
+            taken += 1
+    selected = tuple(e for e in static if type(e) is not int and not (
+        e is Ellipsis and taken == ndim))
+    _, _, before, adjacent, k, _ = _layout(selected, arrays, unbatched, ndim - ints)
+    return (k, before) if adjacent and before else None
+
+
 @tensor_method("__getitem__")
 def getitem(x, index):
-    """`x[index]`: NumPy / PyTorch basic and advanced indexing."""
+    """`x[index]`: PyTorch's basic and advanced indexing (NumPy's, except that integers
+    next to index arrays are selections first, as in PyTorch)."""
     static, arrays = _normalize(index)
     try:
-        return _take(x, arrays, static)
+        out = _take(x, arrays, static)
     except IndexError as err:
         raise IndexError(f"indexing a tensor of shape {list(x.shape)}: {err}") from None
+    block = _torch_block(static, arrays, x.ndim)
+    if block is not None:
+        k, p = block
+        out = moveaxis(out, tuple(range(k)), tuple(range(p, p + k)))
+    return out
 
 
 def _value_for(x, value):
@@ -325,6 +364,12 @@ def _value_for(x, value):
     if is_scalar(value):
         return value
     return Tensor(value, dtype=x.dtype)
+
+
+def _as_torch_error(err):
+    """The class to re-raise a NumPy indexing error as: PyTorch's RuntimeError for a shape
+    mismatch (a ValueError from NumPy), IndexError as it is."""
+    return ShapeError if isinstance(err, ValueError) else type(err)
 
 
 def _tracked(*tensors):
@@ -361,14 +406,16 @@ def _put(x, static, arrays, value, accumulate):
             else:
                 target[idx] += data
         except (IndexError, ValueError) as err:
-            raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
+            raise _as_torch_error(err)(
+                f"writing into a tensor of shape {list(x.shape)}: {err}") from None
         x._bump_version()
         return x
     try:
         result = apply(index_put_p, _before(x), value, *arrays, index=static,
                        accumulate=accumulate)
     except (IndexError, ValueError) as err:
-        raise type(err)(f"writing into a tensor of shape {list(x.shape)}: {err}") from None
+        raise _as_torch_error(err)(
+            f"writing into a tensor of shape {list(x.shape)}: {err}") from None
     return _rebase(x, result)
 
 
@@ -394,6 +441,16 @@ def setitem(x, index, value):
     """`x[index] = value`, in place; gradients flow to the old x (outside the index) and to
     value."""
     static, arrays = _normalize(index)
+    block = _torch_block(static, arrays, x.ndim)
+    if block is not None:
+        value = _value_for(x, value)
+        if isinstance(value, Tensor) and value.ndim:
+            # value broadcasts against PyTorch's layout of x[index]: into NumPy's
+            k, p = block
+            rank = _layout(static, arrays, (None,) * len(arrays), x.ndim)[5]
+            if value.ndim <= rank:  # else NumPy's message says what doesn't fit
+                value = reshape(value, (1,) * (rank - value.ndim) + value.shape)
+                value = moveaxis(value, tuple(range(p, p + k)), tuple(range(k)))
     _put(x, static, arrays, value, False)
 
 
@@ -405,7 +462,8 @@ def index_put(x, indices, values, accumulate=False):
     try:
         return apply(index_put_p, x, values, *arrays, index=static, accumulate=bool(accumulate))
     except (IndexError, ValueError) as err:
-        raise type(err)(f"index_put into a tensor of shape {list(x.shape)}: {err}") from None
+        raise _as_torch_error(err)(
+            f"index_put into a tensor of shape {list(x.shape)}: {err}") from None
 
 
 @tensor_method("index_put_")
@@ -419,7 +477,7 @@ def _index_array(index, op):
     a = index._data if isinstance(index, Tensor) else np.asarray(index)
     if a.dtype.kind not in "iu":
         if a.size:
-            raise TypeError(f"{op}: the index must hold integers, not {a.dtype}")
+            raise DTypeError(f"{op}: the index must hold integers, not {a.dtype}")
         return a.astype(np.int64)
     return _per_example(index, a)
 
@@ -440,17 +498,17 @@ def _along(shape, dim, index):
 
 def _check_along(x, dim, index, op, src=None):
     if index.ndim != x.ndim:
-        raise ValueError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
+        raise ShapeError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
                          f"{x.ndim} (shape {list(x.shape)}); they must have the same number")
     for d, (n, m) in enumerate(zip(x.shape, index.shape)):
         if d != dim and m > n:
-            raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the "
+            raise ShapeError(f"{op}: index shape {list(index.shape)} is larger than the "
                              f"tensor's {list(x.shape)} in dimension {d}")
     if src is not None and any(m > n for n, m in zip(src.shape, index.shape)):
-        raise ValueError(f"{op}: index shape {list(index.shape)} is larger than the source's "
+        raise ShapeError(f"{op}: index shape {list(index.shape)} is larger than the source's "
                          f"{list(src.shape)}")
     if _known(index) and (index.min() < -x.shape[dim] or index.max() >= x.shape[dim]):
-        raise IndexError(f"{op}: index values must lie in [{-x.shape[dim]}, "
+        raise IndexOutOfRange(f"{op}: index values must lie in [{-x.shape[dim]}, "
                          f"{x.shape[dim] - 1}] for dimension {dim} of size {x.shape[dim]}")
 
 
@@ -496,8 +554,11 @@ def scatter(x, dim, index, src=None, *, value=None, reduce=None, overwrite=True)
         return _paddle_scatter(x, dim, index, overwrite if src is None else src)
     if src is None:
         src = value
+    if reduce == "multiply":
+        return scatter_reduce(x, dim, index, _src_like(x, index, src), "prod")
     if reduce not in (None, "add", "sum"):
-        raise ValueError(f"scatter: reduce={reduce!r} is not supported; use None or 'add'")
+        raise ArgumentError(f"scatter: reduce={reduce!r} is not supported; use None, 'add' or "
+                            "'multiply' (scatter_reduce has more)")
     static, arrays, src = _scatter(x, dim, index, src, reduce is not None, "scatter")
     return apply(index_put_p, x, _value_for(x, src), *arrays, index=static,
                  accumulate=reduce is not None)
@@ -509,6 +570,76 @@ def _paddle_scatter(x, index, updates, overwrite):
         return index_put(x, (arrays[0],), updates)
     cleared = apply(index_put_p, x, 0.0, *arrays, index=(ARRAY,), accumulate=False)
     return index_put(cleared, (arrays[0],), updates, accumulate=True)
+
+
+def _src_like(x, index, src):
+    """A number given as scatter's src, as a tensor of the index's shape."""
+    if isinstance(src, Tensor):
+        return src
+    shape = np.shape(getattr(index, "_data", index))
+    return Tensor(np.full(shape, src, x._data.dtype))
+
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _identity(reduce, dtype):
+    """The value an empty slot holds for `reduce`: what it leaves the others as."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    low, high = (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min,
+                                                             np.iinfo(dtype).max)
+    return low if reduce == "amax" else high
+
+
+@tensor_method("scatter_reduce")
+def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
+    """A copy of x where each x[i][index[i][j]] (for dim=1) becomes the `reduce` ('sum',
+    'prod', 'mean', 'amax' or 'amin') of the src[i][j] sent to it, and of its own value if
+    `include_self`; entries nothing is sent to keep their value.
+
+    Each entry something is sent to gathers its values in a row of a table (padded with the
+    reduction's identity) that the reduction (`sum`, `prod`, `amax`, ...) reduces, so the
+    gradients are those of the reductions: exact with zeros for prod, split evenly between
+    tied extrema, to any order."""
+    from .reduce import amax, amin, prod, sum
+    from .shape import concat
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch takes these too
+    if reduce not in _REDUCTIONS:
+        raise ArgumentError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
+                            f"got {reduce!r}")
+    static, arrays, src = _scatter(x, dim, index, src, True, "scatter_reduce")
+    if any(type(a) is BatchedTensor for a in arrays):
+        raise NotImplementedError("vmap: scatter_reduce with an index that differs between the "
+                                  "examples of the batch is not supported")
+    src = _value_for(x, _src_like(x, index, src))
+    grids = list(np.broadcast_arrays(*arrays))
+    if not grids[0].size:
+        return x
+    grids[dim] = grids[dim] % x.shape[dim]
+    targets = np.ravel_multi_index(grids, x.shape).reshape(-1)
+    rows, row = np.unique(targets, return_inverse=True)  # the entries sent to, each one's row
+    order = np.argsort(row, kind="stable")
+    counts = np.bincount(row)
+    slot = np.empty_like(row)
+    slot[order] = np.arange(row.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    table = Tensor._make(np.full((rows.size, counts.max()), _identity(reduce, x._data.dtype),
+                                 x._data.dtype))
+    table = apply(index_put_p, table, reshape(src, (-1,)), row, slot, index=(ARRAY, ARRAY),
+                  accumulate=False)
+    flat = reshape(x, (-1,))
+    if include_self:
+        table = concat([reshape(_take(flat, [rows], (ARRAY,)), (-1, 1)), table], 1)
+        counts = counts + 1
+    if reduce == "mean":
+        total = sum(table, 1).to(x.dtype)
+        reduced = total / Tensor(counts) if x.is_floating_point() else total // Tensor(counts)
+    else:
+        reduced = {"sum": sum, "prod": prod, "amax": amax, "amin": amin}[reduce](table, 1)
+    out = apply(index_put_p, flat, reduced.to(x.dtype), rows, index=(ARRAY,), accumulate=False)
+    return reshape(out, x.shape)
 
 
 @tensor_method("scatter_add")
@@ -523,8 +654,15 @@ def scatter_add(x, dim, index, src):
 def scatter_(x, dim, index, src=None, *, value=None, reduce=None):
     if src is None:
         src = value
+    if reduce == "multiply":
+        if not _tracked(x, src):
+            np.copyto(x._writable_data(), scatter(x, dim, index, src, reduce="multiply")._data)
+            x._bump_version()
+            return x
+        return _rebase(x, scatter(_before(x), dim, index, src, reduce="multiply"))
     if reduce not in (None, "add", "sum"):
-        raise ValueError(f"scatter_: reduce={reduce!r} is not supported; use None or 'add'")
+        raise ArgumentError(f"scatter_: reduce={reduce!r} is not supported; use None, 'add' "
+                            "or 'multiply'")
     static, arrays, src = _scatter(x, dim, index, src, reduce is not None, "scatter_")
     return _put(x, static, arrays, src, reduce is not None)
 
@@ -539,7 +677,7 @@ def _select_index(x, dim, index, op):
     dim = _dim(dim, max(x.ndim, 1), op)
     index = _index_array(index, op)
     if index.ndim > 1:
-        raise ValueError(f"{op}: the index must be 1-d, got shape {list(index.shape)}")
+        raise ShapeIndexError(f"{op}: the index must be 1-d, got shape {list(index.shape)}")
     return (slice(None),) * dim + (ARRAY,), [index.reshape(-1)]
 
 
@@ -585,19 +723,19 @@ def take_along_dim(x, indices, dim=None):
     if dim is None:
         return _take(reshape(x, (-1,)), [index.reshape(-1)], (ARRAY,))
     if index.ndim != x.ndim:
-        raise ValueError(f"take_along_dim: indices have {index.ndim} dimensions but the tensor "
+        raise ShapeError(f"take_along_dim: indices have {index.ndim} dimensions but the tensor "
                          f"has {x.ndim}; they must have the same number")
     dim = _dim(dim, x.ndim, "take_along_dim")
     try:
         np.broadcast_shapes(x.shape[:dim] + x.shape[dim + 1:],
                             index.shape[:dim] + index.shape[dim + 1:])
     except ValueError:
-        raise ValueError(f"take_along_dim: indices of shape {list(index.shape)} don't "
+        raise ShapeError(f"take_along_dim: indices of shape {list(index.shape)} don't "
                          f"broadcast against the tensor's {list(x.shape)} outside dimension "
                          f"{dim}") from None
     n = x.shape[dim]
     if _known(index) and (index.min() < -n or index.max() >= n):
-        raise IndexError(f"take_along_dim: indices must lie in [{-n}, {n - 1}] for dimension "
+        raise IndexOutOfRange(f"take_along_dim: indices must lie in [{-n}, {n - 1}] for dimension "
                          f"{dim} of size {n}")
     static, grids = _along(x.shape, dim, index)
     return apply(index_p, x, *grids, index=static)
@@ -632,14 +770,20 @@ def masked_fill(x, mask, value):
         value = int(value)
     elif isinstance(value, Tensor):
         if value.ndim:
-            raise ValueError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
+            raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
                              f"{list(value.shape)}")
         value = cast_to(value, x.dtype)
-    out = where(mask, value, x)
-    if out.shape != x.shape:
-        raise ValueError(f"masked_fill: the mask of shape {list(mask.shape)} doesn't broadcast "
+    if not _broadcasts_to(mask.shape, x.shape):
+        raise ShapeError(f"masked_fill: the mask of shape {list(mask.shape)} doesn't broadcast "
                          f"to the tensor's shape {list(x.shape)}")
-    return cast_to(out, x.dtype)
+    return cast_to(where(mask, value, x), x.dtype)
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
 
 
 @tensor_method("masked_fill_")

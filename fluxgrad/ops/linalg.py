@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
+from .._core.errors import ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
@@ -128,7 +129,7 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 def _matmul_vectors(x, y):
     xd, yd = x.ndim, y.ndim
     if xd == 0 or yd == 0:
-        raise ValueError(f"matmul: both arguments need at least one dimension, got shapes "
+        raise ShapeError(f"matmul: both arguments need at least one dimension, got shapes "
                          f"{list(x.shape)} and {list(y.shape)}; multiply by a scalar with * "
                          "instead")
     x2 = reshape(x, (1,) + x.shape) if xd == 1 else x
@@ -149,13 +150,13 @@ def _raise_mismatch(op, xs, ys, err):
     inner_x = xs[-1]
     inner_y = ys[-2] if len(ys) >= 2 else ys[0]
     if inner_x != inner_y:
-        raise ValueError(f"{op}: can't multiply {list(xs)} by {list(ys)}: inner dimensions "
+        raise ShapeError(f"{op}: can't multiply {list(xs)} by {list(ys)}: inner dimensions "
                          f"{inner_x} and {inner_y} differ") from None
     bx, by = list(xs[:-2]), list(ys[:-2])
     try:
         np.broadcast_shapes(tuple(bx), tuple(by))
     except ValueError:
-        raise ValueError(f"{op}: can't multiply {list(xs)} by {list(ys)}: batch dimensions "
+        raise ShapeError(f"{op}: can't multiply {list(xs)} by {list(ys)}: batch dimensions "
                          f"{bx} and {by} don't broadcast") from None
     raise err
 
@@ -166,7 +167,7 @@ def _as_tensor(x):
 
 def _need_ndim(op, x, ndims, what):
     if x.ndim not in ndims:
-        raise ValueError(f"{op}: expected {what}, got a tensor of shape {list(x.shape)}")
+        raise ShapeError(f"{op}: expected {what}, got a tensor of shape {list(x.shape)}")
 
 
 @tensor_method("mm")
@@ -194,7 +195,7 @@ def bmm(x, y):
     _need_ndim("bmm", x, (3,), "3-D tensors [batch, n, k] (use matmul to broadcast)")
     _need_ndim("bmm", y, (3,), "3-D tensors [batch, k, m] (use matmul to broadcast)")
     if x.shape[0] != y.shape[0]:
-        raise ValueError(f"bmm: batch sizes differ: {list(x.shape)} and {list(y.shape)}; bmm "
+        raise ShapeError(f"bmm: batch sizes differ: {list(x.shape)} and {list(y.shape)}; bmm "
                          "doesn't broadcast, use matmul for that")
     return matmul(x, y)
 
@@ -204,7 +205,7 @@ def dot(x, y):
     """Inner product of two 1-D tensors (of two 2-D tensors: row by row, PaddlePaddle)."""
     x, y = _as_tensor(x), _as_tensor(y)
     if x.ndim != y.ndim or x.ndim not in (1, 2) or x.shape != y.shape:
-        raise ValueError(f"dot: expected two 1-D tensors of the same size (or two 2-D of the same "
+        raise ShapeError(f"dot: expected two 1-D tensors of the same size (or two 2-D of the same "
                          f"shape), got {list(x.shape)} and {list(y.shape)}")
     if x.ndim == 2:
         return _sum(x * y, -1)
@@ -216,7 +217,7 @@ def outer(x, y):
     """Outer product of two 1-D tensors: out[i, j] = x[i] * y[j]."""
     x, y = _as_tensor(x), _as_tensor(y)
     if x.ndim != 1 or y.ndim != 1:
-        raise ValueError(f"outer: expected two 1-D tensors, got {list(x.shape)} and "
+        raise ShapeError(f"outer: expected two 1-D tensors, got {list(x.shape)} and "
                          f"{list(y.shape)}")
     return reshape(x, (x.shape[0], 1)) * reshape(y, (1, y.shape[0]))
 
@@ -310,7 +311,11 @@ def einsum(equation, *operands):
     Subscripts are letters; '...' stands for broadcast leading dimensions; without
     '->' the output holds, in alphabetical order, the labels that appear once.
     A label repeated in one operand takes its diagonal ('ii->i', 'ii->').
+    Also the sublist form, einsum(x, [0, 1], y, [1, 2], [0, 2]): ints in [0, 52) for the
+    labels, Ellipsis for '...'.
     """
+    if not isinstance(equation, str):
+        equation, operands = _sublist_form((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     operands = [_as_tensor(x) for x in operands]
@@ -320,10 +325,31 @@ def einsum(equation, *operands):
     return apply(einsum_p, *operands, spec=spec)
 
 
+def _sublist_form(args):
+    """(equation, operands) for einsum(x, sublist, y, sublist, ..., [output sublist])."""
+    def letters(sublist):
+        out = []
+        for label in sublist:
+            if label is Ellipsis:
+                out.append("...")
+            elif isinstance(label, (int, np.integer)) and 0 <= label < 52:
+                out.append(string.ascii_letters[int(label)])
+            else:
+                raise ValueError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
+                                 f"got {label!r} in {list(sublist)}")
+        return "".join(out)
+    operands, terms = args[0::2], args[1::2]
+    if len(args) % 2:
+        operands, output = operands[:-1], "->" + letters(operands[-1])
+    else:
+        output = ""
+    return ",".join(letters(t) for t in terms) + output, operands
+
+
 @functools.lru_cache(maxsize=1024)
 def _parse_einsum(equation, shapes):
     def fail(why):
-        raise ValueError(f"einsum: {why} in {equation!r} (operand shapes "
+        raise ShapeError(f"einsum: {why} in {equation!r} (operand shapes "
                          f"{[list(s) for s in shapes]})")
 
     eq = equation.replace(" ", "")
@@ -412,7 +438,7 @@ def _axis_pair(op, ndim, axis1, axis2):
             raise IndexError(f"{op}: dimension {a} is out of range for {ndim} dimensions")
     axis1, axis2 = axis1 % ndim, axis2 % ndim
     if axis1 == axis2:
-        raise ValueError(f"{op}: the two dimensions must differ, got {axis1} twice")
+        raise ShapeError(f"{op}: the two dimensions must differ, got {axis1} twice")
     return axis1, axis2
 
 
@@ -424,7 +450,7 @@ def diagonal(x, offset=0, dim1=0, dim2=1, *, axis1=None, axis2=None):
     """
     x = _as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"diagonal: expected at least 2 dimensions, got shape {list(x.shape)}")
+        raise ShapeError(f"diagonal: expected at least 2 dimensions, got shape {list(x.shape)}")
     dim1 = dim1 if axis1 is None else axis1
     dim2 = dim2 if axis2 is None else axis2
     dim1, dim2 = _axis_pair("diagonal", x.ndim, dim1, dim2)
@@ -436,7 +462,7 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """Matrices whose diagonal (over dim1, dim2 of the result) is the last dimension of `x`."""
     x = _as_tensor(x)
     if x.ndim < 1:
-        raise ValueError("diag_embed: expected at least 1 dimension, got a 0-d tensor")
+        raise ShapeError("diag_embed: expected at least 1 dimension, got a 0-d tensor")
     offset = int(offset)
     dim1, dim2 = _axis_pair("diag_embed", x.ndim + 1, dim1, dim2)
     n = x.shape[-1] + abs(offset)
@@ -461,7 +487,7 @@ def diag(x, diagonal=0, *, offset=None, padding_value=0):
         return out
     if x.ndim == 2:
         return apply(diagonal_p, x, offset=k, axis1=0, axis2=1)
-    raise ValueError(f"diag: expected a 1-D or 2-D tensor, got shape {list(x.shape)} (use "
+    raise ShapeError(f"diag: expected a 1-D or 2-D tensor, got shape {list(x.shape)} (use "
                      "diagonal / diag_embed for batches)")
 
 
@@ -470,7 +496,7 @@ def trace(x, offset=0, axis1=0, axis2=1):
     """Sum of the diagonal of a matrix (PaddlePaddle: of any diagonal, over any two axes)."""
     x = _as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"trace: expected a matrix, got shape {list(x.shape)}")
+        raise ShapeError(f"trace: expected a matrix, got shape {list(x.shape)}")
     return _sum(diagonal(x, offset, axis1, axis2), -1)
 
 
@@ -497,7 +523,7 @@ def tril(x, diagonal=0):
     """The lower triangle of the last two axes: elements on and below `diagonal`, others 0."""
     x = _as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"tril: expected at least 2 dimensions, got shape {list(x.shape)}")
+        raise ShapeError(f"tril: expected at least 2 dimensions, got shape {list(x.shape)}")
     return apply(tril_p, x, k=int(diagonal))
 
 
@@ -506,7 +532,7 @@ def triu(x, diagonal=0):
     """The upper triangle of the last two axes: elements on and above `diagonal`, others 0."""
     x = _as_tensor(x)
     if x.ndim < 2:
-        raise ValueError(f"triu: expected at least 2 dimensions, got shape {list(x.shape)}")
+        raise ShapeError(f"triu: expected at least 2 dimensions, got shape {list(x.shape)}")
     return apply(triu_p, x, k=int(diagonal))
 
 

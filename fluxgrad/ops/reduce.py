@@ -15,17 +15,19 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
+from .._core.errors import ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
-from .elementwise import (abs, cast, equal, exp, logical_and, maximum, minimum, sign, where)
+from .elementwise import (abs, cast, equal, exp, log, logical_and, maximum, minimum, sign,
+                          where)
 from .shape import broadcast_to, expand_reduced, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
            "std", "logsumexp", "norm", "cumsum", "cumprod", "all", "any", "add_n",
-           "count_nonzero", "std_mean", "var_mean"]
+           "count_nonzero", "std_mean", "var_mean", "cummax", "cummin", "logcumsumexp"]
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 ValuesIndices.__doc__ = "What max/min along a dim return, as torch: `(values, indices)`."
@@ -36,9 +38,10 @@ def _axis_args(x, axis, dim, keepdim, keepdims, op):
         if axis is not None:
             raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
         axis = dim
-    if x.ndim == 0 or (isinstance(axis, (tuple, list)) and not axis):
+    axis = normalize_axis(axis, x.ndim, op)
+    if x.ndim == 0 or axis == ():
         axis = None  # a 0-d tensor reduces to itself; an empty axis list means all, as torch
-    return normalize_axis(axis, x.ndim, op), bool(keepdim or keepdims)
+    return axis, bool(keepdim or keepdims)
 
 
 def _count(x, axis):
@@ -155,7 +158,9 @@ amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, ke
 
 def _check_nonempty(x, axis, op):
     if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
-        raise ValueError(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
+        # PyTorch: IndexError from argmax / argmin, RuntimeError from the others
+        error = ShapeIndexError if op in ("argmax", "argmin") else ShapeError
+        raise error(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
                          f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
                          "the result has no identity")
 
@@ -236,10 +241,14 @@ min_dim_p = _reduction("min_dim", lambda x, *, axis, keepdims:
 
 
 def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
+    if axis is not None:
+        if dim is not None:
+            raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
+        dim = axis
     if isinstance(dim, Tensor):
         return pairwise(x, dim)
     if dim is None:
-        return full(x, axis, keepdim, keepdims=keepdims)
+        return full(x, None, keepdim, keepdims=keepdims)
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"{op}(x, dim) takes one int dim (got {dim!r}); for several axes use "
                         f"a{op}(x, dim), which returns the values only")
@@ -254,10 +263,10 @@ def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
 def max(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     """Largest value.
 
-    `max(x)`: over all elements. `max(x, dim)`: `(values, indices)` along one dim, the
-    gradient going to the returned index, as torch. `max(x, axis=...)` (Paddle's
-    spelling): the values over an int or a tuple of axes, as `amax`. `max(x, y)` with a
-    tensor `y`: the elementwise `maximum`.
+    `max(x)`: over all elements. `max(x, dim)` (or `axis=`, the same call): `(values,
+    indices)` along one dim, the gradient going to the returned index, as torch; for the
+    values over several axes use `amax`. `max(x, y)` with a tensor `y`: the elementwise
+    `maximum`.
     """
     return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax, argmax, maximum)
 
@@ -488,6 +497,89 @@ def cumprod(x, dim=None, dtype=None, *, axis=None):
     return _cumulative(cumprod_p, x, axis if dim is None else dim, dtype, "cumprod")
 
 
+# --- running extrema and logcumsumexp ------------------------------------------------------
+def _running_arg(better_or_equal):
+    """The index of the running extremum along `axis` (the latest on ties, as PyTorch)."""
+    def impl(x, *, axis):
+        x = np.moveaxis(x, axis, -1)
+        best = better_or_equal.accumulate(x, axis=-1)
+        positions = np.where(x == best, np.arange(x.shape[-1]), 0)
+        return np.moveaxis(np.maximum.accumulate(positions, axis=-1), -1, axis).astype(np.int64)
+    return impl
+
+
+cummax_index_p = _no_derivative("cummax_index", _running_arg(np.maximum),
+                                along_axes("cummax_index", "axis"))
+cummin_index_p = _no_derivative("cummin_index", _running_arg(np.minimum),
+                                along_axes("cummin_index", "axis"))
+
+
+def _running_extremum(prim, x, dim, op):
+    from .indexing import take_along_dim
+    (axis,) = normalize_axis(dim, x.ndim, op)
+    if x.ndim == 0:
+        return ValuesIndices(x, Tensor._make(np.zeros((), np.int64)))
+    indices = apply(prim, x, axis=axis)
+    return ValuesIndices(take_along_dim(x, indices, axis), indices)
+
+
+@tensor_method("cummax")
+def cummax(x, dim, *, axis=None):
+    """(values, indices) of the running maximum along `dim`; the gradient goes to the index."""
+    return _running_extremum(cummax_index_p, x, dim if axis is None else axis, "cummax")
+
+
+@tensor_method("cummin")
+def cummin(x, dim, *, axis=None):
+    """(values, indices) of the running minimum along `dim`; the gradient goes to the index."""
+    return _running_extremum(cummin_index_p, x, dim if axis is None else axis, "cummin")
+
+
+def _signed_scan(t, sign, shift, axis, reverse):
+    """logcumsumexp(log(sign * t) + shift) over the entries of t of that sign (the others
+    count as log 0 = -inf): sums of t exp(shift) by sign, in log space, so none overflows."""
+    keep = t > 0 if sign > 0 else t < 0
+    log_t = where(keep, log(where(keep, t * sign, 1.0)), -math.inf)
+    return apply(logcumsumexp_p, log_t + shift, axis=axis, reverse=reverse)
+
+
+def _finite_or_zero(out):
+    """out where it is finite, else 0; and where it is -inf (a scan of log 0s so far, as
+    inside these rules' own rules), whose terms are taken as 0 rather than inf - inf."""
+    empty = out == -math.inf
+    return where(empty, 0.0, out), empty
+
+
+def _logcumsumexp_vjp(out_bar, out, x, *, axis, reverse):
+    # x_bar_j = sum over the outputs i from j on (in scan order) of out_bar_i exp(x_j - out_i)
+    out, empty = _finite_or_zero(out)
+    out_bar = where(empty, 0.0, out_bar)
+    return (exp(_signed_scan(out_bar, 1, -out, axis, not reverse) + x)
+            - exp(_signed_scan(out_bar, -1, -out, axis, not reverse) + x))
+
+
+def _logcumsumexp_jvp(tangents, out, x, *, axis, reverse):
+    # out_dot_i = sum over j up to i (in scan order) of x_dot_j exp(x_j - out_i)
+    x_dot = tangents[0]
+    out, empty = _finite_or_zero(out)
+    return where(empty, 0.0, exp(_signed_scan(x_dot, 1, x, axis, reverse) - out)
+                 - exp(_signed_scan(x_dot, -1, x, axis, reverse) - out))
+
+
+logcumsumexp_p = Primitive(
+    "logcumsumexp",
+    lambda x, *, axis, reverse: _scan(np.logaddexp.accumulate, x, axis, reverse),
+    vjp=(_logcumsumexp_vjp,), jvp=_logcumsumexp_jvp, saves_out=True,
+    batch=along_axes("logcumsumexp", "axis"))
+
+
+@tensor_method("logcumsumexp")
+def logcumsumexp(x, dim, *, axis=None):
+    """log(cumsum(exp(x))) along `dim`, computed without overflow."""
+    if x._data.dtype.kind != "f":
+        raise NotImplementedError(f"logcumsumexp is defined for floating tensors, not "
+                                  f"{x.dtype} (as in PyTorch); convert with .float()")
+    return _cumulative(logcumsumexp_p, x, dim if axis is None else axis, None, "logcumsumexp")
 # --- sums of several tensors -------------------------------------------------------------
 def _add_n_jvp(tangents, out, *xs):
     present = [t for t in tangents if t is not None]
@@ -509,7 +601,7 @@ def add_n(inputs):
     try:
         np.broadcast_shapes(*(np.shape(x) for x in inputs))
     except ValueError:
-        raise ValueError("add_n: the shapes " + ", ".join(str(list(np.shape(x)))
+        raise ShapeError("add_n: the shapes " + ", ".join(str(list(np.shape(x)))
                                                            for x in inputs)
                          + " don't broadcast together") from None
     return apply(add_n_p, *promote_all(*inputs))

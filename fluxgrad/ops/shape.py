@@ -10,7 +10,9 @@ import math
 
 import numpy as np
 
+from .._core import dtypes
 from .._core.dispatch import apply
+from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -21,7 +23,8 @@ __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand
            "unflatten", "permute", "transpose", "swapaxes", "swapdims", "moveaxis", "movedim",
            "concat", "cat", "concatenate", "stack", "split", "chunk", "unbind", "unstack",
            "narrow", "select", "tile", "repeat", "repeat_interleave", "flip", "roll", "pad",
-           "clone", "contiguous", "assign", "meshgrid", "diff", "t"]
+           "clone", "contiguous", "assign", "meshgrid", "diff", "t", "flipud", "fliplr", "rot90",
+           "ravel", "gradient"]
 
 
 def _dim(d, ndim, op, extra=0):
@@ -60,14 +63,14 @@ reshape_p = linear("reshape", lambda x, *, shape: x.reshape(shape),
                    batch=_reshape_batch)
 
 
-@tensor_method("reshape", "view")
+@tensor_method("reshape")
 def reshape(x, *shape):
     """The same elements in a new shape (one entry may be -1)."""
     shape = _sizes(shape)
     try:
         target = _resolve(x.shape, shape)
     except ValueError as err:
-        raise ValueError(f"reshape: can't reshape a tensor of shape {list(x.shape)} "
+        raise ShapeError(f"reshape: can't reshape a tensor of shape {list(x.shape)} "
                          f"({x.numel()} elements) to {list(shape)}") from err
     if target == x.shape:
         return x
@@ -91,12 +94,71 @@ def _resolve(old, shape):
     return shape
 
 
-@tensor_method("view_as", "reshape_as")
+@tensor_method("view")
+def view(x, *shape):
+    """`x` in a new shape without copying (as `reshape`, but refused where the new shape can't
+    be laid over x's memory: a transposed or sliced tensor may need `reshape`, which copies);
+    `view(dtype)` reinterprets x's bytes as another dtype of the same or a dividing size,
+    scaling the last dimension (no gradient)."""
+    if len(shape) == 1 and _is_dtype(shape[0]):
+        return _view_as_dtype(x, dtypes.as_dtype(shape[0]))
+    if getattr(x, "_view", None) is not None:
+        try:
+            target = _resolve(x.shape, _sizes(shape))
+        except ValueError:
+            target = None  # reshape says what doesn't fit
+        if target is not None and not _fits_without_copy(x._data, target):
+            raise ShapeError(
+                f"view: shape {list(target)} can't be a view of this tensor of shape "
+                f"{list(x.shape)}, whose memory is laid out for another order of its "
+                "dimensions (it is a transpose or a slice); use reshape(...), which copies "
+                "where it must, or .contiguous().view(...)")
+    return reshape(x, *shape)
+
+
+def _fits_without_copy(data, shape):
+    try:
+        np.reshape(data, shape, copy=False)
+        return True
+    except ValueError:
+        return False
+
+
+def _is_dtype(arg):
+    if isinstance(arg, (dtypes.DType, np.dtype)) or arg is float or arg is int or arg is bool:
+        return True
+    if isinstance(arg, str):
+        try:
+            dtypes.as_dtype(arg)
+            return True
+        except TypeError:
+            return False
+    return isinstance(arg, type) and issubclass(arg, np.generic)
+
+
+def _view_as_dtype(x, dtype):
+    if x._data.dtype == dtype.np:
+        return x
+    try:
+        data = x._data.view(dtype.np)
+    except ValueError as err:
+        raise ShapeError(f"view: can't reinterpret a {x.dtype} tensor of shape "
+                         f"{list(x.shape)} as {dtype}: the last dimension must be contiguous "
+                         f"and its size in bytes a multiple of {dtype.np.itemsize} ({err})"
+                         ) from None
+    return Tensor._make(data, version=x._counter())
+
+
+@tensor_method("view_as")
 def view_as(x, other):
+    """`view(x, other.shape)`."""
+    return view(x, other.shape)
+
+
+@tensor_method("reshape_as")
+def reshape_as(x, other):
+    """`reshape(x, other.shape)`."""
     return reshape(x, other.shape)
-
-
-reshape_as = view_as
 
 
 @tensor_method("squeeze")
@@ -124,7 +186,7 @@ def unsqueeze(x, axis=None, *, dim=None):
     n_new = 1 if isinstance(axis, (int, np.integer)) else len(axis)
     axes = _dims(axis, x.ndim, "unsqueeze", n_new)
     if len(set(axes)) != len(axes):
-        raise ValueError(f"unsqueeze: axis {axis} names the same dimension twice")
+        raise ShapeError(f"unsqueeze: axis {axis} names the same dimension twice")
     rest = iter(x.shape)
     return reshape(x, tuple(1 if i in axes else next(rest) for i in range(x.ndim + n_new)))
 
@@ -140,7 +202,7 @@ def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
         return reshape(x, (1,))
     start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     if start > end:
-        raise ValueError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
+        raise ShapeError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
                          f"for a tensor of shape {list(x.shape)}")
     merged = int(np.prod(x.shape[start:end + 1]))
     return reshape(x, x.shape[:start] + (merged,) + x.shape[end + 1:])
@@ -154,7 +216,7 @@ def unflatten(x, dim, sizes):
     try:
         sizes = _resolve((x.shape[d],), sizes)
     except ValueError:
-        raise ValueError(f"unflatten: dimension {dim} of size {x.shape[d]} can't be split into "
+        raise ShapeError(f"unflatten: dimension {dim} of size {x.shape[d]} can't be split into "
                          f"{list(sizes)}") from None
     return reshape(x, x.shape[:d] + sizes + x.shape[d + 1:])
 
@@ -191,7 +253,7 @@ def broadcast_to(x, shape):
         return x
     old = x.shape
     if len(old) > len(shape) or any(a != b and a != 1 for a, b in zip(old[::-1], shape[::-1])):
-        raise ValueError(f"broadcast_to: can't broadcast shape {list(x.shape)} to "
+        raise ShapeError(f"broadcast_to: can't broadcast shape {list(x.shape)} to "
                          f"{list(shape)}: only size-1 and missing leading dimensions expand")
     return apply(broadcast_to_p, x, shape=shape)
 
@@ -230,10 +292,10 @@ def expand(x, *sizes, shape=None):
     sizes = _sizes(sizes if shape is None else (shape,))
     lead = len(sizes) - x.ndim
     if lead < 0:
-        raise ValueError(f"expand: {len(sizes)} sizes {list(sizes)} for a tensor of shape "
+        raise ShapeError(f"expand: {len(sizes)} sizes {list(sizes)} for a tensor of shape "
                          f"{list(x.shape)}; give at least one size per dimension")
     if any(s == -1 for s in sizes[:lead]):
-        raise ValueError(f"expand: -1 is not allowed for the new leading dimensions in "
+        raise ShapeError(f"expand: -1 is not allowed for the new leading dimensions in "
                          f"{list(sizes)}")
     return broadcast_to(x, sizes[:lead] + tuple(
         old if s == -1 else s for s, old in zip(sizes[lead:], x.shape)))
@@ -252,7 +314,7 @@ def broadcast_tensors(*tensors):
     try:
         shape = np.broadcast_shapes(*(t.shape for t in tensors))
     except ValueError:
-        raise ValueError("broadcast_tensors: shapes " + ", ".join(
+        raise ShapeError("broadcast_tensors: shapes " + ", ".join(
             str(list(t.shape)) for t in tensors) + " don't broadcast together") from None
     return tuple(broadcast_to(t, shape) for t in tensors)
 
@@ -274,7 +336,7 @@ def permute(x, *dims):
     dims = _sizes(dims)
     perm = _dims(dims, x.ndim, "permute")
     if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
-        raise ValueError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
+        raise ShapeError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
                          f"dimensions of a tensor of shape {list(x.shape)}")
     if perm == tuple(range(x.ndim)):
         return x
@@ -314,7 +376,7 @@ def moveaxis(x, source, destination):
     """Move dimensions `source` to positions `destination`, keeping the others' order."""
     src, dst = _dims(source, x.ndim, "moveaxis"), _dims(destination, x.ndim, "moveaxis")
     if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError(f"moveaxis: source {source} and destination {destination} must be "
+        raise ShapeError(f"moveaxis: source {source} and destination {destination} must be "
                          "the same number of distinct dimensions")
     rest = iter(d for d in range(x.ndim) if d not in src)
     placed = dict(zip(dst, src))
@@ -329,7 +391,7 @@ Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1
 
 def _matrix_transpose(self):
     if self.ndim < 2:
-        raise ValueError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
+        raise ShapeError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
                          f"{list(self.shape)}")
     return swapaxes(self, -2, -1)
 
@@ -386,12 +448,12 @@ def concat(tensors, axis=0, *, dim=None, name=None):
         tensors = promote_all(*tensors) if len(tensors) > 1 else [as_tensor(first)]
         first = tensors[0]
     if first.ndim == 0:
-        raise ValueError("concat: 0-d tensors can't be concatenated; use stack")
+        raise ShapeError("concat: 0-d tensors can't be concatenated; use stack")
     axis = _dim(axis, first.ndim, "concat")
     for i, t in enumerate(tensors):
         if t.ndim != first.ndim or t.shape[:axis] != first.shape[:axis] or (
                 t.shape[axis + 1:] != first.shape[axis + 1:]):
-            raise ValueError(f"concat: tensor {i} has shape {list(t.shape)}, which doesn't "
+            raise ShapeError(f"concat: tensor {i} has shape {list(t.shape)}, which doesn't "
                              f"match tensor 0's {list(first.shape)} outside dimension {axis}")
     return apply(concat_p, *tensors, axis=axis)
 
@@ -409,14 +471,15 @@ def stack(tensors, axis=0, *, dim=None, name=None):
     shape = tensors[0].shape
     for i, t in enumerate(tensors):
         if t.shape != shape:
-            raise ValueError(f"stack: tensor {i} has shape {list(t.shape)} but tensor 0 has "
+            raise ShapeError(f"stack: tensor {i} has shape {list(t.shape)} but tensor 0 has "
                              f"{list(shape)}; stack needs equal shapes")
     axis = _dim(axis, len(shape), "stack", 1)
     return concat([unsqueeze(t, axis) for t in tensors], axis)
 
 
 @tensor_method("split")
-def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=None):
+def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=None,
+          split_size=None):
     """Cut `x` along `dim` into pieces, returned as a tuple.
 
     PyTorch's form: an int is the size of every piece (the last may be smaller), a
@@ -425,14 +488,16 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
     """
     if axis is not None:
         dim = axis
+    if split_size is not None:  # the name of Tensor.split's argument
+        split_size_or_sections = split_size
     if x.ndim == 0:
-        raise ValueError("split: can't split a 0-d tensor")
+        raise ShapeError("split: can't split a 0-d tensor")
     dim = _dim(dim, x.ndim, "split")
     n = x.shape[dim]
     if num_or_sections is not None:
         if isinstance(num_or_sections, (int, np.integer)):
             if num_or_sections <= 0 or n % num_or_sections:
-                raise ValueError(f"split: dimension {dim} of size {n} can't be cut into "
+                raise ShapeError(f"split: dimension {dim} of size {n} can't be cut into "
                                  f"{num_or_sections} equal pieces")
             sizes = (n // num_or_sections,) * int(num_or_sections)
         else:
@@ -442,14 +507,14 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
     elif isinstance(split_size_or_sections, (int, np.integer)):
         size = int(split_size_or_sections)
         if size <= 0 and n:
-            raise ValueError(f"split: the piece size must be positive, got {size}")
+            raise ShapeError(f"split: the piece size must be positive, got {size}")
         sizes = (size,) * (n // size) + ((n % size,) if n % size else ()) if n else (0,)
     elif split_size_or_sections is None:
         raise TypeError("split: give the piece size or the list of sizes")
     else:
         sizes = _sizes((split_size_or_sections,))
     if sum(sizes) != n or any(s < 0 for s in sizes):
-        raise ValueError(f"split: sizes {list(sizes)} don't add up to the size {n} of "
+        raise ShapeError(f"split: sizes {list(sizes)} don't add up to the size {n} of "
                          f"dimension {dim} (shape {list(x.shape)})")
     pieces = _split(x, sizes, dim)
     for piece in pieces:
@@ -463,7 +528,7 @@ def chunk(x, chunks, dim=0, *, axis=None):
     if axis is not None:
         dim = axis
     if int(chunks) <= 0:
-        raise ValueError(f"chunk: the number of chunks must be positive, got {chunks}")
+        raise ShapeError(f"chunk: the number of chunks must be positive, got {chunks}")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
     return split(x, max(-(-n // int(chunks)), 1), dim)
 
@@ -490,7 +555,7 @@ def narrow(x, dim, start, length):
     n = x.shape[dim]
     start = int(start) + (n if int(start) < 0 else 0)
     if not 0 <= start <= n or length < 0 or start + length > n:
-        raise IndexError(f"narrow: start {start} and length {length} fall outside dimension "
+        raise IndexOutOfRange(f"narrow: start {start} and length {length} fall outside dimension "
                          f"{dim} of size {n}")
     return x[(slice(None),) * dim + (slice(start, start + int(length)),)]
 
@@ -509,7 +574,7 @@ def tile(x, *reps, repeat_times=None):
     from the last dimension, long reps add leading dimensions)."""
     reps = _sizes((repeat_times,)) if repeat_times is not None else _sizes(reps)
     if any(r < 0 for r in reps):
-        raise ValueError(f"tile: repetitions must be non-negative, got {list(reps)}")
+        raise ShapeError(f"tile: repetitions must be non-negative, got {list(reps)}")
     n = max(len(reps), x.ndim)
     reps = (1,) * (n - len(reps)) + reps
     shape = (1,) * (n - x.ndim) + x.shape
@@ -527,7 +592,7 @@ def repeat(x, *sizes):
     """PyTorch's Tensor.repeat: tile with one repetition count per dimension (or more)."""
     sizes = _sizes(sizes)
     if len(sizes) < x.ndim:
-        raise ValueError(f"repeat: {len(sizes)} repetition counts for a tensor of shape "
+        raise ShapeError(f"repeat: {len(sizes)} repetition counts for a tensor of shape "
                          f"{list(x.shape)}; give at least one per dimension")
     return tile(x, sizes)
 
@@ -546,12 +611,12 @@ def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
     if counts.ndim == 0 or counts.size == 1 and x.shape[dim] != 1:
         r = int(counts.reshape(()))
         if r < 0:
-            raise ValueError(f"repeat_interleave: repeats must be non-negative, got {r}")
+            raise ShapeError(f"repeat_interleave: repeats must be non-negative, got {r}")
         wide = x.shape[:dim + 1] + (r,) + x.shape[dim + 1:]
         out = broadcast_to(unsqueeze(x, dim + 1), wide)
         return reshape(out, x.shape[:dim] + (x.shape[dim] * r,) + x.shape[dim + 1:])
     if counts.shape != (x.shape[dim],) or counts.dtype.kind not in "iu" or np.any(counts < 0):
-        raise ValueError(f"repeat_interleave: repeats must be one non-negative integer per "
+        raise ShapeError(f"repeat_interleave: repeats must be one non-negative integer per "
                          f"entry of dimension {dim} (size {x.shape[dim]}), got shape "
                          f"{list(counts.shape)} {counts.dtype}")
     return index_select(x, dim, np.repeat(np.arange(x.shape[dim]), counts))
@@ -572,8 +637,72 @@ def flip(x, dims=None, *, axis=None):
         raise TypeError("flip: say which dimensions to reverse (dims=...)")
     axes = _dims(dims, x.ndim, "flip")
     if len(set(axes)) != len(axes):
-        raise ValueError(f"flip: dims {dims} names the same dimension twice")
+        raise ShapeError(f"flip: dims {dims} names the same dimension twice")
     return apply(flip_p, x, axes=axes)
+
+
+@tensor_method("flipud")
+def flipud(x):
+    """`x` upside down: its first dimension reversed."""
+    if x.ndim < 1:
+        raise ShapeError("flipud: expects a tensor of at least 1 dimension, got a 0-d tensor")
+    return flip(x, 0)
+
+
+@tensor_method("fliplr")
+def fliplr(x):
+    """`x` mirrored left to right: its second dimension reversed."""
+    if x.ndim < 2:
+        raise ShapeError(f"fliplr: expects a tensor of at least 2 dimensions, got shape "
+                         f"{list(x.shape)}")
+    return flip(x, 1)
+
+
+@tensor_method("rot90")
+def rot90(x, k=1, dims=(0, 1)):
+    """`x` rotated by 90 degrees k times in the plane of `dims`, from the first towards the
+    second."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise ShapeError(f"rot90: dims must name 2 dimensions, got {list(dims)}")
+    a, b = _dims(dims, x.ndim, "rot90")
+    if a == b:
+        raise ShapeError(f"rot90: dims must differ, got {list(dims)}")
+    k = int(k) % 4
+    if k == 1:
+        return swapaxes(flip(x, b), a, b)
+    if k == 2:
+        return flip(x, (a, b))
+    if k == 3:
+        return swapaxes(flip(x, a), a, b)
+    return clone(x)
+
+
+@tensor_method("ravel")
+def ravel(x):
+    """The elements of `x` in one dimension."""
+    return reshape(x, -1)
+
+
+@tensor_method("unfold")
+def unfold(x, dimension, size, step):
+    """Every window of `size` entries along `dimension`, `step` apart: that dimension becomes
+    the number of windows and a new last dimension of `size` holds each window (a copy;
+    gradients add up where windows overlap)."""
+    from .indexing import index_select
+    d = _dim(dimension, x.ndim, "unfold")
+    n = x.shape[d] if x.ndim else 1
+    if step <= 0 or size < 0 or size > n:
+        raise ShapeError(f"unfold: windows of size {size} with step {step} don't fit dimension "
+                         f"{dimension} of size {n}; the size must be at most {n} and the step "
+                         "positive")
+    if not x.ndim:
+        return reshape(x, (size,))
+    count = (n - size) // step + 1
+    index = (np.arange(count)[:, None] * step + np.arange(size)).reshape(-1)
+    windows = index_select(x, d, index)
+    windows = reshape(windows, x.shape[:d] + (count, size) + x.shape[d + 1:])
+    return moveaxis(windows, d + 1, -1)
 
 
 roll_p = linear("roll", lambda x, *, shifts, axes: np.roll(x, shifts, axes),
@@ -590,11 +719,11 @@ def roll(x, shifts, dims=None, *, axis=None):
     shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else _sizes((shifts,))
     if dims is None:
         if len(shifts) != 1:
-            raise ValueError(f"roll: {len(shifts)} shifts but no dims; give one dim per shift")
+            raise ShapeError(f"roll: {len(shifts)} shifts but no dims; give one dim per shift")
         return reshape(apply(roll_p, reshape(x, (-1,)), shifts=shifts, axes=(0,)), x.shape)
     axes = _dims(dims, x.ndim, "roll")
     if len(axes) != len(shifts):
-        raise ValueError(f"roll: {len(shifts)} shifts for {len(axes)} dims; give one each")
+        raise ShapeError(f"roll: {len(shifts)} shifts for {len(axes)} dims; give one each")
     return apply(roll_p, x, shifts=shifts, axes=axes)
 
 
@@ -617,21 +746,27 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
     with `value`), 'reflect', 'replicate' or 'circular'."""
     pad = _sizes((pad,))
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
-        raise ValueError(f"pad: the pad list {list(pad)} must hold (before, after) pairs, at "
+        raise ShapeError(f"pad: the pad list {list(pad)} must hold (before, after) pairs, at "
                          f"most one per dimension of the tensor of shape {list(x.shape)}")
     widths = [(0, 0)] * x.ndim
     for i in range(len(pad) // 2):
         widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    if any(b < 0 or a < 0 for b, a in widths):
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
+                         "'replicate' or 'circular'")
+    for d, ((before, after), n) in enumerate(zip(widths, x.shape)):
+        if n + before + after < (mode in ("reflect", "replicate")):
+            raise ShapeError(f"pad: padding of ({before}, {after}) leaves dimension {d} of size "
+                             f"{n} with {n + before + after} entries")
+    if mode in ("constant", "circular") and any(b < 0 or a < 0 for b, a in widths):
+        # these crop first; reflect and replicate count negative widths from the edges of
+        # the uncropped x, as PyTorch
         x = x[tuple(slice(max(-b, 0), n - max(-a, 0)) for (b, a), n in zip(widths, x.shape))]
         widths = [(max(b, 0), max(a, 0)) for b, a in widths]
     if all(b == 0 and a == 0 for b, a in widths):
         return x
     if mode == "constant":
         return apply(pad_p, x, widths=tuple(widths), value=value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
-                         "'replicate' or 'circular'")
     from .indexing import index_select
     for d, (before, after) in enumerate(widths):
         if not before and not after:
@@ -639,7 +774,7 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
         n = x.shape[d]
         limit = n - 1 if mode == "reflect" else n
         if mode != "replicate" and max(before, after) > limit or n == 0:
-            raise ValueError(f"pad: {mode} padding of ({before}, {after}) is too wide for "
+            raise ShapeError(f"pad: {mode} padding of ({before}, {after}) is too wide for "
                              f"dimension {d} of size {n} (at most {limit})")
         i = np.arange(-before, n + after)
         if mode == "reflect":
@@ -663,10 +798,23 @@ def clone(x, *, memory_format=None):
     return apply(clone_p, x)
 
 
+contiguous_p = linear("contiguous", np.ascontiguousarray, lambda out_bar, x: out_bar,
+                      batch=broadcasting("contiguous"))
+
+
 @tensor_method("contiguous")
 def contiguous(x, memory_format=None):
-    """`x` itself: fluxgrad tensors need no layout change."""
-    return x
+    """`x` itself if its memory is laid out in row-major order, else a copy that is (so that
+    `view` can reshape it)."""
+    if x._data.flags.c_contiguous:
+        return x
+    return apply(contiguous_p, x)
+
+
+@tensor_method("is_contiguous")
+def is_contiguous(x, memory_format=None):
+    """Whether x's memory is laid out in row-major order (what `view` needs)."""
+    return bool(x._data.flags.c_contiguous)
 
 
 def assign(x, output=None):
@@ -690,7 +838,7 @@ def meshgrid(*tensors, indexing="ij"):
     tensors = [as_tensor(x) for x in tensors]
     for i, x in enumerate(tensors):
         if x.ndim > 1:
-            raise ValueError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
+            raise ShapeError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
                              f"{list(x.shape)}; flatten it first")
     if len({x._data.dtype for x in tensors}) > 1:
         tensors = promote_all(*tensors)
@@ -711,7 +859,7 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     (`prepend`/`append` are joined to `x` along `dim` first; bool tensors use !=)."""
     dim = dim if axis is None else axis
     if x.ndim == 0:
-        raise ValueError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
+        raise ShapeError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     dim = _dim(dim, x.ndim, "diff")
@@ -725,10 +873,61 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     return x
 
 
+def gradient(x, *, spacing=1, dim=None, edge_order=1):
+    """PyTorch's torch.gradient: estimates of the derivative of the samples `x` along each of
+    `dim` (an int, a list, or None for all), by central differences inside and one-sided
+    differences of order `edge_order` (1 or 2) at the ends. `spacing`: one step for every
+    dimension, one per dimension, or the coordinates of the samples (1-d, one per dimension).
+    Returns a tuple with one tensor per dimension."""
+    from ._family import float_result
+    if edge_order not in (1, 2):
+        raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+    x = float_result(as_tensor(x))
+    dims = range(x.ndim) if dim is None else _dims(dim, x.ndim, "gradient")
+    dims = tuple(dims)
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) != len(dims):
+        raise ValueError(f"gradient: {len(steps)} spacings for {len(dims)} dimensions; give "
+                         "one, or one per dimension")
+    return tuple(_gradient_along(x, d, step, edge_order) for d, step in zip(dims, steps))
+
+
+def _gradient_along(x, d, step, edge_order):
+    n = x.shape[d]
+    if n < edge_order + 1:
+        raise ShapeError(f"gradient: dimension {d} has {n} samples; edge_order={edge_order} "
+                         f"needs at least {edge_order + 1}")
+    step = step.numpy() if isinstance(step, Tensor) else np.asarray(step, np.float64)
+    coords = np.arange(n) * step if step.ndim == 0 else step.astype(np.float64)
+    if coords.shape != (n,):
+        raise ShapeError(f"gradient: {coords.size} coordinates for dimension {d} of size {n}")
+    dx = np.diff(coords)
+
+    def term(coefficient, start, length):
+        shape = (length,) + (1,) * (x.ndim - 1 - d)
+        return narrow(x, d, start, length) * Tensor(
+            np.broadcast_to(coefficient, (length,)).reshape(shape).astype(x._data.dtype))
+    # interior: the second-order central difference of unevenly spaced samples
+    h1, h2 = dx[:-1], dx[1:]
+    inner = (term(-h2 / (h1 * (h1 + h2)), 0, n - 2) + term((h2 - h1) / (h1 * h2), 1, n - 2)
+             + term(h1 / (h2 * (h1 + h2)), 2, n - 2))
+    if edge_order == 1:
+        first = term(-1 / dx[0], 0, 1) + term(1 / dx[0], 1, 1)
+        last = term(-1 / dx[-1], n - 2, 1) + term(1 / dx[-1], n - 1, 1)
+    else:
+        a, b = dx[0], dx[1]
+        first = (term(-(2 * a + b) / (a * (a + b)), 0, 1) + term((a + b) / (a * b), 1, 1)
+                 + term(-a / (b * (a + b)), 2, 1))
+        a, b = dx[-2], dx[-1]
+        last = (term(b / (a * (a + b)), n - 3, 1) + term(-(a + b) / (a * b), n - 2, 1)
+                + term((2 * b + a) / (b * (a + b)), n - 1, 1))
+    return concat([first, inner, last], d)
+
+
 @tensor_method("t")
 def t(x):
     """The transpose of a matrix (a tensor of 0 or 1 dimensions is returned as it is)."""
     if x.ndim > 2:
-        raise ValueError(f"t: expects a tensor of at most 2 dimensions, got shape "
+        raise ShapeError(f"t: expects a tensor of at most 2 dimensions, got shape "
                          f"{list(x.shape)}; use transpose(x, dim0, dim1) or .mT for batches")
     return transpose(x, 0, 1) if x.ndim == 2 else x

@@ -14,7 +14,7 @@ from .elementwise import cast, exp
 from .reduce import sum
 from .shape import reshape
 
-__all__ = ["softmax", "log_softmax"]
+__all__ = ["softmin", "softmax", "log_softmax"]
 
 
 def _shifted(x, axis):
@@ -66,7 +66,9 @@ def _prepare(x, axis, dim, dtype, op):
         axis = dim
     if not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{op} works along one axis; got axis={axis!r}, pass an int")
-    axis = normalize_axis(axis, x.ndim, op) if x.ndim else None
+    axis = normalize_axis(axis, x.ndim, op)
+    if not x.ndim:
+        axis = None
     return float_result(x if dtype is None else cast(x, dtype)), axis
 
 
@@ -82,3 +84,10 @@ def log_softmax(x, axis=-1, dtype=None, *, dim=None):
     """x - logsumexp(x) along `axis` (`dim`), computed stably; `dtype` casts x first."""
     x, axis = _prepare(x, axis, dim, dtype, "log_softmax")
     return apply(log_softmax_p, x, axis=axis)
+
+
+@tensor_method("softmin")
+def softmin(x, axis=-1, dtype=None, *, dim=None):
+    """softmax(-x) along `axis` (`dim`): the smallest entries get the largest weights."""
+    x, axis = _prepare(x, axis, dim, dtype, "softmin")
+    return apply(softmax_p, -x, axis=axis)

@@ -4,6 +4,7 @@ from, to any order, with no rule of their own."""
 import numpy as np
 
 from .._core.dispatch import apply
+from .._core.errors import ShapeError
 from .._core.tensor import tensor_method
 from ._batch import along_axes
 from .elementwise import no_grad_primitive
@@ -57,7 +58,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     dim = _dim(x, dim if axis is None else axis, "topk")
     size = x.shape[dim] if x.ndim else 1
     if not 0 <= k <= size:
-        raise ValueError(f"topk: k={k} is out of range for dimension {dim} of size {size}")
+        raise ShapeError(f"topk: k={k} is out of range for dimension {dim} of size {size}")
     if not x.ndim:
         indices = argsort(x).reshape(1)[:k]
         return ValuesIndices(x if k else x.reshape(1)[:0], indices.reshape(()) if k else indices)
@@ -66,8 +67,10 @@ def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
 
 
 @tensor_method("kthvalue")
-def kthvalue(x, k, dim=-1, keepdim=False):
+def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
     """(values, indices) of the k-th smallest element (1-based) along `dim`."""
+    if axis is not None:
+        dim = axis
     values, indices = topk(x, k, dim, largest=False)
     dim = _dim(x, dim, "kthvalue")
     if x.ndim:

@@ -131,3 +131,80 @@ def _pool_transpose_samples():
 
 
 SAMPLES += _pool_transpose_samples()
+
+
+def _interpolate_samples():
+    """F.interpolate: gathers (nearest) and blends of two gathers (linear) per dimension."""
+    def both(**kwargs):
+        return (lambda x: fg.nn.functional.interpolate(x, **kwargs),
+                lambda x: __import__("torch").nn.functional.interpolate(x, **kwargs))
+    cases = [({"size": (5, 7)}, (1, 2, 3, 4)), ({"scale_factor": 1.5}, (1, 2, 3, 4)),
+             ({"scale_factor": (2, 0.5), "mode": "bilinear"}, (2, 1, 3, 4)),
+             ({"size": (4, 5), "mode": "bilinear", "align_corners": True}, (1, 2, 3, 3)),
+             ({"size": 6, "mode": "linear"}, (2, 2, 4)),
+             ({"scale_factor": 2, "mode": "trilinear"}, (1, 1, 2, 3, 2)),
+             ({"scale_factor": 1.7, "mode": "nearest-exact"}, (1, 1, 3, 5))]
+    samples = []
+    for kwargs, shape in cases:
+        ours, theirs = both(**kwargs)
+        samples.append(Sample("index", ours, [normal(*shape, seed=30)], theirs))
+    return samples
+
+
+SAMPLES += _interpolate_samples()
+
+
+def _ceil_and_unpool_samples():
+    """Pooling with ceil_mode (windows hanging over the end), max_unpool2d."""
+    torch = lambda: __import__("torch")  # noqa: E731
+    F = fg.nn.functional
+    x = _distinct(2, 2, 7, 8, seed=31)
+    samples = []
+    for k, s, p in [(3, 2, 0), (3, 2, 1), ((3, 2), (2, 3), (1, 0))]:
+        for include in (True, False):
+            samples.append(Sample(
+                "avg_pool2d", lambda x, k=k, s=s, p=p, i=include: F.avg_pool2d(
+                    x, k, s, p, ceil_mode=True, count_include_pad=i), [x],
+                lambda x, k=k, s=s, p=p, i=include: torch().nn.functional.avg_pool2d(
+                    x, k, s, p, ceil_mode=True, count_include_pad=i)))
+        samples.append(Sample("max_pool2d", lambda x, k=k, s=s, p=p: F.max_pool2d(
+            x, k, s, p, ceil_mode=True), [x], lambda x, k=k, s=s, p=p:
+            torch().nn.functional.max_pool2d(x, k, s, p, ceil_mode=True)))
+    _, indices = F.max_pool2d(fg.tensor(x), 2, return_indices=True)
+    samples.append(Sample("index_put", lambda y: F.max_unpool2d(y, indices, 2), [normal(
+        2, 2, 3, 4, seed=32)], lambda y: torch().nn.functional.max_unpool2d(
+            y, torch().tensor(indices.numpy()), 2)))
+    return samples
+
+
+SAMPLES += _ceil_and_unpool_samples()
+
+
+def _three_d_samples():
+    """conv3d, conv_transpose3d and avg_pool3d: 2-d ops over depth slices."""
+    torch = lambda: __import__("torch")  # noqa: E731
+    F = fg.nn.functional
+    x, w = normal(2, 4, 4, 5, 4, seed=40), normal(4, 2, 2, 3, 2, seed=41)
+    y, wt = normal(1, 3, 3, 2, 3, seed=42), normal(3, 2, 2, 2, 3, seed=43)
+    samples = [
+        Sample("conv2d", lambda x, w: F.conv3d(x, w, stride=(2, 1, 2), padding=1, groups=2),
+               [x, w], lambda x, w: torch().nn.functional.conv3d(x, w, stride=(2, 1, 2),
+                                                                 padding=1, groups=2)),
+        Sample("conv2d", lambda x, w: F.conv3d(x, w, dilation=(2, 1, 1), groups=2), [x, w],
+               lambda x, w: torch().nn.functional.conv3d(x, w, dilation=(2, 1, 1), groups=2)),
+        Sample("conv2d_input", lambda y, w: F.conv_transpose3d(
+            y, w, stride=2, padding=(1, 0, 1), output_padding=1), [y, wt],
+            lambda y, w: torch().nn.functional.conv_transpose3d(
+                y, w, stride=2, padding=(1, 0, 1), output_padding=1)),
+        Sample("conv2d_input", lambda y, w: F.conv_transpose3d(y, w, dilation=(2, 1, 1)),
+               [y, wt], lambda y, w: torch().nn.functional.conv_transpose3d(
+                   y, w, dilation=(2, 1, 1))),
+    ]
+    for kwargs in [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+                   {"kernel_size": (3, 2, 2), "padding": (1, 1, 0), "count_include_pad": False}]:
+        samples.append(Sample("avg_pool2d", lambda x, kw=kwargs: F.avg_pool3d(x, **kw), [x],
+                              lambda x, kw=kwargs: torch().nn.functional.avg_pool3d(x, **kw)))
+    return samples
+
+
+SAMPLES += _three_d_samples()

@@ -361,10 +361,29 @@ def _comparison_samples():
         samples.append(Sample(name, getattr(fg, name), [special], _torch(name)))
     samples.append(Sample("isclose", lambda a, b: fg.isclose(a, b + 1e-9, atol=1e-6), [x, x],
                           lambda a, b: __import__("torch").isclose(a, b + 1e-9, atol=1e-6)))
+    for name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+        samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(_ints(a), _ints(b)),
+                              [x, y], lambda a, b, n=name: getattr(
+                                  __import__("torch"), n)(_ints(a), _ints(b))))
+        samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(a > 0, b > 0), [x, y],
+                              lambda a, b, n=name: getattr(__import__("torch"), n)(a > 0, b > 0)))
+    shifts = rng(11).integers(-2, 70, (3, 4)).astype(float)
+    for name in ("bitwise_left_shift", "bitwise_right_shift"):
+        samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(_ints(a), b.long()),
+                              [x, shifts], lambda a, b, n=name: getattr(
+                                  __import__("torch"), n)(_ints(a), b.long())))
+    samples.append(Sample("bitwise_not", lambda a: fg.bitwise_not(_ints(a)), [x],
+                          lambda a: __import__("torch").bitwise_not(_ints(a))))
+    samples.append(Sample("bitwise_not", lambda a: ~(a > 0), [x], lambda a: ~(a > 0)))
     samples.append(Sample("floor_divide", lambda a, b: fg.floor_divide(a, b).long(),
                           [normal(3, 4, seed=9) * 5, positive(4, seed=10)],
                           lambda a, b: __import__("torch").floor_divide(a, b).long()))
     return samples
+
+
+def _ints(a):
+    """Signed integers of several bits from a float sample (either library's tensor)."""
+    return (a * 1000).long()
 
 
 def _torch_rounded(name):
@@ -375,3 +394,21 @@ def _torch_rounded(name):
 
 
 SAMPLES += _comparison_samples()
+
+
+def _sign_and_angle_samples():
+    """copysign (signs of y, zeros included), degree conversions, sinc (away from 0)."""
+    x = away_from(normal(3, 4, seed=13), [0.0])
+    y = np.array([1.0, -1.0, 2.5, -0.5] * 3).reshape(3, 4)  # FD must not cross a sign change
+    return [
+        Sample("where", fg.copysign, [x, y], lambda a, b: __import__("torch").copysign(a, b)),
+        Sample("where", lambda a: fg.copysign(a, -2.0), [x],
+               lambda a: __import__("torch").copysign(a, -2.0)),
+        Sample("mul", fg.rad2deg, [x], _torch("rad2deg")),
+        Sample("mul", fg.deg2rad, [x], _torch("deg2rad")),
+        Sample("where", fg.sinc, [x], _torch("sinc")),
+        Sample("signbit", fg.signbit, [np.array([1.0, -1.0, 0.0, -0.0])], _torch("signbit")),
+    ]
+
+
+SAMPLES += _sign_and_angle_samples()

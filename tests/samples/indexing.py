@@ -213,3 +213,27 @@ def _in_place(samples):
 
 SAMPLES = (_slice_samples() + _index_samples() + _scatter_samples() + _put_samples()
            + _in_place(_inplace_samples()))
+
+
+def _scatter_reduce_samples():
+    """scatter_reduce with repeated indices, with and without the entries' own values; src
+    holds a zero (prod's gradient must stay exact there)."""
+    x = normal(2, 4, seed=21)
+    src = normal(2, 3, seed=22)
+    src[0, 1] = 0.0
+    index = np.array([[0, 0, 3], [2, 2, 2]])
+    samples = []
+    for reduce in ("sum", "prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            samples.append(Sample(
+                "index_put", lambda x, s, r=reduce, i=include_self: x.scatter_reduce(
+                    1, fg.tensor(index), s, r, include_self=i), [x, src],
+                lambda x, s, r=reduce, i=include_self: x.scatter_reduce(
+                    1, __import__("torch").tensor(index), s, r, include_self=i)))
+    samples.append(Sample("index_put", lambda x, s: x.scatter(0, fg.tensor([[0, 1], [1, 1]]), s,
+                                                              reduce="multiply"),
+                          [x, src], None))
+    return samples
+
+
+SAMPLES += _scatter_reduce_samples()

@@ -127,9 +127,11 @@ def _extremum_samples():
     samples += [
         Sample("amax", lambda x: fg.max(x), [x], lambda x: x.max()),
         Sample("amin", lambda x: x.min(), [x], lambda x: x.min()),
-        Sample("amax", lambda x: fg.max(x, axis=(0, 2)), [x], lambda x: x.amax((0, 2))),
-        Sample("amin", lambda x: fg.min(x, axis=1, keepdims=True), [x],
+        Sample("amax", lambda x: fg.amax(x, axis=(0, 2)), [x], lambda x: x.amax((0, 2))),
+        Sample("amin", lambda x: fg.amin(x, axis=1, keepdims=True), [x],
                lambda x: x.amin(1, keepdim=True)),
+        Sample("min_dim", lambda x: fg.min(x, axis=1, keepdims=True), [x],
+               lambda x: x.min(axis=1, keepdim=True)),
         Sample("amax", fg.amax, [np.array(0.3)], lambda x: x.amax()),
         # ties that persist under perturbation
         Sample("amax", lambda x: fg.amax(_copies(x, _COPIES_MAX), 1), [positive(3)],
@@ -303,6 +305,26 @@ def _logical_samples():
     return samples
 
 
-SAMPLES = (_sum_samples() + _var_std_samples() + _prod_samples() + _extremum_samples()
-           + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples()
+def _running_samples():
+    """cummax / cummin (the gradient goes to the running extremum's index) and logcumsumexp
+    (large values: the shifted scans in its rules must not overflow)."""
+    x = normal(3, 5, seed=12)
+    samples = []
+    for name in ("cummax", "cummin"):
+        for dim in (0, 1, -1):
+            torch_fn = (lambda n, d: lambda x: getattr(__import__("torch"), n)(x, d))(name, dim)
+            samples.append(Sample(f"{name}_index", lambda x, n=name, d=dim: getattr(fg, n)(x, d),
+                                  [x], torch_fn))
+            samples.append(Sample("index", lambda x, n=name, d=dim: getattr(fg, n)(x, d).values,
+                                  [x], lambda x, n=name, d=dim: getattr(
+                                      __import__("torch"), n)(x, d).values))
+    for dim in (0, 1, -1):
+        for scale in (1.0, 40.0):
+            samples.append(Sample("logcumsumexp", lambda x, d=dim: fg.logcumsumexp(x, d),
+                                  [x * scale], lambda x, d=dim: x.logcumsumexp(d)))
+    return samples
+
+
+SAMPLES = (_running_samples() + _sum_samples() + _var_std_samples() + _prod_samples()
+           + _extremum_samples() + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples()
            + _index_samples() + _logical_samples())

@@ -1,4 +1,6 @@
 """Samples for the shape ops (fluxgrad/ops/shape.py), and for the composites built on them."""
+import numpy as np
+
 import fluxgrad as fg
 
 from . import Sample, normal
@@ -196,8 +198,41 @@ def _misc_samples():
         Sample("slice", lambda x: x.select(-1, 2), [normal(2, 4)], lambda x: x.select(-1, 2)),
         Sample("reshape", lambda x: x.contiguous().reshape(-1), [normal(2, 2)],
                lambda x: x.contiguous().reshape(-1)),
+        Sample("contiguous", lambda x: x.t().contiguous(), [normal(3, 4)],
+               lambda x: x.t().contiguous()),
+        Sample("contiguous", lambda x: x[:, ::2].contiguous().view(-1), [normal(3, 4)],
+               lambda x: x[:, ::2].contiguous().view(-1)),
     ]
 
 
-SAMPLES = (_reshape_samples() + _broadcast_samples() + _permute_samples() + _concat_samples()
-           + _tile_samples() + _reorder_samples() + _pad_samples() + _misc_samples())
+def _composite_samples():
+    """Composites PyTorch also has: rotations and mirrors, windows, finite differences."""
+    torch = _torch
+    x = normal(3, 4, seed=4)
+    samples = [
+        Sample("flip", fg.flipud, [x], lambda x: torch().flipud(x)),
+        Sample("flip", fg.fliplr, [x], lambda x: torch().fliplr(x)),
+        Sample("reshape", lambda x: x.ravel(), [x], lambda x: x.ravel()),
+        Sample("index", lambda x: x.unfold(1, 2, 1), [x], lambda x: x.unfold(1, 2, 1)),
+        Sample("index", lambda x: x.unfold(0, 2, 2), [normal(5, 2)], lambda x: x.unfold(0, 2, 2)),
+        Sample("index", lambda x: x.unfold(-1, 3, 2), [normal(2, 3, 7)],
+               lambda x: x.unfold(-1, 3, 2)),
+    ]
+    for k, dims in [(1, (0, 1)), (2, (0, 1)), (3, (1, 0)), (-1, (0, 2))]:
+        samples.append(Sample("flip", lambda x, k=k, d=dims: fg.rot90(x, k, d),
+                              [normal(2, 3, 4)], lambda x, k=k, d=dims: torch().rot90(x, k, d)))
+    coords = np.array([0.0, 0.5, 2.0, 2.5, 4.0])
+    for kwargs in [{}, {"spacing": 2.0}, {"dim": 1, "edge_order": 2},
+                   {"spacing": [0.5, 3.0]}, {"dim": 0, "edge_order": 2}]:
+        samples.append(Sample("concat", lambda x, kw=kwargs: fg.gradient(x, **kw),
+                              [normal(4, 5, seed=6)],
+                              lambda x, kw=kwargs: torch().gradient(x, **kw)))
+    samples.append(Sample("concat", lambda x: fg.gradient(x, spacing=[fg.tensor(coords)], dim=1),
+                          [normal(4, 5, seed=6)], lambda x: torch().gradient(
+                              x, spacing=[torch().tensor(coords)], dim=1), rtol=1e-12))
+    return samples
+
+
+SAMPLES = (_composite_samples() + _reshape_samples() + _broadcast_samples() + _permute_samples()
+           + _concat_samples() + _tile_samples() + _reorder_samples() + _pad_samples()
+           + _misc_samples())

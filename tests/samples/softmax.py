@@ -35,3 +35,9 @@ def _samples(name):
 
 
 SAMPLES = _samples("softmax") + _samples("log_softmax")
+SAMPLES += [
+    Sample("softmax", lambda x: fg.nn.functional.softmin(x, 1), [normal(3, 4, seed=7)],
+           lambda x: __import__("torch").nn.functional.softmin(x, 1)),
+    Sample("softmax", lambda x: fg.nn.Softmin(dim=0)(x), [normal(3, 4, seed=8)],
+           lambda x: __import__("torch").nn.Softmin(dim=0)(x)),
+]
