@@ -1,0 +1,4 @@
+"""`fluxgrad.utils`: PyTorch's `torch.utils` path (`utils.data`)."""
+from . import data
+
+__all__ = ["data"]
