@@ -133,9 +133,17 @@ def _done(t, out, op):
     return write_out(out, t, op)
 
 
+def _paddle_dtype(size, dtype):
+    """PaddlePaddle's `rand(shape, dtype)`: a dtype after the shape."""
+    if len(size) == 2 and isinstance(size[1], (str, dtypes.DType)) and dtype is None:
+        return size[:1], size[1]
+    return size, dtype
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Uniform samples on [0, 1)."""
     check_device(device, "rand")
+    size, dtype = _paddle_dtype(size, dtype)
     rng = numpy_generator(generator)
     return _done(_draw(rng.random, sizes(size, "rand"), _float(dtype, "rand"), requires_grad),
                  out, "rand")
@@ -144,6 +152,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Standard normal samples."""
     check_device(device, "randn")
+    size, dtype = _paddle_dtype(size, dtype)
     rng = numpy_generator(generator)
     return _done(_draw(rng.standard_normal, sizes(size, "randn"), _float(dtype, "randn"),
                        requires_grad), out, "randn")
