@@ -1,7 +1,9 @@
 """`fluxgrad.optim` (alias `fluxgrad.optimizer`): optimizers and learning-rate schedulers."""
 from . import lr_scheduler
+from .extra import Adadelta, Adamax, NAdam, RAdam
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 
 lr = lr_scheduler
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler", "lr"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
+           "NAdam", "RAdam", "lr_scheduler", "lr"]
