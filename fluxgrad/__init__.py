@@ -1,4 +1,11 @@
 """fluxgrad: automatic differentiation of NumPy-style tensor programs."""
+import warnings as _warnings
+
+# log(0), x / 0, overflow: PyTorch answers with inf/nan silently, so NumPy's floating-point
+# warnings are ignored where fluxgrad's own code calls NumPy (free on the hot path; the user's
+# own NumPy calls still warn)
+_warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) "
+                         "encountered", RuntimeWarning, r"fluxgrad(\.|$)")
 from ._core.dtypes import (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
                            DType, finfo, iinfo, set_default_dtype, get_default_dtype)
 from ._core.devices import device
@@ -13,6 +20,7 @@ from .random import (Generator, default_generator, initial_seed, get_rng_state, 
                      randperm, multinomial, bernoulli, normal, poisson, uniform)
 from .tensortypes import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
+from .ops._out import public_with_out as _public_with_out
 from . import autograd, func, linalg, random
 from .autograd import grad
 from . import data, nn, optim, vision
@@ -20,6 +28,8 @@ from . import accelerator, backends, cuda, utils
 from .serialization import load, save
 from . import viz
 from .dlpack import from_dlpack
+
+globals().update(_public_with_out(globals()))
 
 optimizer = optim
 io = data

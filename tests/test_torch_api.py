@@ -2,7 +2,10 @@
 signatures clash, legacy names, devices, Size and dtypes, utils.data, Module.parameters().
 
 Expected values come from torch (the test-only reference)."""
-import warnings
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -523,3 +526,69 @@ def test_paddle_avgpool_leaves_padding_out():
     ours = fg.nn.AvgPool2D(2, 2, 1)(fg.tensor(x))
     theirs = torch.nn.AvgPool2d(2, 2, 1, count_include_pad=False)(torch.tensor(x))
     np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+
+
+# --- out= and floating-point warnings ------------------------------------------------------
+OUT_CALLS = {
+    "add": lambda L, o: L.add(_t(L, x34), 2, out=o), "mul": lambda L, o: L.mul(_t(L, x34), 3, out=o),
+    "div": lambda L, o: L.div(_t(L, x34), 4, out=o),
+    "matmul": lambda L, o: L.matmul(_t(L, x34), _t(L, x34.T.copy()), out=o),
+    "exp": lambda L, o: L.exp(_t(L, x34), out=o), "sqrt": lambda L, o: L.sqrt(_t(L, x34 ** 2), out=o),
+    "sum": lambda L, o: L.sum(_t(L, x34), 1, out=o), "mean": lambda L, o: L.mean(_t(L, x34), 0, out=o),
+    "cat": lambda L, o: L.cat([_t(L, x34), _t(L, x34)], 0, out=o),
+    "stack": lambda L, o: L.stack([_t(L, x34), _t(L, x34)], out=o),
+    "clamp": lambda L, o: L.clamp(_t(L, x34), -1, 1, out=o),
+    "where": lambda L, o: L.where(_t(L, x34) > 0, _t(L, x34), _t(L, -x34), out=o),
+    "cumsum": lambda L, o: L.cumsum(_t(L, x34), 1, out=o),
+    "zeros": lambda L, o: L.zeros(2, 3, out=o), "ones": lambda L, o: L.ones(4, out=o),
+    "arange": lambda L, o: L.arange(0.0, 3.0, out=o), "linspace": lambda L, o: L.linspace(0, 1, 5, out=o),
+    "full": lambda L, o: L.full((2,), 7.0, out=o), "eye": lambda L, o: L.eye(3, out=o),
+}
+
+
+@pytest.mark.parametrize("name", list(OUT_CALLS))
+def test_out_receives_the_result_as_in_torch(name):
+    ours, theirs = fg.empty(0), torch.empty(0)
+    returned = OUT_CALLS[name](fg, ours)
+    OUT_CALLS[name](torch, theirs)
+    assert returned is ours
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_out_for_values_and_indices():
+    values, indices = fg.empty(0), fg.empty(0, dtype=fg.int64)
+    got = fg.max(fg.tensor(x34), 1, out=(values, indices))
+    assert got.values is values and indices.tolist() == torch.max(torch.tensor(x34), 1)[1].tolist()
+
+
+def test_out_refuses_a_lossy_cast_and_autograd():
+    with pytest.raises(RuntimeError, match="can't be cast to out's dtype fluxgrad.int64"):
+        fg.add(fg.ones(2), 1, out=fg.zeros(2, dtype=fg.int64))
+    with pytest.raises(RuntimeError, match="automatic differentiation"):
+        fg.mul(fg.ones(2, requires_grad=True), 2, out=fg.empty(2))
+    kept = fg.zeros(2)
+    with pytest.raises(RuntimeError):
+        fg.add(fg.ones(2), 1.5, out=fg.zeros(2, dtype=fg.int64))
+    assert kept.tolist() == [0.0, 0.0]
+
+
+def test_floating_point_edge_cases_are_silent_as_in_torch(tmp_path):
+    # in a fresh interpreter: pytest restores the warning filters after importing test modules
+    script = tmp_path / "edge.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import fluxgrad as fg\n"
+        "x = fg.tensor([0.0, 1.0], requires_grad=True)\n"
+        "fg.log(x).sum().backward()\n"
+        "(fg.tensor([1.0, 0.0]) / 0).sum()\n"
+        "fg.exp(fg.tensor([1000.0])) * 0\n"
+        "print(x.grad.tolist())\n"
+        "np.log(np.zeros(1))  # the user's own NumPy call still warns\n")
+    root = pathlib.Path(fg.__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[inf, 1.0]"
+    warned = [line for line in done.stderr.splitlines() if "RuntimeWarning" in line]
+    assert len(warned) == 1 and "edge.py:8" in warned[0]

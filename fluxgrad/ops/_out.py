@@ -4,6 +4,8 @@ As in PyTorch, `out` takes the result's shape (resized if it differs) and keeps
 its own dtype when the result casts to it safely; `out=` is refused when the
 result needs gradients, since the write can't be part of the graph.
 """
+import functools
+
 import numpy as np
 
 from .._core import dtypes
@@ -16,7 +18,8 @@ def write_out(out, result, op):
     if isinstance(out, (tuple, list)):
         if not isinstance(result, tuple) or len(out) != len(result):
             raise TypeError(f"{op}(out=...): expected {len(result)} output tensors")
-        return type(result)(write_out(o, r, op) for o, r in zip(out, result))
+        written = [write_out(o, r, op) for o, r in zip(out, result)]
+        return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(out=...): out must be a Tensor, got {type(out).__name__}")
     if state.enabled and (result._requires_grad or out._requires_grad):
@@ -32,3 +35,28 @@ def write_out(out, result, op):
     np.copyto(out._data, data, casting="unsafe")
     out._version[0] += 1
     return out
+
+
+OUT_FUNCTIONS = (
+    "add sub subtract mul multiply div divide true_divide matmul mm bmm mv dot outer pow exp log "
+    "log2 log10 log1p expm1 sqrt rsqrt abs neg negative sin cos tan tanh sigmoid asin acos atan "
+    "atan2 sinh cosh floor ceil round trunc sign clamp clip sum mean prod cumsum cumprod cat "
+    "concat stack where maximum minimum max min sort topk argmax argmin remainder fmod logsumexp "
+    "norm std var square reciprocal erf lerp kron cross tril triu diag gather index_select "
+    "masked_select nonzero amax amin all any logical_and logical_or logical_not eq ne lt le gt "
+    "ge floor_divide hstack vstack dstack column_stack").split()
+
+
+def accepting_out(fn, name):
+    """`fn` with PyTorch's keyword `out=` (the result is written into `out`, which is returned)."""
+    @functools.wraps(fn)
+    def with_out(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        return result if out is None else write_out(out, result, name)
+    return with_out
+
+
+def public_with_out(namespace):
+    """The functions of OUT_FUNCTIONS found in `namespace`, each accepting `out=`."""
+    return {name: accepting_out(namespace[name], name) for name in OUT_FUNCTIONS
+            if name in namespace}
