@@ -16,9 +16,13 @@ from .size import Size
 
 class TensorType(type):
     def __call__(cls, *args, **kwargs):
-        if cls.__base__ is object:  # Tensor itself
+        # Tensor itself (not a subclass), given anything but an array (the common, fast case)
+        if cls.__base__ is object and (not args or type(args[0]) is not _ndarray):
             args = _legacy_args(args, kwargs)
         return type.__call__(cls, *args, **kwargs)
+
+
+_ndarray = np.ndarray
 
 
 def _is_int(value):
