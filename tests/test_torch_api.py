@@ -592,3 +592,12 @@ def test_floating_point_edge_cases_are_silent_as_in_torch(tmp_path):
     assert done.stdout.strip() == "[inf, 1.0]"
     warned = [line for line in done.stderr.splitlines() if "RuntimeWarning" in line]
     assert len(warned) == 1 and "edge.py:8" in warned[0]
+
+
+def test_porting_page_code_runs():
+    import re
+    page = pathlib.Path(fg.__file__).resolve().parent.parent / "docs" / "porting-from-pytorch.md"
+    blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M)
+    assert len(blocks) >= 3
+    for block in blocks:
+        exec(compile(block, str(page), "exec"), {"__name__": "__porting__"})
