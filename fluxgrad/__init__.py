@@ -24,7 +24,7 @@ from .ops._out import public_with_out as _public_with_out
 from . import autograd, func, linalg, random
 from .autograd import grad
 from . import data, nn, optim, vision
-from . import accelerator, backends, cuda, distributions, utils
+from . import accelerator, backends, cuda, distributions, metric, onnx, utils
 from .serialization import load, save
 from . import viz
 from .dlpack import from_dlpack

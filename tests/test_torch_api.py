@@ -601,3 +601,18 @@ def test_porting_page_code_runs():
     assert len(blocks) >= 3
     for block in blocks:
         exec(compile(block, str(page), "exec"), {"__name__": "__porting__"})
+
+
+def test_paddle_metric_accuracy_counts_top_k_hits():
+    scores = fg.tensor([[0.1, 0.9, 0.0], [0.8, 0.15, 0.05], [0.3, 0.2, 0.5], [0.6, 0.3, 0.1]])
+    labels = fg.tensor([[1], [2], [0], [1]])
+    assert fg.metric.accuracy(scores, labels).item() == pytest.approx(1 / 4)
+    assert fg.metric.accuracy(scores, labels, k=2).item() == pytest.approx(3 / 4)
+    assert fg.metric.accuracy(scores, labels.reshape(-1), k=3).item() == 1.0
+    with pytest.raises(ValueError, match="integer class indices"):
+        fg.metric.accuracy(scores, fg.zeros(4))
+
+
+def test_onnx_export_names_the_alternative():
+    with pytest.raises(NotImplementedError, match="torch.onnx.export"):
+        fg.onnx.export(fg.nn.Linear(2, 1), fg.zeros(1, 2), "model.onnx")
