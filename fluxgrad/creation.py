@@ -8,6 +8,7 @@ import numpy as np
 
 from ._core import dtypes
 from ._core.devices import check_device
+from ._core.outputs import written
 from ._core.tensor import Tensor, as_array, tensor_method
 from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
 
@@ -22,12 +23,6 @@ def _dtype_like(value):
     return isinstance(value, (str, dtypes.DType, np.dtype)) or (
         isinstance(value, type) and value in (float, int, bool))
 
-
-def _done(t, out, op):
-    if out is None:
-        return t
-    from .ops._out import write_out
-    return write_out(out, t, op)
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -72,7 +67,7 @@ def _filled(fill, args, dtype, device, requires_grad, out, op):
     if len(args) == 2 and _dtype_like(args[1]) and dtype is None:
         args, dtype = args[:1], args[1]
     t = Tensor(fill(sizes(args, op), _float(dtype)), requires_grad=requires_grad)
-    return _done(t, out, op)
+    return written(t, out, op)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
@@ -97,7 +92,7 @@ def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=
         dtype = dtypes.result_type(fill_value)
     t = Tensor(np.full(sizes((size,), "full"), fill_value, dtypes.as_dtype(dtype).np),
                requires_grad=requires_grad)
-    return _done(t, out, "full")
+    return written(t, out, "full")
 
 
 def _number(value):
@@ -120,7 +115,7 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
         dtype = dtypes.result_type(start, end, step)
     t = Tensor(np.arange(start, end, step).astype(dtypes.as_dtype(dtype).np),
                requires_grad=requires_grad)
-    return _done(t, out, "arange")
+    return written(t, out, "arange")
 
 
 def _steps(steps, op):
@@ -142,7 +137,7 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     check_device(device, "linspace")
     values = np.linspace(_number(start), _number(end), _steps(steps, "linspace"))
     t = Tensor(values.astype(_range_dtype(dtype, "linspace")), requires_grad=requires_grad)
-    return _done(t, out, "linspace")
+    return written(t, out, "linspace")
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_grad=False,
@@ -151,14 +146,14 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
     check_device(device, "logspace")
     values = np.logspace(_number(start), _number(end), _steps(steps, "logspace"), base=base)
     t = Tensor(values.astype(_range_dtype(dtype, "logspace")), requires_grad=requires_grad)
-    return _done(t, out, "logspace")
+    return written(t, out, "logspace")
 
 
 def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
     check_device(device, "eye")
     t = Tensor(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)),
                requires_grad=requires_grad)
-    return _done(t, out, "eye")
+    return written(t, out, "eye")
 
 
 def _like(x, dtype, device, op):

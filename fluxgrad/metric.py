@@ -13,7 +13,8 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     labels = label._data if isinstance(label, Tensor) else np.asarray(label)
     if scores.ndim != 2:
         raise ValueError(f"accuracy: input must be [N, C] scores, got shape {list(scores.shape)}")
-    if labels.shape not in ((scores.shape[0],), (scores.shape[0], 1)) or labels.dtype.kind not in "iu":
+    if labels.shape not in ((scores.shape[0],), (scores.shape[0], 1)) or \
+            labels.dtype.kind not in "iu":
         raise ValueError(f"accuracy: label must be N={scores.shape[0]} integer class indices of "
                          f"shape [N] or [N, 1], got shape {list(labels.shape)} ({labels.dtype})")
     if not 1 <= int(k) <= scores.shape[1]:

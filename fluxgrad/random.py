@@ -10,6 +10,7 @@ import numpy as np
 
 from ._core import batching, dtypes
 from ._core.devices import check_device
+from ._core.outputs import written
 from ._core.tensor import Tensor, tensor_method
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng",
@@ -126,12 +127,6 @@ def _draw(draw, shape, np_dtype, requires_grad):
     return t
 
 
-def _done(t, out, op):
-    if out is None:
-        return t
-    from .ops._out import write_out
-    return write_out(out, t, op)
-
 
 def _paddle_dtype(size, dtype):
     """PaddlePaddle's `rand(shape, dtype)`: a dtype after the shape."""
@@ -145,7 +140,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
     check_device(device, "rand")
     size, dtype = _paddle_dtype(size, dtype)
     rng = numpy_generator(generator)
-    return _done(_draw(rng.random, sizes(size, "rand"), _float(dtype, "rand"), requires_grad),
+    return written(_draw(rng.random, sizes(size, "rand"), _float(dtype, "rand"), requires_grad),
                  out, "rand")
 
 
@@ -154,7 +149,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     check_device(device, "randn")
     size, dtype = _paddle_dtype(size, dtype)
     rng = numpy_generator(generator)
-    return _done(_draw(rng.standard_normal, sizes(size, "randn"), _float(dtype, "randn"),
+    return written(_draw(rng.standard_normal, sizes(size, "randn"), _float(dtype, "randn"),
                        requires_grad), out, "randn")
 
 
@@ -185,7 +180,7 @@ def randint(low=0, high=None, size=None, *, shape=None, generator=None, dtype=No
                          "give high > low")
     np_dtype = dtypes.as_dtype(dtype if dtype is not None else "int64").np
     rng = numpy_generator(generator)
-    return _done(_draw(lambda s: rng.integers(low, high, size=s), size, np_dtype, requires_grad),
+    return written(_draw(lambda s: rng.integers(low, high, size=s), size, np_dtype, requires_grad),
                  out, "randint")
 
 
@@ -204,7 +199,7 @@ def randperm(n, dtype=None, *, generator=None, device=None, requires_grad=False,
         raise ValueError(f"randperm: n must be non-negative, got {n}")
     perm = numpy_generator(generator).permutation(int(n))
     np_dtype = dtypes.as_dtype(dtype if dtype is not None else "int64").np
-    return _done(Tensor(perm.astype(np_dtype), requires_grad=requires_grad), out, "randperm")
+    return written(Tensor(perm.astype(np_dtype), requires_grad=requires_grad), out, "randperm")
 
 
 def _probabilities(x, op):
@@ -252,7 +247,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             arrival = rng.standard_exponential(rows.shape) / rows
         picks = np.argsort(arrival, axis=1, kind="stable")[:, :num_samples]
     picks = picks.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64)
-    return _done(Tensor(picks), out, "multinomial")
+    return written(Tensor(picks), out, "multinomial")
 
 
 @tensor_method("bernoulli")
@@ -264,7 +259,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     if np.any((probs < 0) | (probs > 1)) or np.any(np.isnan(probs)):
         raise RuntimeError("bernoulli: every probability must be in [0, 1]")
     draws = numpy_generator(generator).random(probs.shape) < probs
-    return _done(Tensor(draws.astype(probs.dtype)), out, "bernoulli")
+    return written(Tensor(draws.astype(probs.dtype)), out, "bernoulli")
 
 
 def normal(mean=0.0, std=1.0, size=None, *, shape=None, generator=None, dtype=None, device=None,
@@ -290,7 +285,7 @@ def normal(mean=0.0, std=1.0, size=None, *, shape=None, generator=None, dtype=No
         np_dtype = dtypes.default_float.np
     z = numpy_generator(generator).standard_normal(out_shape)
     t = Tensor((m + s * z).astype(np_dtype), requires_grad=requires_grad)
-    return _done(t, out, "normal")
+    return written(t, out, "normal")
 
 
 def poisson(input, generator=None):

@@ -12,9 +12,9 @@ import numpy as np
 from . import dtypes
 from .constructor import TensorType
 from .devices import CPU
-from .size import Size
 from .grad_mode import state as _grad_state
 from .hooks import HookHandle
+from .size import Size
 
 
 class Tensor(metaclass=TensorType):
