@@ -7,7 +7,8 @@ from ._core.devices import refuse_accelerator
 
 __all__ = ["is_available", "device_count", "is_initialized", "current_device", "set_device",
            "manual_seed", "manual_seed_all", "synchronize", "empty_cache", "get_device_name",
-           "is_bf16_supported"]
+           "is_bf16_supported", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
+           "IntTensor", "ByteTensor", "BoolTensor"]
 
 
 def is_available():
@@ -51,3 +52,19 @@ def set_device(device):
 
 def get_device_name(device=None):
     refuse_accelerator("fluxgrad.cuda.get_device_name()")
+
+
+class _CudaTensorType(type):
+    """`cuda.FloatTensor` and friends: no tensor is one, and making one says why."""
+
+    def __instancecheck__(cls, obj):
+        return False
+
+    def __call__(cls, *args, **kwargs):
+        refuse_accelerator(f"fluxgrad.cuda.{cls.__name__}()")
+
+
+FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ByteTensor, BoolTensor = (
+    _CudaTensorType(name, (), {}) for name in ("FloatTensor", "DoubleTensor", "HalfTensor",
+                                               "LongTensor", "IntTensor", "ByteTensor",
+                                               "BoolTensor"))

@@ -8,7 +8,9 @@ import numbers
 
 import numpy as np
 
+from . import cuda
 from ._core import dtypes
+from ._core.devices import refuse_accelerator
 from ._core.size import Size
 from ._core.tensor import Tensor, as_array, tensor_method
 
@@ -68,9 +70,9 @@ def type_(x, dtype=None, non_blocking=False, **kwargs):
         dtype = _BY_NAME[dtype].dtype
     elif isinstance(dtype, _TensorTypeName):
         dtype = dtype.dtype
-    elif isinstance(dtype, str) and dtype.startswith("torch.cuda."):
-        from ._core.devices import check_device
-        check_device("cuda", "Tensor.type")
+    elif isinstance(dtype, cuda._CudaTensorType) or (
+            isinstance(dtype, str) and dtype.startswith("torch.cuda.")):
+        refuse_accelerator("Tensor.type")
     return cast(x, dtype)
 
 

@@ -241,6 +241,14 @@ def test_tensor_type_converts_by_legacy_name_or_dtype():
     assert x.type(fg.int32).dtype == fg.int32
     with pytest.raises(RuntimeError, match="CPU only"):
         x.type("torch.cuda.FloatTensor")
+    with pytest.raises(RuntimeError, match="CPU only"):
+        x.type(fg.cuda.FloatTensor)
+
+
+def test_cuda_typed_tensors_match_nothing_and_refuse_construction():
+    assert not isinstance(fg.ones(1), fg.cuda.FloatTensor)
+    with pytest.raises(RuntimeError, match="CPU only"):
+        fg.cuda.LongTensor([1])
 
 
 def test_variable_is_a_passthrough_leaf_sharing_data():
@@ -334,7 +342,9 @@ def test_module_to_cpu_and_dtype():
 
 
 def test_paddle_device_functions():
-    assert not fg.is_compiled_with_cuda()
+    assert not fg.is_compiled_with_cuda() and not fg.device.is_compiled_with_cuda()
+    assert fg.device.set_device("cpu") == "cpu" and fg.device.get_device() == "cpu"
+    assert fg.device.cuda.device_count() == 0
     assert fg.set_device("cpu") == "cpu" and fg.get_device() == "cpu"
     fg.set_default_device("cpu")
     with pytest.raises(RuntimeError, match="CPU only"):

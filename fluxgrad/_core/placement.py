@@ -1,6 +1,12 @@
 """Where tensors live: PyTorch's `set_default_device` and PaddlePaddle's `set_device` /
-`get_device` / `is_compiled_with_cuda`, which accept the CPU only."""
-from .devices import CPU, check_device
+`get_device` / `is_compiled_with_cuda`, which accept the CPU only.
+
+PaddlePaddle also spells them under `paddle.device.*`; `fluxgrad.device` is PyTorch's
+device class, so they are reachable there too (`fluxgrad.device.set_device('cpu')`).
+"""
+import types
+
+from .devices import CPU, check_device, device
 
 __all__ = ["set_default_device", "get_default_device", "set_device", "get_device",
            "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu"]
@@ -30,3 +36,9 @@ def is_compiled_with_cuda():
 
 
 is_compiled_with_rocm = is_compiled_with_xpu = is_compiled_with_cuda
+
+
+for _function in (set_device, get_device, is_compiled_with_cuda, is_compiled_with_rocm,
+                  is_compiled_with_xpu):
+    setattr(device, _function.__name__, staticmethod(_function))
+device.cuda = types.SimpleNamespace(device_count=lambda: 0)
