@@ -97,12 +97,14 @@ def sizes(args, op):
         args = args[0].tolist()
         args = args if isinstance(args, list) else [args]
     try:
+        if any(isinstance(s, (float, np.floating, str)) for s in args):
+            raise TypeError
         shape = tuple(int(s) for s in args)
     except (TypeError, ValueError):
         raise TypeError(f"{op}: the size must be ints or one tuple of ints, got "
                         f"{tuple(args)!r}") from None
-    if any(isinstance(s, float) for s in args) or any(s < 0 for s in shape):
-        raise ValueError(f"{op}: the size must be non-negative integers, got {tuple(args)!r}")
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"{op}: a size can't be negative, got {tuple(args)!r}")
     return shape
 
 

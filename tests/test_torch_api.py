@@ -634,3 +634,12 @@ def test_paddle_metric_accuracy_counts_top_k_hits():
 def test_onnx_export_names_the_alternative():
     with pytest.raises(NotImplementedError, match="torch.onnx.export"):
         fg.onnx.export(fg.nn.Linear(2, 1), fg.zeros(1, 2), "model.onnx")
+
+
+@pytest.mark.parametrize("size, error", [((2.5,), TypeError), ((2, -1), RuntimeError),
+                                         (("3",), TypeError)])
+def test_bad_sizes_raise_what_torch_raises(size, error):
+    with pytest.raises(error):
+        torch.zeros(*size)
+    with pytest.raises(error, match="zeros"):
+        fg.zeros(*size)
