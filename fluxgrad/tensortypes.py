@@ -87,3 +87,20 @@ def _caster(dtype):
 for _name, _dtype in (("half", dtypes.float16), ("short", dtypes.int16), ("char", dtypes.int8),
                       ("byte", dtypes.uint8)):
     setattr(Tensor, _name, _caster(_dtype))
+
+
+@tensor_method("new")
+def new(x, *args):
+    """Legacy `x.new(...)`: like `Tensor(...)` (sizes, or data), in x's dtype."""
+    if args and not isinstance(args[0], Size) and not all(
+            isinstance(a, (numbers.Integral, np.integer)) and not isinstance(a, bool)
+            for a in args):
+        return Tensor._make(as_array(args[0], x.dtype).copy())
+    shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
+    return Tensor._make(np.empty(tuple(int(s) for s in shape), x._data.dtype))
+
+
+@tensor_method("get_device")
+def get_device(x):
+    """-1: the CPU, as PyTorch numbers it."""
+    return -1

@@ -643,3 +643,13 @@ def test_bad_sizes_raise_what_torch_raises(size, error):
         torch.zeros(*size)
     with pytest.raises(error, match="zeros"):
         fg.zeros(*size)
+
+
+def test_legacy_new_and_get_device_match_torch():
+    ours, theirs = fg.ones(2, dtype=fg.float64), torch.ones(2, dtype=torch.float64)
+    for args in [(2, 3), ([1, 2],), (), (fg.Size([4]),)]:
+        targs = tuple(torch.Size(a) if isinstance(a, fg.Size) else a for a in args)
+        made, expected = ours.new(*args), theirs.new(*targs)
+        assert made.shape == tuple(expected.shape) and made.dtype == fg.float64
+    assert ours.new([1, 2]).tolist() == [1.0, 2.0]
+    assert ours.get_device() == theirs.get_device() == -1
