@@ -26,7 +26,7 @@ class _TensorTypeName(type):
         if not args or isinstance(args[0], Size) or all(
                 isinstance(a, (numbers.Integral, np.integer)) and not isinstance(a, bool)
                 for a in args):
-            shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
+            shape = args[0] if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
             return Tensor._make(np.empty(tuple(int(s) for s in shape), cls.dtype.np))
         if len(args) > 1:
             raise TypeError(f"{cls.__name__}(): give sizes as ints, or one sequence of data")

@@ -227,7 +227,7 @@ def test_legacy_typed_tensors_construct_and_test_like_torch(name):
     made, expected = ours([1, 0, 1]), theirs([1, 0, 1])
     assert str(made.dtype).split(".")[1] == str(expected.dtype).split(".")[1]
     assert made.tolist() == expected.tolist()
-    assert ours(2, 3).shape == (2, 3)
+    assert ours(2, 3).shape == (2, 3) and ours().shape == tuple(theirs().shape)
     assert isinstance(made, ours) and isinstance(made, fg.Tensor)
     other = "FloatTensor" if name != "FloatTensor" else "LongTensor"
     assert not isinstance(made, getattr(fg, other))
