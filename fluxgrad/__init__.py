@@ -1,25 +1,48 @@
 """fluxgrad: automatic differentiation of NumPy-style tensor programs."""
-from ._core.dtypes import bool_, float32, float64, int32, int64, DType
+import warnings as _warnings
+
+# log(0), x / 0, overflow: PyTorch answers with inf/nan silently, so NumPy's floating-point
+# warnings are ignored where fluxgrad's own code calls NumPy (free on the hot path; the user's
+# own NumPy calls still warn)
+_warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) "
+                         "encountered", RuntimeWarning, r"fluxgrad(\.|$)")
+from ._core.dtypes import (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
+                           DType, finfo, iinfo, set_default_dtype, get_default_dtype)
+from ._core.devices import device
 from ._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from ._core.inference_mode import inference_mode
+from ._core.placement import (set_default_device, get_default_device, set_device, get_device,
+                              is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu)
+from ._core.size import Size
 from ._core.tensor import Tensor
 from .creation import *  # noqa: F401,F403
+from .random import (Generator, default_generator, initial_seed, get_rng_state, set_rng_state,
+                     randperm, multinomial, bernoulli, normal, poisson, uniform)
+from .tensortypes import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
-from . import autograd, func, linalg
+from .ops._out import public_with_out as _public_with_out
+from . import autograd, func, linalg, random
 from .autograd import grad
 from . import data, nn, optim, vision
+from . import accelerator, backends, cuda, distributions, metric, onnx, utils
 from .serialization import load, save
 from . import viz
 from . import static, incubate
 from .static import enable_static, disable_static, in_dynamic_mode
 from .dlpack import from_dlpack
 
+globals().update(_public_with_out(globals()))
+
 optimizer = optim
 io = data
+dtype = DType
 
 bool = bool_
 float = float32
 double = float64
+half = float16
 long = int64
 int = int32
+short = int16
 
 __version__ = "0.1.0"

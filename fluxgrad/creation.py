@@ -1,35 +1,35 @@
-"""Making tensors: from data, filled, ranges, and random (from fluxgrad's own seeded generator)."""
+"""Making tensors: from data, filled, and ranges (random ones come from `fluxgrad.random`).
+
+Every factory takes PyTorch's keywords (`dtype=`, `device=`, `requires_grad=`,
+`out=`) and PaddlePaddle's forms (`zeros([2, 3], 'float32')`, a positional dtype).
+`device` may only name the CPU.
+"""
 import math
 
 import numpy as np
 
-from ._core import batching, dtypes
+from ._core import dtypes
+from ._core.devices import check_device
+from ._core.outputs import written
 from ._core.tensor import Tensor, as_array, tensor_method
+from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
 
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
-           "arange", "linspace", "eye", "rand", "randn", "randint", "zeros_like", "ones_like",
-           "full_like", "empty_like", "rand_like", "randn_like", "randint_like", "manual_seed",
-           "seed", "get_rng", "is_tensor", "numel"]
-
-_rng = np.random.default_rng()
+           "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "zeros_like",
+           "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
+           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor"]
 
 
-def manual_seed(seed):
-    """Seed fluxgrad's generator, so that rand/randn/randint/shuffles repeat."""
-    global _rng
-    _rng = np.random.default_rng(int(seed))
+def _dtype_like(value):
+    """Whether a positional argument is PaddlePaddle's dtype rather than a size."""
+    return isinstance(value, (str, dtypes.DType, np.dtype)) or (
+        isinstance(value, type) and value in (float, int, bool))
 
 
-seed = manual_seed
 
-
-def get_rng():
-    """fluxgrad's generator (a NumPy Generator), for code that draws random numbers."""
-    return _rng
-
-
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (nested lists, scalars, arrays or tensors)."""
+    check_device(device, "tensor")
     arr = as_array(data, dtype)
     if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor)
                                                            else data):
@@ -39,7 +39,12 @@ def tensor(data, dtype=None, requires_grad=False):
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """PaddlePaddle's spelling of `tensor`: gradients are off unless `stop_gradient=False`."""
-    return tensor(data, dtype=dtype, requires_grad=not stop_gradient)
+    return tensor(data, dtype=dtype, device=place, requires_grad=not stop_gradient)
+
+
+def scalar_tensor(value, dtype=None, device=None, requires_grad=False):
+    return tensor(value, dtype=dtype if dtype is not None else dtypes.default_float,
+                  device=device, requires_grad=requires_grad)
 
 
 def from_numpy(array):
@@ -49,56 +54,70 @@ def from_numpy(array):
     return Tensor(array)
 
 
-def as_tensor(data, dtype=None):
+def as_tensor(data, dtype=None, device=None):
+    check_device(device, "as_tensor")
     return data if isinstance(data, Tensor) and dtype is None else Tensor(data, dtype)
-
-
-def _shape(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    if len(shape) == 1 and isinstance(shape[0], Tensor):
-        shape = shape[0].tolist()
-    return tuple(int(s) for s in shape)
 
 
 def _float(dtype):
     return dtypes.as_dtype(dtype).np if dtype is not None else dtypes.default_float.np
 
 
-def _new(arr, requires_grad):
-    return Tensor(arr, requires_grad=requires_grad)
+def _filled(fill, args, dtype, device, requires_grad, out, op):
+    """zeros/ones/empty: PyTorch's `*size` or PaddlePaddle's `(shape, dtype)`."""
+    check_device(device, op)
+    if len(args) == 2 and _dtype_like(args[1]) and dtype is None:
+        args, dtype = args[:1], args[1]
+    t = Tensor(fill(sizes(args, op), _float(dtype)), requires_grad=requires_grad)
+    return written(t, out, op)
 
 
-def zeros(*shape, dtype=None, requires_grad=False):
-    return _new(np.zeros(_shape(shape), _float(dtype)), requires_grad)
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
+    return _filled(np.zeros, size, dtype, device, requires_grad, out, "zeros")
 
 
-def ones(*shape, dtype=None, requires_grad=False):
-    return _new(np.ones(_shape(shape), _float(dtype)), requires_grad)
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
+    return _filled(np.ones, size, dtype, device, requires_grad, out, "ones")
 
 
-def empty(*shape, dtype=None, requires_grad=False):
-    return _new(np.empty(_shape(shape), _float(dtype)), requires_grad)
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, name=None,
+          memory_format=None, pin_memory=False):
+    return _filled(np.empty, size, dtype, device, requires_grad, out, "empty")
 
 
-def full(shape, fill_value, dtype=None, requires_grad=False):
+def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
+    """`fill_value` everywhere; the dtype follows the value (int64, bool, or the default float)."""
+    check_device(device, "full")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
         dtype = dtypes.result_type(fill_value)
-    return _new(np.full(_shape((shape,)), fill_value, dtypes.as_dtype(dtype).np), requires_grad)
+    t = Tensor(np.full(sizes((size,), "full"), fill_value, dtypes.as_dtype(dtype).np),
+               requires_grad=requires_grad)
+    return written(t, out, "full")
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad=False):
+def _number(value):
+    return value.item() if isinstance(value, Tensor) else value
+
+
+def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=False, out=None,
+           name=None):
+    """start, start + step, ... up to (not including) end; `arange(end)` starts at 0."""
+    check_device(device, "arange")
+    start, end, step = _number(start), _number(end), _number(step)
     if end is None:
         start, end = 0, start
     _check_range(start, end, step)
     if dtype is None:
         dtype = dtypes.result_type(start, end, step)
-    return _new(np.arange(start, end, step).astype(dtypes.as_dtype(dtype).np), requires_grad)
+    t = Tensor(np.arange(start, end, step).astype(dtypes.as_dtype(dtype).np),
+               requires_grad=requires_grad)
+    return written(t, out, "arange")
 
 
 def _check_range(start, end, step):
     """PyTorch's checks of arange's arguments (same types and words, plus the values)."""
-    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if step == 0:
         raise RuntimeError(f"arange: step must be nonzero (got start={start}, end={end}, "
                            "step=0)")
@@ -109,13 +128,33 @@ def _check_range(start, end, step):
                            f"(start={start}, end={end}, step={step})")
 
 
-def linspace(start, stop, num, dtype=None, requires_grad=False):
+def _steps(steps, op):
+    if steps is None or int(steps) < 0:
+        raise RuntimeError(f"{op}: steps must be a non-negative int, got {steps}")
+    return int(steps)
+
+
+def _range_dtype(dtype, op):
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.default_float
+    if dtype is dtypes.bool_:
+        raise TypeError(f"{op}: dtype bool is not supported; use a numeric dtype")
+    return dtype.np
+
+
+def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False, out=None,
+             name=None):
+    """`steps` values evenly spaced from start to end, both included."""
+    check_device(device, "linspace")
     if dtype is not None and dtypes.as_dtype(dtype) == dtypes.bool_:
         raise NotImplementedError("linspace: bool is not a dtype a range can have (PyTorch "
                                   "refuses it too); compare a float range instead")
-    if isinstance(start, Tensor) or isinstance(stop, Tensor):
-        return _linspace_between_tensors(start, stop, int(num), dtype, requires_grad)
-    return _new(np.linspace(start, stop, int(num)).astype(_float(dtype)), requires_grad)
+    steps = _steps(steps, "linspace")
+    if isinstance(start, Tensor) or isinstance(end, Tensor):
+        return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
+                       "linspace")
+    values = np.linspace(start, end, steps)
+    t = Tensor(values.astype(_range_dtype(dtype, "linspace")), requires_grad=requires_grad)
+    return written(t, out, "linspace")
 
 
 def _linspace_between_tensors(start, stop, num, dtype, requires_grad):
@@ -132,98 +171,95 @@ def _linspace_between_tensors(start, stop, num, dtype, requires_grad):
     return out.requires_grad_() if requires_grad and not out.requires_grad else out
 
 
-def eye(n, m=None, dtype=None, requires_grad=False):
-    return _new(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)), requires_grad)
+def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_grad=False,
+             out=None, name=None):
+    """`base ** linspace(start, end, steps)`."""
+    check_device(device, "logspace")
+    values = np.logspace(_number(start), _number(end), _steps(steps, "logspace"), base=base)
+    t = Tensor(values.astype(_range_dtype(dtype, "logspace")), requires_grad=requires_grad)
+    return written(t, out, "logspace")
 
 
-def _random(draw, shape, np_dtype, requires_grad):
-    """`draw(shape)` as a tensor; inside vmap(randomness='different') a different draw for
-    every example (see `batching.random_levels`)."""
-    levels = batching.random_levels()
-    lead = tuple(batching.batch_size(level) for level in levels)
-    t = _new(draw(lead + tuple(shape)).astype(np_dtype), requires_grad)
-    for level in levels:  # outermost vmap first: each takes the leading dimension left
-        t = batching.wrap(t, level, 0)
-    return t
+def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
+    check_device(device, "eye")
+    t = Tensor(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)),
+               requires_grad=requires_grad)
+    return written(t, out, "eye")
 
 
-def rand(*shape, dtype=None, requires_grad=False):
-    """Uniform samples on [0, 1)."""
-    return _random(_rng.random, _shape(shape), _float(dtype), requires_grad)
+def _like(x, dtype, device, op):
+    check_device(device, op)
+    return dtypes.as_dtype(x.dtype if dtype is None else dtype).np
 
 
-def randn(*shape, dtype=None, requires_grad=False):
-    """Standard normal samples."""
-    return _random(_rng.standard_normal, _shape(shape), _float(dtype), requires_grad)
+def zeros_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,
+               name=None):
+    return Tensor(np.zeros(x.shape, _like(x, dtype, device, "zeros_like")),
+                  requires_grad=requires_grad)
 
 
-def randint(low=0, high=None, shape=(), dtype=None, requires_grad=False):
-    """Integers uniform on [low, high); `randint(high)` and `randint(low, high, shape)`."""
-    if high is None:
-        low, high = 0, low
-    if isinstance(shape, int):
-        shape = (shape,)
-    dtype = dtypes.as_dtype(dtype or "int64")
-    return _random(lambda size: _rng.integers(low, high, size=size), _shape((shape,)), dtype.np,
-                   requires_grad)
+def ones_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,
+              name=None):
+    return Tensor(np.ones(x.shape, _like(x, dtype, device, "ones_like")),
+                  requires_grad=requires_grad)
 
 
-def _like(x, dtype):
-    return x.dtype if dtype is None else dtype
+def full_like(x, fill_value, dtype=None, *, device=None, requires_grad=False,
+              memory_format=None, name=None):
+    return Tensor(np.full(x.shape, _number(fill_value), _like(x, dtype, device, "full_like")),
+                  requires_grad=requires_grad)
 
 
-def zeros_like(x, dtype=None, requires_grad=False):
-    return _new(np.zeros(x.shape, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+def empty_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,
+               name=None):
+    return Tensor(np.empty(x.shape, _like(x, dtype, device, "empty_like")),
+                  requires_grad=requires_grad)
 
 
-def ones_like(x, dtype=None, requires_grad=False):
-    return _new(np.ones(x.shape, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+def rand_like(x, dtype=None, *, generator=None, device=None, requires_grad=False,
+              memory_format=None):
+    return rand(x.shape, dtype=_like(x, dtype, device, "rand_like"), generator=generator,
+                requires_grad=requires_grad)
 
 
-def full_like(x, fill_value, dtype=None, requires_grad=False):
-    return _new(np.full(x.shape, fill_value, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
+def randn_like(x, dtype=None, *, generator=None, device=None, requires_grad=False,
+               memory_format=None):
+    return randn(x.shape, dtype=_like(x, dtype, device, "randn_like"), generator=generator,
+                 requires_grad=requires_grad)
 
 
-def empty_like(x, dtype=None, requires_grad=False):
-    return _new(np.empty(x.shape, dtypes.as_dtype(_like(x, dtype)).np), requires_grad)
-
-
-def rand_like(x, dtype=None, requires_grad=False):
-    return rand(x.shape, dtype=_like(x, dtype), requires_grad=requires_grad)
-
-
-def randn_like(x, dtype=None, requires_grad=False):
-    return randn(x.shape, dtype=_like(x, dtype), requires_grad=requires_grad)
-
-
-def randint_like(x, low=0, high=None, dtype=None):
-    return randint(low, high, x.shape, dtype=_like(x, dtype))
+def randint_like(x, low=0, high=None, *, dtype=None, generator=None, device=None,
+                 requires_grad=False, memory_format=None):
+    """Integers on [low, high) in x's shape; `randint_like(x, high)` starts at 0."""
+    return randint(low, high, x.shape, dtype=_like(x, dtype, device, "randint_like"),
+                   generator=generator, requires_grad=requires_grad)
 
 
 @tensor_method("new_zeros")
-def new_zeros(x, *shape, dtype=None, requires_grad=False):
-    """Zeros of `shape` with x's dtype (unless `dtype` is given)."""
-    return zeros(*shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def new_zeros(x, *size, dtype=None, device=None, requires_grad=False):
+    """Zeros of `size` with x's dtype (unless `dtype` is given)."""
+    return zeros(*size, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method("new_ones")
-def new_ones(x, *shape, dtype=None, requires_grad=False):
-    return ones(*shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def new_ones(x, *size, dtype=None, device=None, requires_grad=False):
+    return ones(*size, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method("new_empty")
-def new_empty(x, *shape, dtype=None, requires_grad=False):
-    return empty(*shape, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def new_empty(x, *size, dtype=None, device=None, requires_grad=False):
+    return empty(*size, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
 
 
 @tensor_method("new_full")
-def new_full(x, size, fill_value, dtype=None, requires_grad=False):
-    return full(size, fill_value, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def new_full(x, size, fill_value, dtype=None, device=None, requires_grad=False):
+    return full(size, fill_value, dtype=dtype or x.dtype, device=device,
+                requires_grad=requires_grad)
 
 
 @tensor_method("new_tensor")
-def new_tensor(x, data, dtype=None, requires_grad=False):
-    return tensor(data, dtype=dtype or x.dtype, requires_grad=requires_grad)
+def new_tensor(x, data, dtype=None, device=None, requires_grad=False):
+    return tensor(data, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
 
 
 def is_tensor(obj):

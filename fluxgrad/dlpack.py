@@ -14,7 +14,7 @@ __all__ = ["from_dlpack", "to_dlpack"]
 
 def from_dlpack(x, requires_grad=False):
     """A Tensor sharing `x`'s memory (a copy only when fluxgrad can't store its dtype,
-    e.g. float16 or uint8, which become float32 / int64)."""
+    e.g. uint16, which becomes int32)."""
     if getattr(x, "requires_grad", False) and hasattr(x, "detach") and not isinstance(x, Tensor):
         raise RuntimeError("from_dlpack: the tensor requires grad, and DLPack carries no "
                            "gradient history; pass x.detach() (its gradients stay with the "

@@ -9,13 +9,20 @@ import numpy as np
 
 
 class DType:
-    __slots__ = ("name", "np", "category", "is_floating_point")
+    """A fluxgrad dtype (PyTorch's `torch.dtype`, exported as `fluxgrad.dtype`)."""
+    __slots__ = ("name", "np", "category", "is_floating_point", "is_signed", "itemsize")
+    is_complex = False
 
     def __init__(self, name, category):
         self.name = name
         self.np = np.dtype(name)
         self.category = category
         self.is_floating_point = category == 2
+        self.is_signed = self.np.kind in "if"
+        self.itemsize = self.np.itemsize
+
+    def __reduce__(self):
+        return as_dtype, (self.name,)
 
     def __repr__(self):
         return f"fluxgrad.{self.name}"
@@ -31,17 +38,21 @@ class DType:
 
 
 bool_ = DType("bool", 0)
+uint8 = DType("uint8", 1)
+int8 = DType("int8", 1)
+int16 = DType("int16", 1)
 int32 = DType("int32", 1)
 int64 = DType("int64", 1)
+float16 = DType("float16", 2)
 float32 = DType("float32", 2)
 float64 = DType("float64", 2)
 
-_BY_NUMPY = {d.np: d for d in (bool_, int32, int64, float32, float64)}
-_ALIASES = {"float": float32, "double": float64, "long": int64, "int": int32,
-            "bool": bool_, float: float32, int: int64, bool: bool_}
-_NARROWED = {np.dtype("float16"): float32, np.dtype("int8"): int32, np.dtype("int16"): int32,
-             np.dtype("uint8"): int32, np.dtype("uint16"): int32, np.dtype("uint32"): int64,
-             np.dtype("uint64"): int64}
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NUMPY = {d.np: d for d in ALL}
+_ALIASES = {"float": float32, "double": float64, "long": int64, "int": int32, "short": int16,
+            "half": float16, "bool": bool_, float: float32, int: int64, bool: bool_}
+_NARROWED = {np.dtype("uint16"): int32, np.dtype("uint32"): int64, np.dtype("uint64"): int64}
+_KNOWN = "fluxgrad.float16, float32, float64, uint8, int8, int16, int32, int64, bool"
 
 default_float = float32
 
@@ -56,12 +67,10 @@ def as_dtype(dtype):
     try:
         npdt = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{dtype!r} is not a dtype fluxgrad knows; use one of "
-                        "fluxgrad.float32, float64, int32, int64, bool") from None
+        raise TypeError(f"{dtype!r} is not a dtype fluxgrad knows; use one of {_KNOWN}") from None
     found = _BY_NUMPY.get(npdt)
     if found is None:
-        raise TypeError(f"dtype {npdt} is not supported; use one of "
-                        "fluxgrad.float32, float64, int32, int64, bool")
+        raise TypeError(f"dtype {npdt} is not supported; use one of {_KNOWN}")
     return found
 
 
@@ -73,8 +82,8 @@ def from_numpy_dtype(npdt):
     narrowed = _NARROWED.get(npdt)
     if narrowed is not None:
         return narrowed
-    raise TypeError(f"arrays of dtype {npdt} are not supported; convert to float32, float64, "
-                    "int32, int64 or bool first")
+    raise TypeError(f"arrays of dtype {npdt} are not supported; convert to one of {_KNOWN} "
+                    "first")
 
 
 def _wider(a, b):
@@ -84,7 +93,9 @@ def _wider(a, b):
         return a
     if a.category != b.category:
         return a if a.category > b.category else b
-    return a if a.np.itemsize >= b.np.itemsize else b
+    if a.itemsize == b.itemsize and a.is_signed != b.is_signed:
+        return int16 if a.itemsize == 1 else int64  # int8 with uint8: a wider signed type
+    return a if a.itemsize >= b.itemsize else b
 
 
 def _scalar_dtype(value):
@@ -111,3 +122,51 @@ def result_type(*operands):
         if lower is not None and (result is None or lower.category > result.category):
             result = lower
     return result
+
+
+def set_default_dtype(dtype):
+    """The floating dtype that Python floats and float factories give (float32 to start with)."""
+    global default_float
+    dtype = as_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise TypeError(f"set_default_dtype: only floating dtypes can be the default, got {dtype}")
+    default_float = dtype
+
+
+def get_default_dtype():
+    return default_float
+
+
+class finfo:
+    """Machine limits of a floating dtype (PyTorch's `torch.finfo`)."""
+
+    def __init__(self, dtype=None):
+        dtype = default_float if dtype is None else as_dtype(dtype)
+        if not dtype.is_floating_point:
+            raise TypeError(f"finfo: {dtype} is not a floating dtype; use iinfo for integers")
+        info = np.finfo(dtype.np)
+        self.bits, self.dtype = info.bits, dtype.name
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution = 10.0 ** -info.precision
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (PyTorch's `torch.iinfo`)."""
+
+    def __init__(self, dtype):
+        dtype = as_dtype(dtype)
+        if dtype.category != 1:
+            raise TypeError(f"iinfo: {dtype} is not an integer dtype"
+                            + ("; use finfo" if dtype.is_floating_point else ""))
+        info = np.iinfo(dtype.np)
+        self.bits, self.dtype = info.bits, dtype.name
+        self.max, self.min = int(info.max), int(info.min)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -10,11 +10,14 @@ from array import array
 import numpy as np
 
 from . import dtypes
+from .constructor import TensorType
+from .devices import CPU
 from .grad_mode import state as _grad_state
 from .hooks import HookHandle
+from .size import Size
 
 
-class Tensor:
+class Tensor(metaclass=TensorType):
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
                  "_hooks", "name", "_tangent", "_seed", "_view", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
@@ -58,7 +61,7 @@ class Tensor:
 
     @property
     def shape(self):
-        return self._data.shape
+        return _size(Size, self._data.shape)
 
     @property
     def ndim(self):
@@ -71,12 +74,12 @@ class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
-    device = "cpu"  # the only device; here so that PyTorch code reading it runs
+    device = place = CPU  # the only device; here so that PyTorch code reading it runs
     is_cuda = False
 
     def size(self, dim=None):
         """The shape (PyTorch's `size()`), or the length of dimension `dim`."""
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return _size(Size, self._data.shape) if dim is None else self._data.shape[dim]
 
     def numel(self):
         return self._data.size
@@ -347,6 +350,9 @@ class Tensor:
                             self._counter())
 
 
+_size = tuple.__new__
+
+
 def new_version_counter():
     """A counter of in-place writes, shared by a tensor and its views (an untracked array:
     the garbage collector never has to visit it)."""
@@ -391,8 +397,7 @@ def as_array(data, dtype=None):
     return arr
 
 
-_STORED = {dtypes.float32.np, dtypes.float64.np, dtypes.int32.np, dtypes.int64.np,
-           dtypes.bool_.np}
+_STORED = {d.np for d in dtypes.ALL}
 
 
 def _flat(data):

@@ -9,11 +9,12 @@ from .function import Function, FunctionCtx, PyLayer, PyLayerContext
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .summary import graph_summary
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerContext",
            "gradcheck", "gradgradcheck", "GradcheckError", "forward_ad", "forward_grad", "jvp",
            "vjp", "Jacobian", "Hessian", "functional", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "AnomalyError", "graph_summary"]
+           "is_anomaly_enabled", "AnomalyError", "graph_summary", "Variable"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -1,16 +1,21 @@
-"""`fluxgrad.data` (alias `fluxgrad.io`): datasets and a batching, shuffling DataLoader.
+"""`fluxgrad.data` (aliases `fluxgrad.io`, `fluxgrad.utils.data`): datasets, samplers and a
+batching, shuffling DataLoader.
 
-Shuffling and `random_split` draw from fluxgrad's generator, so
-`fluxgrad.manual_seed` makes them repeat.
+Shuffling and `random_split` draw from `generator=` or fluxgrad's default
+generator, so `fluxgrad.manual_seed` makes them repeat.
 """
 import numbers
 
 import numpy as np
 
 from .._core.tensor import Tensor
-from ..creation import get_rng
+from ..random import numpy_generator
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
+                      SubsetRandomSampler, WeightedRandomSampler, positive_int)
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate"]
+__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split",
+           "default_collate", "Sampler", "SequentialSampler", "RandomSampler",
+           "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
 
 
 class Dataset:
@@ -69,7 +74,7 @@ def random_split(dataset, lengths, generator=None):
     if sum(lengths) != n:
         raise ValueError(f"random_split: the lengths {lengths} sum to {sum(lengths)}, but the "
                          f"dataset has {n} samples")
-    perm = (generator or get_rng()).permutation(n)
+    perm = numpy_generator(generator).permutation(n)
     out, start = [], 0
     for length in lengths:
         out.append(Subset(dataset, perm[start:start + length].tolist()))
@@ -77,49 +82,93 @@ def random_split(dataset, lengths, generator=None):
     return out
 
 
-def default_collate(samples):
+class ConcatDataset(Dataset):
+    """The samples of several datasets, one after another."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset needs at least one dataset")
+        self.cumulative_sizes = np.cumsum([len(d) for d in self.datasets]).tolist()
+
+    def __getitem__(self, index):
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(f"ConcatDataset: index {index} is out of range for "
+                             f"{len(self)} samples")
+        which = int(np.searchsorted(self.cumulative_sizes, index, side="right"))
+        start = self.cumulative_sizes[which - 1] if which else 0
+        return self.datasets[which][index - start]
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+
+def _stack(arrays, what):
+    shapes = [a.shape for a in arrays]
+    for i, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            raise RuntimeError(
+                f"default_collate: {what} of sample 0 has shape {list(shapes[0])} but of sample "
+                f"{i} has shape {list(shape)}, so they can't be stacked into one batch; give the "
+                "samples one shape (pad or crop them), or pass a collate_fn that handles it")
+    return Tensor._make(np.stack(arrays))
+
+
+def default_collate(samples, _what="the tensor"):
     """Stack a list of samples into a batch, keeping tuple/dict structure."""
     first = samples[0]
     if isinstance(first, Tensor):
-        return Tensor._make(np.stack([s._data for s in samples]))
+        return _stack([s._data for s in samples], _what)
     if isinstance(first, np.ndarray):
-        return Tensor._make(np.stack(samples))
+        return _stack(samples, _what)
     if isinstance(first, numbers.Number):
         return Tensor(np.asarray(samples))
     if isinstance(first, dict):
-        return {k: default_collate([s[k] for s in samples]) for k in first}
+        return {k: default_collate([s[k] for s in samples], f"entry {k!r}") for k in first}
     if isinstance(first, (tuple, list)):
-        return type(first)(default_collate(list(group)) for group in zip(*samples)) \
-            if isinstance(first, tuple) else [default_collate(list(g)) for g in zip(*samples)]
+        groups = [default_collate(list(g), f"element {i}") for i, g in enumerate(zip(*samples))]
+        return type(first)(groups) if isinstance(first, tuple) else groups
     return samples
 
 
 class DataLoader:
-    """Iterate a dataset in batches; `shuffle` reorders every epoch with fluxgrad's generator.
+    """Iterate a dataset in batches; `shuffle` reorders every epoch (from `generator`, or
+    fluxgrad's default generator). PaddlePaddle's `loader()` call iterates it too.
 
     A TensorDataset with the default collate is batched by slicing whole arrays
-    (no per-sample Python work).
+    (no per-sample Python work). `batch_size=None` yields single samples, unbatched.
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
                  num_workers=0, collate_fn=None, drop_last=False, generator=None, **kwargs):
-        if batch_size is not None and int(batch_size) < 1:
-            raise ValueError(f"DataLoader: batch_size must be positive, got {batch_size}")
+        if batch_size is not None:
+            batch_size = positive_int(batch_size, "batch_size", "DataLoader")
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler and shuffle=True can't be combined; shuffle "
+                             "with the sampler (e.g. RandomSampler) or leave shuffle off")
+        if batch_sampler is not None and (batch_size not in (None, 1) or shuffle or
+                                          sampler is not None or drop_last):
+            raise ValueError("DataLoader: batch_sampler already chooses the batches; don't "
+                             "also give batch_size, shuffle, sampler or drop_last")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.collate_fn, self.drop_last, self.generator = collate_fn, drop_last, generator
+        self.num_workers = num_workers
+
+    def _order(self):
+        if self.sampler is not None:
+            return list(self.sampler)
+        if self.shuffle:
+            return numpy_generator(self.generator).permutation(len(self.dataset))
+        return np.arange(len(self.dataset))
 
     def _batches(self):
         if self.batch_sampler is not None:
             yield from self.batch_sampler
             return
-        if self.sampler is not None:
-            order = list(self.sampler)
-        elif self.shuffle:
-            order = (self.generator or get_rng()).permutation(len(self.dataset))
-        else:
-            order = np.arange(len(self.dataset))
-        bs = self.batch_size
+        order, bs = self._order(), self.batch_size
         for start in range(0, len(order), bs):
             batch = order[start:start + bs]
             if len(batch) < bs and self.drop_last:
@@ -127,6 +176,11 @@ class DataLoader:
             yield batch
 
     def __iter__(self):
+        if self.batch_size is None and self.batch_sampler is None:
+            for i in self._order():
+                sample = self.dataset[int(i)]
+                yield self.collate_fn(sample) if self.collate_fn else sample
+            return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is None
         collate = self.collate_fn or default_collate
         for batch in self._batches():
@@ -136,8 +190,13 @@ class DataLoader:
             else:
                 yield collate([self.dataset[int(i)] for i in batch])
 
+    def __call__(self):
+        return iter(self)
+
     def __len__(self):
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        if self.batch_size is None:
+            return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

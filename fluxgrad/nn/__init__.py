@@ -3,13 +3,14 @@ from . import functional, init, utils
 from .layers import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import Layer, Module
+from .paddle_layers import *  # noqa: F401,F403
 from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from . import layers, loss, rnn
+from . import layers, loss, paddle_layers, rnn
 
 initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
             "ClipGradByNorm", "ClipGradByValue"] + layers.__all__
-           + loss.__all__ + rnn.__all__)
+           + loss.__all__ + rnn.__all__ + paddle_layers.__all__)

@@ -24,7 +24,7 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "ELU", "SELU", "CELU", "GELU", "SiLU", "Swish", "Mish", "Sigmoid", "Tanh", "Softplus",
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
            "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
-           "AvgPool2D", "AdaptiveAvgPool2D", "BatchNorm1D", "BatchNorm2D"]
+           "AdaptiveAvgPool2D"]
 __all__ += ["MultiheadAttention", "Softmin", "MaxUnpool2d", "Conv3d", "ConvTranspose3d",
             "AvgPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
@@ -836,5 +836,4 @@ class PReLU(Module):
 
 
 Conv1D, Conv2D, Conv2DTranspose = Conv1d, Conv2d, ConvTranspose2d
-MaxPool2D, AvgPool2D, AdaptiveAvgPool2D = MaxPool2d, AvgPool2d, AdaptiveAvgPool2d
-BatchNorm1D, BatchNorm2D = BatchNorm1d, BatchNorm2d
+MaxPool2D, AdaptiveAvgPool2D = MaxPool2d, AdaptiveAvgPool2d

@@ -9,7 +9,7 @@ from collections import OrderedDict, namedtuple
 
 import numpy as np
 
-from .._core import dtypes
+from .._core import devices, dtypes
 from .._core.grad_mode import no_grad
 from .._core.hooks import HookHandle
 from .._core.static_mode import state as _static_state
@@ -220,15 +220,17 @@ class Module:
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True, include_sublayers=None):
+        """The parameters, as a list that is also an iterator: `next(model.parameters())`
+        works as with PyTorch's generator, `model.parameters()[0]` as with PaddlePaddle's list."""
         if include_sublayers is not None:
             recurse = include_sublayers
-        return [p for _, p in self.named_parameters(recurse=recurse)]
+        return MemberList(p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix="", recurse=True):
         return self._named_members("_buffers", prefix, recurse)
 
     def buffers(self, recurse=True):
-        return [b for _, b in self.named_buffers(recurse=recurse)]
+        return MemberList(b for _, b in self.named_buffers(recurse=recurse))
 
     def sublayers(self, include_self=False):
         mods = list(self.modules())
@@ -334,23 +336,40 @@ class Module:
         fn(self)
         return self
 
-    def to(self, dtype=None, *args, **kwargs):
-        """Cast floating parameters and buffers to `dtype` in place (devices are ignored: CPU only)."""
-        if dtype is None or isinstance(dtype, str) and dtype in ("cpu", "cuda", "gpu"):
+    def to(self, *args, dtype=None, device=None, non_blocking=False, **kwargs):
+        """Cast floating parameters and buffers to a dtype in place: `to(dtype)`, `to(tensor)`,
+        `to(device, dtype)`. The device may only be the CPU (fluxgrad runs there)."""
+        for arg in args + ((device,) if device is not None else ()):
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif devices.is_device(arg):
+                devices.check_device(arg, f"{type(self).__name__}.to")
+            elif arg is not None:
+                dtype = arg
+        if dtype is None:
             return self
-        target = dtypes.as_dtype(dtype).np
-        for t in list(self.parameters()) + self.buffers():
-            if t._data.dtype.kind == "f" and t._data.dtype != target:
-                t._data = t._data.astype(target)
+        target = dtypes.as_dtype(dtype)
+        if not target.is_floating_point:
+            raise TypeError(f"{type(self).__name__}.to only casts to floating dtypes, got "
+                            f"{target}")
+        for t in list(self.parameters()) + list(self.buffers()):
+            if t._data.dtype.kind == "f" and t._data.dtype != target.np:
+                t._data = t._data.astype(target.np)
                 if t.grad is not None:
-                    t.grad = Tensor._make(t.grad._data.astype(target))
+                    t.grad = Tensor._make(t.grad._data.astype(target.np))
         return self
+
+    def cuda(self, device=None):
+        devices.refuse_accelerator(f"{type(self).__name__}.cuda()")
 
     def float(self):
         return self.to(dtypes.float32)
 
     def double(self):
         return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
 
     def cpu(self):
         return self
@@ -382,6 +401,18 @@ class Module:
 
 
 Layer = Module
+
+
+class MemberList(list):
+    """A list that is also its own iterator: `next()` walks it once, as a generator would."""
+    __slots__ = ("_position",)
+
+    def __next__(self):
+        position = getattr(self, "_position", 0)
+        if position >= len(self):
+            raise StopIteration
+        self._position = position + 1
+        return self[position]
 
 
 def _check_name(name, module, what):

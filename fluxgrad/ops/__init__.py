@@ -3,7 +3,7 @@ from .._core import engine
 from .._core.primitive import REGISTRY
 from .. import creation
 from . import (activation, alias, conv, decompositions, elementwise, indexing, inplace, linalg,
-               matrix_functions, reduce, shape, sorting)
+               matrix_functions, reduce, shape, sorting, stacks)
 from . import softmax as _softmax_module  # the name `softmax` is the function, below
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -17,9 +17,11 @@ from .reduce import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .softmax import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
+from .stacks import *  # noqa: F401,F403
 
 __all__ = [name for family in (activation, conv, decompositions, elementwise, indexing, inplace,
-                               linalg, matrix_functions, reduce, shape, _softmax_module, sorting)
+                               linalg, matrix_functions, reduce, shape, _softmax_module, sorting,
+                               stacks)
            for name in family.__all__]
 
 engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .._core import dtypes
+from .._core import devices, dtypes
 from .._core.dispatch import apply
 from .._core.errors import ArgumentError, IntegerDivisionByZero
 from .._core.primitive import Primitive
@@ -49,7 +49,7 @@ cast_p = Primitive(
     linear="all", batch=broadcasting("cast"))
 
 
-@tensor_method("astype", "type")
+@tensor_method("astype")
 def cast(x, dtype):
     """`x` converted to `dtype` (a differentiable op between floating dtypes)."""
     dtype = dtypes.as_dtype(dtype)
@@ -66,8 +66,8 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False):
     for arg in args + ((device,) if device is not None else ()):
         if isinstance(arg, Tensor):
             dtype = arg.dtype
-        elif isinstance(arg, str) and arg.split(":")[0] == "cpu":
-            continue
+        elif devices.is_device(arg):
+            devices.check_device(arg, "Tensor.to")
         else:
             dtype = arg
     out = x if dtype is None else cast(x, dtype)
@@ -78,7 +78,8 @@ for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),
                       ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):
     setattr(Tensor, _name, lambda self, _dtype=_dtype: cast(self, _dtype))
 Tensor.type_as = lambda self, other: cast(self, other.dtype)
-Tensor.cpu = lambda self: self
+Tensor.cpu = lambda self, memory_format=None: self
+Tensor.cuda = lambda self, *args, **kwargs: devices.refuse_accelerator("Tensor.cuda()")
 
 
 # --- arithmetic -------------------------------------------------------------------------

@@ -99,7 +99,10 @@ def _accumulating(x, dtype):
 
 @tensor_method("sum")
 def sum(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
-    """Sum over `axis` (an int, a tuple, or None for all); bool and int sum as int64."""
+    """Sum over `axis` (an int, a tuple, or None for all); bool and int sum as int64.
+    PaddlePaddle's `sum(x, axis, dtype)` (a dtype third) works too."""
+    if isinstance(keepdim, (str, dtypes.DType)):
+        keepdim, dtype = False, keepdim
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "sum")
     return apply(sum_p, _accumulating(x, dtype), axis=axis, keepdims=keepdims)
 

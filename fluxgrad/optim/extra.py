@@ -1,0 +1,178 @@
+"""More optimizers with PyTorch's update rules: Adadelta, Adamax, NAdam, RAdam.
+
+Each takes PyTorch's arguments and PaddlePaddle's spellings (`learning_rate=`,
+`parameters=`, `beta1=`/`beta2=`, `epsilon=`), and updates in place like the
+optimizers in `optimizer.py`.
+"""
+import math
+
+import numpy as np
+
+from .optimizer import Optimizer, _params, _pick, _weight_decay
+
+__all__ = ["Adadelta", "Adamax", "NAdam", "RAdam"]
+
+
+def _betas(owner, betas, beta1, beta2):
+    betas = (_pick(betas[0], beta1), _pick(betas[1], beta2))
+    for b in betas:
+        if not 0 <= b < 1:
+            raise ValueError(f"{owner}: betas must be in [0, 1), got {betas}")
+    return betas
+
+
+def _check(owner, lr, eps):
+    if not isinstance(lr, (int, float)) and not hasattr(lr, "_attach"):
+        raise TypeError(f"{owner}: lr must be a number or an LRScheduler, got "
+                        f"{type(lr).__name__}")
+    if isinstance(lr, (int, float)) and lr < 0:
+        raise ValueError(f"{owner}: lr must be non-negative, got {lr}")
+    if eps < 0:
+        raise ValueError(f"{owner}: eps must be non-negative, got {eps}")
+
+
+class Adadelta(Optimizer):
+    """Adadelta: steps scaled by the ratio of running RMS of updates to that of gradients."""
+
+    def __init__(self, params=None, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *,
+                 maximize=False, learning_rate=None, parameters=None, epsilon=None,
+                 grad_clip=None, name=None):
+        lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
+        _check("Adadelta", lr, eps)
+        if not 0 <= rho <= 1:
+            raise ValueError(f"Adadelta: rho must be in [0, 1], got {rho}")
+        super().__init__(_params(params, parameters),
+                         dict(lr=lr, rho=rho, eps=eps, weight_decay=_weight_decay(weight_decay),
+                              maximize=maximize), grad_clip)
+
+    def _update(self, p, g, state, group):
+        rho, eps = group["rho"], group["eps"]
+        if not state:
+            state["step"] = 0
+            state["square_avg"] = np.zeros_like(p)
+            state["acc_delta"] = np.zeros_like(p)
+        state["step"] += 1
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        sq, acc = state["square_avg"], state["acc_delta"]
+        sq *= rho
+        sq += (1 - rho) * (g * g)
+        delta = np.sqrt(acc + eps) / np.sqrt(sq + eps) * g
+        acc *= rho
+        acc += (1 - rho) * (delta * delta)
+        p -= group["lr"] * delta
+
+
+class Adamax(Optimizer):
+    """Adamax: Adam with the infinity norm of past gradients in place of their RMS."""
+
+    def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *,
+                 maximize=False, learning_rate=None, parameters=None, beta1=None, beta2=None,
+                 epsilon=None, grad_clip=None, name=None):
+        lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
+        _check("Adamax", lr, eps)
+        super().__init__(_params(params, parameters),
+                         dict(lr=lr, betas=_betas("Adamax", betas, beta1, beta2), eps=eps,
+                              weight_decay=_weight_decay(weight_decay), maximize=maximize),
+                         grad_clip)
+
+    def _update(self, p, g, state, group):
+        b1, b2 = group["betas"]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(p)
+            state["exp_inf"] = np.zeros_like(p)
+        state["step"] += 1
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        m, u = state["exp_avg"], state["exp_inf"]
+        m *= b1
+        m += (1 - b1) * g
+        np.maximum(u * b2, np.abs(g) + group["eps"], out=u)
+        p -= (group["lr"] / (1 - b1 ** state["step"])) * (m / u)
+
+
+class _AdamFamily(Optimizer):
+    """Shared arguments of NAdam and RAdam (Adam's, plus decoupled weight decay)."""
+
+    def _adam_init(self, owner, params, lr, betas, eps, weight_decay, decoupled, maximize,
+                   learning_rate, parameters, beta1, beta2, epsilon, grad_clip, **extra):
+        lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
+        _check(owner, lr, eps)
+        super().__init__(_params(params, parameters),
+                         dict(lr=lr, betas=_betas(owner, betas, beta1, beta2), eps=eps,
+                              weight_decay=_weight_decay(weight_decay),
+                              decoupled_weight_decay=decoupled, maximize=maximize, **extra),
+                         grad_clip)
+
+    @staticmethod
+    def _moments(p, g, state, group):
+        """Weight decay, then the step count and both moment estimates, updated."""
+        b1, b2 = group["betas"]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = np.zeros_like(p)
+            state["exp_avg_sq"] = np.zeros_like(p)
+        wd = group["weight_decay"]
+        if wd:
+            if group["decoupled_weight_decay"]:
+                p *= 1 - group["lr"] * wd
+            else:
+                g = g + wd * p
+        state["step"] += 1
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * (g * g)
+        return g, m, v, state["step"]
+
+
+class NAdam(_AdamFamily):
+    """Adam with Nesterov momentum, its momentum warmed up by `momentum_decay`."""
+
+    def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False,
+                 learning_rate=None, parameters=None, beta1=None, beta2=None, epsilon=None,
+                 grad_clip=None, name=None):
+        if momentum_decay < 0:
+            raise ValueError(f"NAdam: momentum_decay must be non-negative, got {momentum_decay}")
+        self._adam_init("NAdam", params, lr, betas, eps, weight_decay, decoupled_weight_decay,
+                        maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip,
+                        momentum_decay=momentum_decay)
+
+    def _update(self, p, g, state, group):
+        g, m, v, t = self._moments(p, g, state, group)
+        b1, b2 = group["betas"]
+        lr, decay = group["lr"], group["momentum_decay"]
+        mu = b1 * (1 - 0.5 * 0.96 ** (t * decay))
+        mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * decay))
+        state["mu_product"] = product = state.get("mu_product", 1.0) * mu
+        denom = np.sqrt(v / (1 - b2 ** t)) + group["eps"]
+        p -= (lr * (1 - mu) / (1 - product)) * (g / denom)
+        p -= (lr * mu_next / (1 - product * mu_next)) * (m / denom)
+
+
+class RAdam(_AdamFamily):
+    """Rectified Adam: plain momentum SGD until the variance estimate is trustworthy."""
+
+    def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 decoupled_weight_decay=False, *, maximize=False, learning_rate=None,
+                 parameters=None, beta1=None, beta2=None, epsilon=None, grad_clip=None,
+                 name=None):
+        self._adam_init("RAdam", params, lr, betas, eps, weight_decay, decoupled_weight_decay,
+                        maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip)
+
+    def _update(self, p, g, state, group):
+        g, m, v, t = self._moments(p, g, state, group)
+        b1, b2 = group["betas"]
+        m_hat = m / (1 - b1 ** t)
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * t * b2 ** t / (1 - b2 ** t)
+        if rho_t > 5:
+            rect = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
+                             / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            adaptive = math.sqrt(1 - b2 ** t) / (np.sqrt(v) + group["eps"])
+            p -= group["lr"] * rect * (m_hat * adaptive)
+        else:
+            p -= group["lr"] * m_hat

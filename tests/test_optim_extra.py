@@ -1,0 +1,85 @@
+"""Adadelta, Adamax, NAdam, RAdam against torch.optim, step by step on the same gradients."""
+import numpy as np
+import pytest
+import torch
+
+import fluxgrad as fg
+from fluxgrad import optim
+
+CONFIGS = [
+    ("Adadelta", {}), ("Adadelta", {"lr": 0.5, "rho": 0.8, "weight_decay": 0.1}),
+    ("Adamax", {}), ("Adamax", {"lr": 0.01, "betas": (0.8, 0.99), "weight_decay": 0.05}),
+    ("NAdam", {}), ("NAdam", {"lr": 0.01, "momentum_decay": 0.01, "weight_decay": 0.1}),
+    ("NAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {}), ("RAdam", {"lr": 0.01, "weight_decay": 0.1}),
+    ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {"betas": (0.9, 0.5)}),  # rho_t > 5 from the first steps: the rectified branch
+    ("Adamax", {"maximize": True}),
+]
+
+
+@pytest.mark.parametrize("name, options", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in
+                                                        enumerate(CONFIGS)])
+def test_steps_match_torch(name, options):
+    # torch keeps scalar state (step, NAdam's mu_product) in the default dtype: float64 here,
+    # so that the comparison can be to rounding
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        _compare(name, options)
+    finally:
+        torch.set_default_dtype(previous)
+
+
+def _compare(name, options):
+    rng = np.random.default_rng(0)
+    start = rng.standard_normal((3, 4))
+    ours = fg.tensor(start, requires_grad=True)
+    theirs = torch.tensor(start, requires_grad=True)
+    opt_ours = getattr(optim, name)([ours], **options)
+    opt_theirs = getattr(torch.optim, name)([theirs], **options)
+    for step in range(12):
+        target = rng.standard_normal((3, 4))
+        ((ours - fg.tensor(target)) ** 2 * (step + 1)).sum().backward()
+        ((theirs - torch.tensor(target)) ** 2 * (step + 1)).sum().backward()
+        opt_ours.step()
+        opt_theirs.step()
+        opt_ours.zero_grad()
+        opt_theirs.zero_grad()
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12, err_msg=f"step {step}")
+
+
+def test_paddle_spellings():
+    p = fg.zeros(2, requires_grad=True)
+    opt = optim.Adamax(learning_rate=0.1, parameters=[p], beta1=0.5, epsilon=1e-6)
+    assert opt.param_groups[0]["betas"] == (0.5, 0.999) and opt.get_lr() == 0.1
+    assert optim.RAdam(parameters=[p], learning_rate=0.2).param_groups[0]["lr"] == 0.2
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: optim.Adadelta([p], rho=1.5), "rho"),
+    (lambda p: optim.NAdam([p], betas=(1.0, 0.9)), "betas"),
+    (lambda p: optim.NAdam([p], momentum_decay=-1), "momentum_decay"),
+    (lambda p: optim.RAdam([p], lr=-1.0), "lr"),
+    (lambda p: optim.Adamax([p], eps=-1.0), "eps"),
+])
+def test_bad_options_are_refused(make, message):
+    with pytest.raises(ValueError, match=message):
+        make(fg.zeros(2, requires_grad=True))
+
+
+def test_state_dict_round_trip_continues_identically():
+    def run(reload):
+        p = fg.tensor([1.0, -2.0], requires_grad=True)
+        opt = optim.NAdam([p], lr=0.1)
+        for i in range(6):
+            if reload and i == 3:
+                state = opt.state_dict()
+                opt = optim.NAdam([p], lr=0.1)
+                opt.load_state_dict(state)
+            (p * p).sum().backward()
+            opt.step()
+            opt.zero_grad()
+        return p.detach().numpy().copy()
+    np.testing.assert_array_equal(run(False), run(True))
