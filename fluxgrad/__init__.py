@@ -7,6 +7,8 @@ from .ops import *  # noqa: F401,F403
 from . import autograd, func, linalg
 from .autograd import grad
 from . import data, nn, optim, vision
+from . import distributed
+from .nn.parallel import DistributedDataParallel as DataParallel
 from .serialization import load, save
 from . import viz
 from .dlpack import from_dlpack

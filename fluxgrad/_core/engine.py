@@ -16,6 +16,19 @@ from .tensor import Tensor
 # `zeros_like(x)`, `add(x, y)`; the engine knows no op of its own.
 OPS = {}
 
+# One list per backward pass now running: callbacks queued by hooks, called when that pass ends.
+_post_backward = []
+
+
+def queue_callback(fn):
+    """Call `fn()` when the backward pass now running has finished (as torch's
+    `Variable._execution_engine.queue_callback`); DistributedDataParallel waits for its
+    gradient all-reduces there."""
+    if not _post_backward:
+        raise RuntimeError("queue_callback() needs a backward pass running; call it from a "
+                           "tensor hook")
+    _post_backward[-1].append(fn)
+
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """`tensor.backward()` for several roots at once: accumulate into leaves' `.grad`."""
@@ -101,6 +114,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
         needed = _needed(roots, capture)
     ready = []
     add = OPS["add"]
+    _post_backward.append([])
     taken = {id(_root(seed._data)) for seed in seeds}
     with set_grad_enabled(create_graph):
         for root, seed in zip(roots, seeds):
@@ -146,6 +160,8 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                     elif target in buffers:
                         _finish_leaf(target, buffers.pop(target)[0], create_graph, capture_ids,
                                      captured, taken)
+    for fn in _post_backward.pop():
+        fn()
     if capture is None:
         return None
     if not allow_unused:

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from ..creation import get_rng
+from .distributed import DistributedSampler  # noqa: F401
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "DataLoader", "random_split", "default_collate"]
 

@@ -7,6 +7,7 @@ from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import layers, loss, rnn
+from . import parallel
 
 initializer = init
 
