@@ -254,3 +254,13 @@ def test_launcher_builds_the_mpiexec_command():
     assert cmd[1:] == ["-n", "4", "-hostfile", "hosts.txt", sys.executable, "train.py",
                        "--lr", "0.1"]
     assert os.path.basename(cmd[0]) == "mpiexec"
+
+
+def test_digits_demo_trains_distributed_and_only_rank_0_reports(tmp_path):
+    out = tmp_path / "demo"
+    proc = launch(2, "demo", out_dir=out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("mlp: ") == 1 and "2 processes" in proc.stdout
+    assert proc.stdout.count("held-out accuracy") == 1
+    assert proc.stdout.count("reloaded: accuracy") == 1 and "(same)" in proc.stdout
+    assert os.listdir(out) == ["digits_mlp.fg"]

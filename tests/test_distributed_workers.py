@@ -1,6 +1,6 @@
 """The programs that tests/test_distributed.py starts under MPI (no tests here).
 
-    mpiexec -n N python tests/test_distributed_workers.py SCENARIO OUT_DIR
+    mpiexec -n N python tests/test_distributed_workers.py SCENARIO [OUT_DIR]
 
 `train` and `collectives` write one `.npz` per rank into OUT_DIR; the faults print what
 they saw. The inputs are functions of the rank and the step (`inputs`, `global_batch`), so
@@ -200,8 +200,25 @@ def scenario_mismatch(rank, world):
         print(f"rank {rank}: {e}", flush=True)
 
 
+def demo(out_dir):
+    """examples/train_digits.py --distributed on random 8x8 "digits" (no scikit-learn needed)."""
+    import importlib.util
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "train_digits", os.path.join(root, "examples", "train_digits.py"))
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    rng = np.random.default_rng(0)
+    images = rng.random((200, 1, 8, 8)).astype(np.float32)
+    demo.load_digits_dataset = lambda: TensorDataset(fg.tensor(images),
+                                                     fg.tensor(rng.integers(0, 10, 200)))
+    demo.main(["--distributed", "--model", "mlp", "--epochs", "2", "--out", out_dir])
+
+
 def main():
     scenario, out_dir = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
+    if scenario == "demo":
+        return demo(out_dir)
     dist.init_process_group()
     rank, world = dist.get_rank(), dist.get_world_size()
     result = globals()[f"scenario_{scenario}"](rank, world)
