@@ -35,13 +35,14 @@ class _Bucket:
 
 class Reducer:
     def __init__(self, comm, named_params, bucket_cap_bytes, find_unused_parameters):
-        self.comm = comm
+        self.comm, self.MPI = comm, mpi()
         self.names = [name for name, _ in named_params]
         self.params = [p for _, p in named_params]
         self.find_unused = find_unused_parameters
         self.buckets, self.slot = _assign_buckets(self.params, bucket_cap_bytes)
-        self.handles = [p.register_hook(self._hook(i)) for i, p in enumerate(self.params)]
-        self.armed = False
+        for i, p in enumerate(self.params):
+            p.register_hook(self._hook(i))
+        self.armed = self.started = False
         self.reached = None
 
     def prepare(self, outputs):
@@ -93,11 +94,12 @@ class Reducer:
         while self.next_bucket < len(self.buckets) and \
                 self.buckets[self.next_bucket].pending == 0:
             launch = self.buckets[self.next_bucket]
-            launch.request = self.comm.Iallreduce(mpi().IN_PLACE, launch.flat, op=mpi().SUM)
+            launch.request = self.comm.Iallreduce(self.MPI.IN_PLACE, launch.flat,
+                                                  op=self.MPI.SUM)
             self.next_bucket += 1
         if self.next_bucket:
             # MPI progresses a non-blocking collective only inside MPI calls: give it a turn.
-            mpi().Request.Testall([b.request for b in self.buckets[:self.next_bucket]])
+            self.MPI.Request.Testall([b.request for b in self.buckets[:self.next_bucket]])
 
     def _finish(self):
         self.armed = False
@@ -116,25 +118,23 @@ class Reducer:
         used = self.used
         if self.find_unused:
             used = np.empty_like(self.used)
-            self.comm.Allreduce(self.used, used, op=mpi().SUM)
+            self.comm.Allreduce(self.used, used, op=self.MPI.SUM)
         n = self.comm.Get_size()
+        for bucket in self.buckets:
+            bucket.flat /= n
         for i, p in enumerate(self.params):
             if not used[i]:
                 continue
             b, start = self.slot[i]
-            avg = self.buckets[b].flat[start:start + p._data.size].reshape(p._data.shape) / n
+            avg = self.buckets[b].flat[start:start + p._data.size].reshape(p._data.shape)
             if p.grad is None or p.grad._requires_grad:
-                p.grad = Tensor._make(avg)
+                p.grad = Tensor._make(avg.copy())
             else:
                 p.grad._data[...] = avg
 
     def _wait(self):
         requests = [b.request for b in self.buckets if b.request is not None]
-        mpi().Request.Waitall(requests)
-
-    def remove(self):
-        for handle in self.handles:
-            handle.remove()
+        self.MPI.Request.Waitall(requests)
 
 
 def _assign_buckets(params, cap_bytes):

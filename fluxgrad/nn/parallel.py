@@ -29,16 +29,19 @@ __all__ = ["DistributedDataParallel"]
 class DistributedDataParallel(Module):
     """Wrap `module` for data-parallel training over the ranks of the process group.
 
-    `bucket_cap_mb`: size of the gradient buckets (the first one holds at most 1 MB);
-    `find_unused_parameters`: allow parameters that get no gradient in some steps;
-    `broadcast_buffers`: copy rank 0's buffers (BatchNorm statistics) at every forward.
-    `device_ids`, `output_device` and `dim` are accepted for torch's signature.
+    `bucket_cap_mb` (PaddlePaddle: `comm_buffer_size`): size of the gradient buckets (the
+    first one holds at most 1 MB); `find_unused_parameters`: allow parameters that get no
+    gradient in some steps; `broadcast_buffers`: copy rank 0's buffers (BatchNorm
+    statistics) at every forward. `device_ids`, `output_device` and `dim` are accepted for
+    torch's signature (there is one CPU device per process).
     """
 
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
                  broadcast_buffers=True, process_group=None, bucket_cap_mb=25,
-                 find_unused_parameters=False, **kwargs):
+                 find_unused_parameters=False, comm_buffer_size=None):
         super().__init__()
+        if comm_buffer_size is not None:
+            bucket_cap_mb = comm_buffer_size
         if not isinstance(module, Module):
             raise TypeError(f"DistributedDataParallel wraps a Module, got {type(module).__name__}")
         group = process_group or default_group("DistributedDataParallel")
