@@ -264,3 +264,21 @@ def test_digits_demo_trains_distributed_and_only_rank_0_reports(tmp_path):
     assert proc.stdout.count("held-out accuracy") == 1
     assert proc.stdout.count("reloaded: accuracy") == 1 and "(same)" in proc.stdout
     assert os.listdir(out) == ["digits_mlp.fg"]
+
+
+def test_buckets_start_while_the_backward_pass_still_runs(world_of_one):
+    model = fg.nn.Sequential(fg.nn.Linear(4, 64), fg.nn.Tanh(), fg.nn.Linear(64, 64),
+                             fg.nn.Tanh(), fg.nn.Linear(64, 2))
+    ddp = fg.DataParallel(model, bucket_cap_mb=0.01)
+    assert len(ddp.reducer.buckets) >= 3
+    started = []
+    # runs after DDP's own hook on the first layer's weight, among the last gradients made
+    model[0].weight.register_hook(lambda g: started.append(ddp.reducer.next_bucket))
+    x = fg.tensor(np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32))
+    ddp(x).sum().backward()
+    assert started and started[0] >= 2, "the later layers' buckets should already be running"
+    grads = [p.grad.numpy().copy() for p in model.parameters()]
+    model.zero_grad()
+    model(x).sum().backward()
+    for got, p in zip(grads, model.parameters()):
+        np.testing.assert_allclose(got, p.grad.numpy(), rtol=1e-6)

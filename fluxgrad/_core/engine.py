@@ -101,6 +101,17 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
     """The backward pass. With `capture`, return their gradients instead of accumulating."""
+    _post_backward.append([])
+    try:
+        result = _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused)
+    finally:
+        callbacks = _post_backward.pop()
+    for fn in callbacks:
+        fn()
+    return result
+
+
+def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     deps = _count_dependencies(roots)
     buffers = {}
     captured = None
@@ -114,7 +125,6 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
         needed = _needed(roots, capture)
     ready = []
     add = OPS["add"]
-    _post_backward.append([])
     taken = {id(_root(seed._data)) for seed in seeds}
     with set_grad_enabled(create_graph):
         for root, seed in zip(roots, seeds):
@@ -160,8 +170,6 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
                     elif target in buffers:
                         _finish_leaf(target, buffers.pop(target)[0], create_graph, capture_ids,
                                      captured, taken)
-    for fn in _post_backward.pop():
-        fn()
     if capture is None:
         return None
     if not allow_unused:
