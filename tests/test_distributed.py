@@ -229,6 +229,10 @@ def test_a_script_without_launcher_is_a_world_of_one(world_of_one):
     t = fg.tensor([1.0, -2.0])
     dist.all_reduce(t, op=dist.ReduceOp.AVG)
     np.testing.assert_array_equal(t.numpy(), [1.0, -2.0])
+    parts = []  # PaddlePaddle's convention: an empty list is filled
+    dist.all_gather(parts, t)
+    assert len(parts) == 1 and parts[0] is not t
+    np.testing.assert_array_equal(parts[0].numpy(), [1.0, -2.0])
 
 
 def test_collective_argument_errors_name_the_argument(world_of_one):
