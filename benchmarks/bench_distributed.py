@@ -36,7 +36,7 @@ import fluxgrad.nn.functional as F  # noqa: E402
 from fluxgrad import nn  # noqa: E402
 
 CASES = {"mlp": 256, "cnn": 256}   # model: global batch
-ROUNDS, STEPS, PASSES = 5, 8, 3
+ROUNDS, STEPS, PASSES = 20, 3, 3
 
 
 def make_model(kind):
