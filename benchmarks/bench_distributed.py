@@ -138,10 +138,11 @@ def main(kinds):
         print(f"  2 processes, sync after backward: {after * 1e3:7.1f} ms/step")
         print(f"  all-reduce alone of the {n_params * 4 / 2**20:.1f} MB of gradients: "
               f"{alone * 1e3:.2f} ms ({alone / ddp:.0%} of the ddp step)")
-        print(f"  communication: {max(ddp - local, 0) * 1e3:.1f} ms of the ddp step "
-              f"({max(ddp - local, 0) / ddp:.0%}); without overlap {max(after - local, 0) * 1e3:.1f}"
-              f" ms ({max(after - local, 0) / after:.0%}); overlap saves {(after - ddp) * 1e3:.1f} "
-              f"ms per step ({(after - ddp) / after:.0%})", flush=True)
+        comm, comm_after = max(ddp - local, 0), max(after - local, 0)
+        print(f"  communication: {comm * 1e3:.1f} ms of the ddp step ({comm / ddp:.0%}); "
+              f"without overlap {comm_after * 1e3:.1f} ms ({comm_after / after:.0%}); "
+              f"overlap saves {(after - ddp) * 1e3:.1f} ms per step ({(after - ddp) / after:.0%})",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ def test_dataloader_batches_follow_the_sampler():
 
 
 def test_rank_outside_the_group_is_rejected():
-    with pytest.raises(ValueError, match=r"invalid rank 4, rank should be in the interval \[0, 3\]"):
+    with pytest.raises(ValueError, match=r"invalid rank 4, rank should be in the interval "
+                                         r"\[0, 3\]"):
         DistributedSampler(range(10), num_replicas=4, rank=4)
 
 

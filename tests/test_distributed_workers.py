@@ -91,7 +91,8 @@ def scenario_train(rank, world):
 
     # a dataset that the ranks' batches do not divide: DistributedSampler pads it
     x, y = global_batch("mlp", 0)
-    data = TensorDataset(fg.tensor(np.concatenate([x, x[:3]])), fg.tensor(np.concatenate([y, y[:3]])))
+    data = TensorDataset(fg.tensor(np.concatenate([x, x[:3]])),
+                         fg.tensor(np.concatenate([y, y[:3]])))
     model = make_model("mlp", seed=rank)
     ddp = fg.DataParallel(model)
     optimizer = fg.optim.SGD(ddp.parameters(), lr=0.1)
