@@ -286,3 +286,22 @@ def test_buckets_start_while_the_backward_pass_still_runs(world_of_one):
     model(x).sum().backward()
     for got, p in zip(grads, model.parameters()):
         np.testing.assert_allclose(got, p.grad.numpy(), rtol=1e-6)
+
+
+def test_gradients_taken_with_grad_inside_a_step_leave_the_reduction_alone(world_of_one):
+    model = fg.nn.Sequential(fg.nn.Linear(3, 4), fg.nn.Tanh(), fg.nn.Linear(4, 1))
+    ddp = fg.DataParallel(model)
+    x = fg.tensor(np.random.default_rng(1).normal(size=(5, 3)).astype(np.float32))
+    out = ddp(x).sum()
+    penalty = sum((g ** 2).sum() for g in fg.grad(out, list(model.parameters()),
+                                                  create_graph=True))
+    assert all(p.grad is None for p in model.parameters())
+    (out + penalty).backward()
+    grads = [p.grad.numpy().copy() for p in model.parameters()]
+    model.zero_grad()
+    out = model(x).sum()
+    penalty = sum((g ** 2).sum() for g in fg.grad(out, list(model.parameters()),
+                                                  create_graph=True))
+    (out + penalty).backward()
+    for got, p in zip(grads, model.parameters()):
+        np.testing.assert_allclose(got, p.grad.numpy(), rtol=1e-6)

@@ -16,18 +16,24 @@ from .tensor import Tensor
 # `zeros_like(x)`, `add(x, y)`; the engine knows no op of its own.
 OPS = {}
 
-# One list per backward pass now running: callbacks queued by hooks, called when that pass ends.
-_post_backward = []
+# One entry per backward pass now running: [whether it accumulates into .grad (backward(),
+# not grad()), the callbacks queued by hooks, called when the pass ends].
+_passes = []
 
 
 def queue_callback(fn):
     """Call `fn()` when the backward pass now running has finished (as torch's
     `Variable._execution_engine.queue_callback`); DistributedDataParallel waits for its
     gradient all-reduces there."""
-    if not _post_backward:
+    if not _passes:
         raise RuntimeError("queue_callback() needs a backward pass running; call it from a "
                            "tensor hook")
-    _post_backward[-1].append(fn)
+    _passes[-1][1].append(fn)
+
+
+def in_accumulating_pass():
+    """Whether the innermost backward pass now running stores gradients into `.grad`."""
+    return bool(_passes) and _passes[-1][0]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -101,11 +107,11 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
     """The backward pass. With `capture`, return their gradients instead of accumulating."""
-    _post_backward.append([])
+    _passes.append([capture is None, []])
     try:
         result = _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused)
     finally:
-        callbacks = _post_backward.pop()
+        callbacks = _passes.pop()[1]
     for fn in callbacks:
         fn()
     return result

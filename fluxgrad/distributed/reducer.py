@@ -11,7 +11,9 @@ waits for them all and writes the averages into `.grad`.
 
 With `find_unused_parameters`, the parameters that the forward output does not reach are
 counted ready at the first hook (their bucket slot holds `.grad` or zeros), and a parameter
-that no rank used keeps its `.grad` unchanged, as in torch.
+that no rank used keeps its `.grad` unchanged, as in torch. Gradients that `fluxgrad.grad`
+returns (a gradient penalty inside the step) are not averaged and leave the reduction alone,
+as in torch; `backward(inputs=...)` is not synchronised either.
 """
 import numpy as np
 
@@ -60,7 +62,7 @@ class Reducer:
 
     def _hook(self, i):
         def hook(g):
-            if self.armed:
+            if self.armed and engine.in_accumulating_pass():
                 if not self.started:
                     self._start()
                 self.used[i] = 1
