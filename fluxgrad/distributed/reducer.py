@@ -129,7 +129,7 @@ class Reducer:
                 continue
             b, start = self.slot[i]
             avg = self.buckets[b].flat[start:start + p._data.size].reshape(p._data.shape)
-            if p.grad is None or p.grad._requires_grad:
+            if p.grad is None or p.grad._requires_grad or not p.grad._data.flags.writeable:
                 p.grad = Tensor._make(avg.copy())
             else:
                 p.grad._data[...] = avg
