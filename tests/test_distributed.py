@@ -281,6 +281,12 @@ def test_buckets_start_while_the_backward_pass_still_runs(world_of_one):
     x = fg.tensor(np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32))
     ddp(x).sum().backward()
     assert started and started[0] >= 2, "the later layers' buckets should already be running"
+    ddp.reducer.overlap = False  # what bench_distributed.py compares with
+    started.clear()
+    ddp(x).sum().backward()
+    assert started == [0] and ddp.reducer.next_bucket == len(ddp.reducer.buckets)
+    model.zero_grad()
+    ddp(x).sum().backward()
     grads = [p.grad.numpy().copy() for p in model.parameters()]
     model.zero_grad()
     model(x).sum().backward()

@@ -45,6 +45,7 @@ class Reducer:
         for i, p in enumerate(self.params):
             p.register_hook(self._hook(i))
         self.armed = self.started = False
+        self.overlap = True  # False: every all-reduce starts after backward (to measure overlap)
         self.reached = None
 
     def prepare(self, outputs):
@@ -93,15 +94,19 @@ class Reducer:
         else:
             np.add(held, g, out=view)
         bucket.pending -= 1
+        if self.overlap:
+            self._launch_ready()
+            # MPI progresses a non-blocking collective only inside MPI calls: give it a turn.
+            self.MPI.Request.Testall([b.request for b in self.buckets[:self.next_bucket]])
+
+    def _launch_ready(self):
+        """Start the all-reduce of every full bucket whose predecessors have started."""
         while self.next_bucket < len(self.buckets) and \
                 self.buckets[self.next_bucket].pending == 0:
             launch = self.buckets[self.next_bucket]
             launch.request = self.comm.Iallreduce(self.MPI.IN_PLACE, launch.flat,
                                                   op=self.MPI.SUM)
             self.next_bucket += 1
-        if self.next_bucket:
-            # MPI progresses a non-blocking collective only inside MPI calls: give it a turn.
-            self.MPI.Request.Testall([b.request for b in self.buckets[:self.next_bucket]])
 
     def _finish(self):
         self.armed = False
@@ -116,6 +121,7 @@ class Reducer:
                 "model are not used in every step, or make the loss depend on every parameter.")
         for i in missing:
             self._ready(i, None)
+        self._launch_ready()
         self._wait()
         used = self.used
         if self.find_unused:
