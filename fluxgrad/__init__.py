@@ -25,6 +25,8 @@ from . import autograd, func, linalg, random
 from .autograd import grad
 from . import data, nn, optim, vision
 from . import accelerator, backends, cuda, distributions, metric, onnx, utils
+from . import distributed
+from .nn.parallel import DistributedDataParallel as DataParallel
 from .serialization import load, save
 from . import viz
 from . import static, incubate

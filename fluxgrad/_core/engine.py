@@ -18,6 +18,25 @@ from .tensor import Tensor
 # `zeros_like(x)`, `add(x, y)`, `clone(x)`; the engine knows no op of its own.
 OPS = {}
 
+# One entry per backward pass now running: [whether it accumulates into .grad (backward(),
+# not grad()), the callbacks queued by hooks, called when the pass ends].
+_passes = []
+
+
+def queue_callback(fn):
+    """Call `fn()` when the backward pass now running has finished (as torch's
+    `Variable._execution_engine.queue_callback`); DistributedDataParallel waits for its
+    gradient all-reduces there."""
+    if not _passes:
+        raise RuntimeError("queue_callback() needs a backward pass running; call it from a "
+                           "tensor hook")
+    _passes[-1][1].append(fn)
+
+
+def in_accumulating_pass():
+    """Whether the innermost backward pass now running stores gradients into `.grad`."""
+    return bool(_passes) and _passes[-1][0]
+
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """`tensor.backward()` for several roots at once: accumulate into leaves' `.grad`."""
@@ -90,6 +109,17 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
     """The backward pass. With `capture`, return their gradients instead of accumulating."""
+    _passes.append([capture is None, []])
+    try:
+        result = _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused)
+    finally:
+        callbacks = _passes.pop()[1]
+    for fn in callbacks:
+        fn()
+    return result
+
+
+def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     deps = _count_dependencies(roots)
     buffers = {}
     captured = None

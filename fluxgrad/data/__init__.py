@@ -12,6 +12,7 @@ from .._core.tensor import Tensor
 from ..random import numpy_generator
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                       SubsetRandomSampler, WeightedRandomSampler, positive_int)
+from .distributed import DistributedSampler  # noqa: F401
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split",
            "default_collate", "Sampler", "SequentialSampler", "RandomSampler",

@@ -8,6 +8,7 @@ from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import layers, loss, paddle_layers, rnn
+from . import parallel
 
 initializer = init
 
