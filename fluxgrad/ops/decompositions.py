@@ -116,7 +116,7 @@ def _solve_triangular_batch(bdims, a, b, **params):
 # a is square ([..., n, n]), b a matrix or batch of them ([..., n, k]); batches broadcast
 solve_triangular_p = Primitive("solve_triangular", _solve_triangular_impl,
                                vjp=_solve_triangular_vjp, jvp=_solve_triangular_jvp,
-                               saves_out=True, batch=_solve_triangular_batch)
+                               saves_out=True, linear=(1,), batch=_solve_triangular_batch)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
