@@ -10,14 +10,16 @@ only, and up to a rotation within a repeated singular value or eigenvalue: their
 are finite only where the values are distinct, and are meaningful only for functions that do
 not depend on that choice. A cotangent that is exactly zero stays zero there (so the
 gradient through singular values or eigenvalues alone is finite at repeated values, as
-PyTorch's svdvals and eigvalsh).
+PyTorch's svdvals and eigvalsh). JVPs divide by the gaps as PyTorch's do (entries at a
+repeated value are not finite), so that they stay linear in the tangent: static reverse mode
+with prim on transposes them.
 """
 import numpy as np
 
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
-from ..creation import zeros_like
+from ..creation import ones_like, zeros_like
 from ._family import float_result, promote
 from .elementwise import where
 from .linalg import (LinAlgError, _as_tensor, _from_columns, _into_columns,
@@ -34,6 +36,14 @@ def _ratio(num, den):
     """num / den, but 0 where both are 0: at a degenerate point (a repeated or zero singular
     value) a cotangent or tangent that is exactly zero stays zero instead of becoming NaN."""
     return num / where((den == 0) & (num == 0), 1.0, den)
+
+
+def _tangent_gaps(values):
+    """[i, j]: values_j - values_i, with ones on the diagonal: the denominators of a JVP,
+    as PyTorch's. A JVP divides by them (primal values only, so the tangent stays linear for
+    the transpose of static reverse mode) a numerator whose diagonal is zero; where values
+    repeat, the entries off the diagonal are not finite (the derivative does not exist)."""
+    return unsqueeze(values, -2) - unsqueeze(values, -1) + diag_embed(ones_like(values))
 
 
 def _off_diagonal(x):
@@ -189,16 +199,15 @@ def _svd_jvp(tangents, out, x, *, full_matrices):
     a_v = matmul(a_dot, v)
     p = matmul(_mT(u), a_v)
     s_dot = diagonal(p, 0, -2, -1)
-    s2 = s * s
-    gap = unsqueeze(s2, -2) - unsqueeze(s2, -1)
+    gap = _tangent_gaps(s * s)
     p_s = p * unsqueeze(s, -2)
     s_p = unsqueeze(s, -1) * p
-    u_dot = matmul(u, _ratio(_off_diagonal(p_s + _mT(p_s)), gap))
-    v_dot = matmul(v, _ratio(_off_diagonal(s_p + _mT(s_p)), gap))
+    u_dot = matmul(u, _off_diagonal(p_s + _mT(p_s)) / gap)
+    v_dot = matmul(v, _off_diagonal(s_p + _mT(s_p)) / gap)
     if m > k:
-        u_dot = u_dot + _ratio(a_v - matmul(u, p), unsqueeze(s, -2))
+        u_dot = u_dot + (a_v - matmul(u, p)) / unsqueeze(s, -2)
     if n > k:
-        v_dot = v_dot + _ratio(matmul(_mT(a_dot), u) - matmul(v, _mT(p)), unsqueeze(s, -2))
+        v_dot = v_dot + (matmul(_mT(a_dot), u) - matmul(v, _mT(p))) / unsqueeze(s, -2)
     vh_dot = _mT(v_dot)
     if full_matrices and m != n:
         # as PyTorch: the extra columns of U (rows of Vh), any completion of an orthonormal
@@ -283,8 +292,7 @@ def _eigh_jvp(tangents, out, x, *, upper):
     a_dot = tangents[0]
     eigenvalues, q = out
     p = matmul(_mT(q), matmul(0.5 * (a_dot + _mT(a_dot)), q))
-    gap = unsqueeze(eigenvalues, -2) - unsqueeze(eigenvalues, -1)
-    return diagonal(p, 0, -2, -1), matmul(q, _ratio(_off_diagonal(p), gap))
+    return diagonal(p, 0, -2, -1), matmul(q, _off_diagonal(p) / _tangent_gaps(eigenvalues))
 
 
 eigh_p = Primitive("eigh", _eigh_impl, n_outputs=2, vjp=_eigh_vjp, jvp=_eigh_jvp,
