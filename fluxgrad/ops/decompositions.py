@@ -19,7 +19,7 @@ import numpy as np
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
-from ..creation import ones_like, zeros_like
+from ..creation import zeros_like
 from ._family import float_result, promote
 from .elementwise import where
 from .linalg import (LinAlgError, _as_tensor, _from_columns, _into_columns,
@@ -43,7 +43,8 @@ def _tangent_gaps(values):
     as PyTorch's. A JVP divides by them (primal values only, so the tangent stays linear for
     the transpose of static reverse mode) a numerator whose diagonal is zero; where values
     repeat, the entries off the diagonal are not finite (the derivative does not exist)."""
-    return unsqueeze(values, -2) - unsqueeze(values, -1) + diag_embed(ones_like(values))
+    eye = Tensor(np.eye(values.shape[-1], dtype=bool))
+    return where(eye, 1.0, unsqueeze(values, -2) - unsqueeze(values, -1))
 
 
 def _off_diagonal(x):
