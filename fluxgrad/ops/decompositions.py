@@ -1,5 +1,6 @@
 """Matrix decompositions and the ops that need their own derivative: solve_triangular, svd,
-svdvals, eigh, eigvalsh, qr, pinv and matrix_exp.
+svdvals, eigh, eigvalsh, qr, pinv and matrix_exp (with matrix_exp_frechet, its derivative,
+the op its rules apply: linear in the direction, so static reverse mode transposes it).
 
 Each op is one primitive: `impl` on NumPy arrays, VJP and JVP written in fluxgrad ops (so
 they differentiate again, run in forward mode and under vmap), and a batching rule. Inputs
@@ -19,13 +20,12 @@ import numpy as np
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
-from ..creation import zeros_like
 from ._family import float_result, promote
 from .elementwise import where
 from .linalg import (LinAlgError, _as_tensor, _from_columns, _into_columns,
                      _matrix_batch, _mT, _same_rank, _square, diag_embed, diagonal, matmul,
                      tril, triu)
-from ._batch import aligned
+from ._batch import aligned, broadcasting
 from .shape import concat, pad, unsqueeze
 
 # the others are torch.linalg's names only: fluxgrad.linalg exports them
@@ -544,19 +544,67 @@ def _matrix_exp_impl(x):
     return r
 
 
-def _exp_derivative(a, e):
-    """The derivative of exp at `a` along `e`: the upper right block of
-    exp([[a, e], [0, a]]) (Mathias, 1996)."""
-    n = a.shape[-1]
-    top = concat([a, e], -1)
-    bottom = concat([zeros_like(a), a], -1)
-    return apply(matrix_exp_p, concat([top, bottom], -2))[..., :n, n:]
+def _upper_block(a, e):
+    """[[a, e], [0, a]]: its exponential is [[exp(a), L(a, e)], [0, exp(a)]] (Mathias, 1996),
+    L the derivative of exp at a along e."""
+    a, e = np.broadcast_arrays(a, e)
+    return np.concatenate([np.concatenate([a, e], -1),
+                           np.concatenate([np.zeros_like(a), a], -1)], -2)
 
+
+def _exp_frechet_impl(a, e):
+    n = a.shape[-1]
+    return np.ascontiguousarray(_matrix_exp_impl(_upper_block(a, e))[..., :n, n:])
+
+
+def _exp_frechet(a, e):
+    return apply(matrix_exp_frechet_p, a, e)
+
+
+def _block_pair(top_left, top_right, bottom_right):
+    """[[top_left, top_right], [0, bottom_right]] of n x n blocks (None: a zero block)."""
+    blocks = [(top_left, (0, 1, 0, 1)), (top_right, (1, 0, 0, 1)), (bottom_right, (1, 0, 1, 0))]
+    placed = [pad(x, tuple(w * x.shape[-1] for w in widths)) for x, widths in blocks
+              if x is not None]
+    out = placed[0]
+    for x in placed[1:]:
+        out = out + x
+    return out
+
+
+def _exp_frechet_a_vjp(out_bar, out, a, e):
+    # L(a, e) is the upper right block of exp(M), M = [[a, e], [0, a]]: along a_dot, M moves
+    # by diag(a_dot, a_dot), whose cotangent is the sum of the diagonal blocks of
+    # L(M^T, [[0, out_bar], [0, 0]])
+    n = a.shape[-1]
+    m_bar = _exp_frechet(_mT(_block_pair(a, e, a)),
+                         _block_pair(None, out_bar, None))
+    return m_bar[..., :n, :n] + m_bar[..., n:, n:]
+
+
+def _exp_frechet_jvp(tangents, out, a, e):
+    a_dot, e_dot = tangents
+    out_dot = None if e_dot is None else _exp_frechet(a, e_dot)
+    if a_dot is not None:
+        n = a.shape[-1]
+        term = _exp_frechet(_block_pair(a, e, a),
+                            _block_pair(a_dot, None, a_dot))[..., :n, n:]
+        out_dot = term if out_dot is None else out_dot + term
+    return out_dot
+
+
+# L(a, e): the derivative of matrix_exp at a along e, linear in e; the adjoint of L(a, .) is
+# L(a^T, .). Batch dimensions broadcast.
+matrix_exp_frechet_p = Primitive(
+    "matrix_exp_frechet", _exp_frechet_impl,
+    vjp=(_exp_frechet_a_vjp, lambda out_bar, out, a, e: _exp_frechet(_mT(a), out_bar)),
+    jvp=_exp_frechet_jvp, saves_inputs=((0, 1), (0,)), linear=(1,),
+    batch=broadcasting("matrix_exp_frechet"))
 
 matrix_exp_p = Primitive(
     "matrix_exp", _matrix_exp_impl,
-    vjp=(lambda out_bar, out, x: _exp_derivative(_mT(x), out_bar),),
-    jvp=lambda tangents, out, x: _exp_derivative(x, tangents[0]),
+    vjp=(lambda out_bar, out, x: _exp_frechet(_mT(x), out_bar),),
+    jvp=lambda tangents, out, x: _exp_frechet(x, tangents[0]),
     batch=_matrix_batch("matrix_exp"))
 
 
