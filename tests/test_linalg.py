@@ -118,6 +118,22 @@ def test_eigenvector_gradient_at_a_repeated_eigenvalue_is_not_finite_as_in_torch
     assert not np.isfinite(ta.grad.numpy()).all()
 
 
+def test_eigenvector_tangent_at_a_repeated_eigenvalue_divides_as_torch():
+    """Forward mode divides by the eigenvalue gaps as PyTorch: not finite where they are 0."""
+    import torch.autograd.forward_ad as fwAD
+    from fluxgrad.autograd.forward_grad import forward_grad
+    a, v = np.diag([1.0, 1.0, 3.0]), rand(3, 3)
+    v = v + v.T
+    x = fg.tensor(a, requires_grad=True)
+    with np.errstate(all="ignore"):
+        got = forward_grad([fla.eigh(x)[1]], [x], [fg.tensor(v)])[0].detach().numpy()
+    with fwAD.dual_level():
+        q = torch.linalg.eigh(fwAD.make_dual(torch.tensor(a), torch.tensor(v)))[1]
+        want = fwAD.unpack_dual(q).tangent.numpy()
+    assert not np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, atol=1e-12, equal_nan=True)
+
+
 def test_svd_gradient_of_a_sign_free_function_matches_torch():
     """U U^T (a projector) doesn't depend on the singular vectors' signs."""
     a, ta = pair(rand(5, 3), requires_grad=True)

@@ -1,5 +1,6 @@
 """Matrix decompositions and the ops that need their own derivative: solve_triangular, svd,
-svdvals, eigh, eigvalsh, qr, pinv and matrix_exp.
+svdvals, eigh, eigvalsh, qr, pinv and matrix_exp (with matrix_exp_frechet, its derivative,
+the op its rules apply: linear in the direction, so static reverse mode transposes it).
 
 Each op is one primitive: `impl` on NumPy arrays, VJP and JVP written in fluxgrad ops (so
 they differentiate again, run in forward mode and under vmap), and a batching rule. Inputs
@@ -10,20 +11,21 @@ only, and up to a rotation within a repeated singular value or eigenvalue: their
 are finite only where the values are distinct, and are meaningful only for functions that do
 not depend on that choice. A cotangent that is exactly zero stays zero there (so the
 gradient through singular values or eigenvalues alone is finite at repeated values, as
-PyTorch's svdvals and eigvalsh).
+PyTorch's svdvals and eigvalsh). JVPs divide by the gaps as PyTorch's do (entries at a
+repeated value are not finite), so that they stay linear in the tangent: static reverse mode
+with prim on transposes them.
 """
 import numpy as np
 
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
-from ..creation import zeros_like
 from ._family import float_result, promote
 from .elementwise import where
 from .linalg import (LinAlgError, _as_tensor, _from_columns, _into_columns,
                      _matrix_batch, _mT, _same_rank, _square, diag_embed, diagonal, matmul,
                      tril, triu)
-from ._batch import aligned
+from ._batch import aligned, broadcasting
 from .shape import concat, pad, unsqueeze
 
 # the others are torch.linalg's names only: fluxgrad.linalg exports them
@@ -34,6 +36,15 @@ def _ratio(num, den):
     """num / den, but 0 where both are 0: at a degenerate point (a repeated or zero singular
     value) a cotangent or tangent that is exactly zero stays zero instead of becoming NaN."""
     return num / where((den == 0) & (num == 0), 1.0, den)
+
+
+def _tangent_gaps(values):
+    """[i, j]: values_j - values_i, with ones on the diagonal: the denominators of a JVP,
+    as PyTorch's. A JVP divides by them (primal values only, so the tangent stays linear for
+    the transpose of static reverse mode) a numerator whose diagonal is zero; where values
+    repeat, the entries off the diagonal are not finite (the derivative does not exist)."""
+    eye = Tensor(np.eye(values.shape[-1], dtype=bool))
+    return where(eye, 1.0, unsqueeze(values, -2) - unsqueeze(values, -1))
 
 
 def _off_diagonal(x):
@@ -116,7 +127,7 @@ def _solve_triangular_batch(bdims, a, b, **params):
 # a is square ([..., n, n]), b a matrix or batch of them ([..., n, k]); batches broadcast
 solve_triangular_p = Primitive("solve_triangular", _solve_triangular_impl,
                                vjp=_solve_triangular_vjp, jvp=_solve_triangular_jvp,
-                               saves_out=True, batch=_solve_triangular_batch)
+                               saves_out=True, linear=(1,), batch=_solve_triangular_batch)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
@@ -189,16 +200,15 @@ def _svd_jvp(tangents, out, x, *, full_matrices):
     a_v = matmul(a_dot, v)
     p = matmul(_mT(u), a_v)
     s_dot = diagonal(p, 0, -2, -1)
-    s2 = s * s
-    gap = unsqueeze(s2, -2) - unsqueeze(s2, -1)
+    gap = _tangent_gaps(s * s)
     p_s = p * unsqueeze(s, -2)
     s_p = unsqueeze(s, -1) * p
-    u_dot = matmul(u, _ratio(_off_diagonal(p_s + _mT(p_s)), gap))
-    v_dot = matmul(v, _ratio(_off_diagonal(s_p + _mT(s_p)), gap))
+    u_dot = matmul(u, _off_diagonal(p_s + _mT(p_s)) / gap)
+    v_dot = matmul(v, _off_diagonal(s_p + _mT(s_p)) / gap)
     if m > k:
-        u_dot = u_dot + _ratio(a_v - matmul(u, p), unsqueeze(s, -2))
+        u_dot = u_dot + (a_v - matmul(u, p)) / unsqueeze(s, -2)
     if n > k:
-        v_dot = v_dot + _ratio(matmul(_mT(a_dot), u) - matmul(v, _mT(p)), unsqueeze(s, -2))
+        v_dot = v_dot + (matmul(_mT(a_dot), u) - matmul(v, _mT(p))) / unsqueeze(s, -2)
     vh_dot = _mT(v_dot)
     if full_matrices and m != n:
         # as PyTorch: the extra columns of U (rows of Vh), any completion of an orthonormal
@@ -283,8 +293,7 @@ def _eigh_jvp(tangents, out, x, *, upper):
     a_dot = tangents[0]
     eigenvalues, q = out
     p = matmul(_mT(q), matmul(0.5 * (a_dot + _mT(a_dot)), q))
-    gap = unsqueeze(eigenvalues, -2) - unsqueeze(eigenvalues, -1)
-    return diagonal(p, 0, -2, -1), matmul(q, _ratio(_off_diagonal(p), gap))
+    return diagonal(p, 0, -2, -1), matmul(q, _off_diagonal(p) / _tangent_gaps(eigenvalues))
 
 
 eigh_p = Primitive("eigh", _eigh_impl, n_outputs=2, vjp=_eigh_vjp, jvp=_eigh_jvp,
@@ -535,19 +544,67 @@ def _matrix_exp_impl(x):
     return r
 
 
-def _exp_derivative(a, e):
-    """The derivative of exp at `a` along `e`: the upper right block of
-    exp([[a, e], [0, a]]) (Mathias, 1996)."""
-    n = a.shape[-1]
-    top = concat([a, e], -1)
-    bottom = concat([zeros_like(a), a], -1)
-    return apply(matrix_exp_p, concat([top, bottom], -2))[..., :n, n:]
+def _upper_block(a, e):
+    """[[a, e], [0, a]]: its exponential is [[exp(a), L(a, e)], [0, exp(a)]] (Mathias, 1996),
+    L the derivative of exp at a along e."""
+    a, e = np.broadcast_arrays(a, e)
+    return np.concatenate([np.concatenate([a, e], -1),
+                           np.concatenate([np.zeros_like(a), a], -1)], -2)
 
+
+def _exp_frechet_impl(a, e):
+    n = a.shape[-1]
+    return np.ascontiguousarray(_matrix_exp_impl(_upper_block(a, e))[..., :n, n:])
+
+
+def _exp_frechet(a, e):
+    return apply(matrix_exp_frechet_p, a, e)
+
+
+def _block_pair(top_left, top_right, bottom_right):
+    """[[top_left, top_right], [0, bottom_right]] of n x n blocks (None: a zero block)."""
+    blocks = [(top_left, (0, 1, 0, 1)), (top_right, (1, 0, 0, 1)), (bottom_right, (1, 0, 1, 0))]
+    placed = [pad(x, tuple(w * x.shape[-1] for w in widths)) for x, widths in blocks
+              if x is not None]
+    out = placed[0]
+    for x in placed[1:]:
+        out = out + x
+    return out
+
+
+def _exp_frechet_a_vjp(out_bar, out, a, e):
+    # L(a, e) is the upper right block of exp(M), M = [[a, e], [0, a]]: along a_dot, M moves
+    # by diag(a_dot, a_dot), whose cotangent is the sum of the diagonal blocks of
+    # L(M^T, [[0, out_bar], [0, 0]])
+    n = a.shape[-1]
+    m_bar = _exp_frechet(_mT(_block_pair(a, e, a)),
+                         _block_pair(None, out_bar, None))
+    return m_bar[..., :n, :n] + m_bar[..., n:, n:]
+
+
+def _exp_frechet_jvp(tangents, out, a, e):
+    a_dot, e_dot = tangents
+    out_dot = None if e_dot is None else _exp_frechet(a, e_dot)
+    if a_dot is not None:
+        n = a.shape[-1]
+        term = _exp_frechet(_block_pair(a, e, a),
+                            _block_pair(a_dot, None, a_dot))[..., :n, n:]
+        out_dot = term if out_dot is None else out_dot + term
+    return out_dot
+
+
+# L(a, e): the derivative of matrix_exp at a along e, linear in e; the adjoint of L(a, .) is
+# L(a^T, .). Batch dimensions broadcast.
+matrix_exp_frechet_p = Primitive(
+    "matrix_exp_frechet", _exp_frechet_impl,
+    vjp=(_exp_frechet_a_vjp, lambda out_bar, out, a, e: _exp_frechet(_mT(a), out_bar)),
+    jvp=_exp_frechet_jvp, saves_inputs=((0, 1), (0,)), linear=(1,),
+    batch=broadcasting("matrix_exp_frechet"))
 
 matrix_exp_p = Primitive(
     "matrix_exp", _matrix_exp_impl,
-    vjp=(lambda out_bar, out, x: _exp_derivative(_mT(x), out_bar),),
-    jvp=lambda tangents, out, x: _exp_derivative(x, tangents[0]),
+    vjp=(lambda out_bar, out, x: _exp_frechet(_mT(x), out_bar),),
+    jvp=lambda tangents, out, x: _exp_frechet(x, tangents[0]),
     batch=_matrix_batch("matrix_exp"))
 
 

@@ -199,7 +199,9 @@ def lstsq(A, B, rcond=None, *, driver=None):
     gradient is PyTorch's. As PyTorch: `rank` for every driver but 'gels'; `residuals`, the
     squared residual of each column, where m > n, A has full rank and the driver is not
     'gelsy' (the default); `singular_values` (no gradient) for 'gelsd' and 'gelss'; the
-    others are empty.
+    others are empty. In a static program the rank is known only when it runs, so the
+    residuals are computed whenever the shapes and driver call for them (as if A had full
+    rank).
     """
     driver = "gelsy" if driver is None else driver
     if driver not in _DRIVERS:
@@ -224,7 +226,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
             else Tensor(np.zeros((0,), np.int64)))
     residuals = empty
     if m > n and driver != "gelsy":
-        full = driver == "gels" or bool(np.all(rank._data == n))
+        full = (driver == "gels" or getattr(rank, "program", None) is not None
+                or bool(np.all(rank._data == n)))
         if full:
             residuals = _sum((matmul(a, x) - b2) ** 2, -2)
     singular_values = svdvals(a).detach() if driver in ("gelsd", "gelss") else empty

@@ -176,5 +176,29 @@ def _matrix_exp_samples():
                lambda a: a.matrix_exp())]
 
 
+def _torch_exp_frechet(a, e):
+    torch = _torch()
+    a, e = torch.broadcast_tensors(a, e)
+    n = a.shape[-1]
+    block = torch.cat([torch.cat([a, e], -1), torch.cat([torch.zeros_like(a), a], -1)], -2)
+    return torch.linalg.matrix_exp(block)[..., :n, n:]
+
+
+def _exp_frechet(a, e):
+    from fluxgrad._core.dispatch import apply
+    from fluxgrad.ops.decompositions import matrix_exp_frechet_p
+    return apply(matrix_exp_frechet_p, a, e)
+
+
+def _matrix_exp_frechet_samples():
+    """The derivative of matrix_exp (its rules' op), against the block matrix's exponential in
+    PyTorch (Mathias, 1996)."""
+    cases = [((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)), ((3, 3), (2, 3, 3)),
+             ((2, 1, 2, 2), (3, 2, 2)), ((1, 1), (1, 1))]
+    return [Sample("matrix_exp_frechet", _exp_frechet,
+                   [0.5 * normal(*a, seed=k), normal(*e, seed=10 + k)], _torch_exp_frechet)
+            for k, (a, e) in enumerate(cases)]
+
+
 SAMPLES = (_solve_triangular_samples() + _svd_samples() + _eigh_samples() + _qr_samples()
-           + _pinv_samples() + _matrix_exp_samples())
+           + _pinv_samples() + _matrix_exp_samples() + _matrix_exp_frechet_samples())
