@@ -484,8 +484,8 @@ def _index_array(index, op):
 
 def _known(index):
     """Whether the values of a nonempty index can be checked here (else, differing between
-    examples, they are checked by the indexing itself)."""
-    return type(index) is not BatchedTensor and index.size > 0
+    examples or known only when a program runs, they are checked by the indexing itself)."""
+    return not _value_unknown(index) and index.size > 0
 
 
 def _along(shape, dim, index):
