@@ -11,6 +11,7 @@ import numpy as np
 from ._core import batching, dtypes
 from ._core.devices import check_device
 from ._core.outputs import written
+from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, tensor_method
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng",
@@ -78,6 +79,16 @@ def get_rng():
     return default_generator.np
 
 
+def _drawn_now(op):
+    """Refuse a draw while a static program is being built: its values would be frozen into
+    the program and repeat on every run."""
+    if _static_state.enabled:
+        raise NotImplementedError(
+            f"{op}: random numbers can't be staged into a static program yet (they would be "
+            "drawn once, when the program is built, and repeat on every run); draw them in "
+            "eager mode and feed them, e.g. exe.run(feed={'noise': np.random.rand(...)})")
+
+
 def numpy_generator(generator):
     """The NumPy Generator that `generator=` (None, a fluxgrad or NumPy Generator) names."""
     if generator is None:
@@ -139,6 +150,7 @@ def _paddle_dtype(size, dtype):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Uniform samples on [0, 1)."""
+    _drawn_now("rand")
     check_device(device, "rand")
     size, dtype = _paddle_dtype(size, dtype)
     rng = numpy_generator(generator)
@@ -148,6 +160,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     """Standard normal samples."""
+    _drawn_now("randn")
     check_device(device, "randn")
     size, dtype = _paddle_dtype(size, dtype)
     rng = numpy_generator(generator)
@@ -167,6 +180,7 @@ def randint(low=0, high=None, size=None, *, shape=None, generator=None, dtype=No
     PaddlePaddle's `randint(low, high, shape)` / `randint(high)`; without a size the
     result is 0-d.
     """
+    _drawn_now("randint")
     check_device(device, "randint")
     if size is None and high is not None and _is_size(high):
         low, high, size = 0, low, high  # randint(high, size)
@@ -188,6 +202,7 @@ def randint(low=0, high=None, size=None, *, shape=None, generator=None, dtype=No
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, *, generator=None, device=None):
     """PaddlePaddle's `uniform`: samples on [min, max)."""
+    _drawn_now("uniform")
     check_device(device, "uniform")
     rng = np.random.default_rng(seed) if seed else numpy_generator(generator)
     shape = sizes((shape,), "uniform")
@@ -196,6 +211,7 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, *, generator=None, dev
 
 def randperm(n, dtype=None, *, generator=None, device=None, requires_grad=False, out=None):
     """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
+    _drawn_now("randperm")
     check_device(device, "randperm")
     if int(n) < 0:
         raise ValueError(f"randperm: n must be non-negative, got {n}")
@@ -220,6 +236,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     Without replacement a category is drawn at most once per row, so a row needs
     at least `num_samples` positive weights.
     """
+    _drawn_now("multinomial")
     p = _probabilities(input, "multinomial")
     if p.ndim not in (1, 2):
         raise ValueError(f"multinomial: input must be 1-d or 2-d, got shape {list(p.shape)}")
@@ -255,6 +272,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 @tensor_method("bernoulli")
 def bernoulli(input, p=None, *, generator=None, out=None):
     """1 with probability `input` (or `p`, if given), else 0, in input's dtype."""
+    _drawn_now("bernoulli")
     probs = _probabilities(input, "bernoulli")
     if p is not None:
         probs = np.full(probs.shape, float(p), probs.dtype)
@@ -267,6 +285,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
 def normal(mean=0.0, std=1.0, size=None, *, shape=None, generator=None, dtype=None, device=None,
            requires_grad=False, out=None):
     """Normal samples: `mean` and `std` tensors or numbers (broadcast), or numbers and a size."""
+    _drawn_now("normal")
     check_device(device, "normal")
     size = shape if shape is not None else size
     arrays = [a._data for a in (mean, std) if isinstance(a, Tensor)]
@@ -292,6 +311,7 @@ def normal(mean=0.0, std=1.0, size=None, *, shape=None, generator=None, dtype=No
 
 def poisson(input, generator=None):
     """Poisson counts with rates `input`, in input's dtype."""
+    _drawn_now("poisson")
     rates = _probabilities(input, "poisson")
     if np.any(rates < 0) or np.any(np.isnan(rates)):
         raise RuntimeError("poisson: every rate must be non-negative")
