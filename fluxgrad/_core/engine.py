@@ -20,22 +20,28 @@ OPS = {}
 
 # One entry per backward pass now running: [whether it accumulates into .grad (backward(),
 # not grad()), the callbacks queued by hooks, called when the pass ends].
-_passes = []
+class _Passes(threading.local):
+    """The backward passes running in this thread, innermost last: [accumulating, callbacks]."""
+    def __init__(self):
+        self.stack = []
+
+
+_passes = _Passes()
 
 
 def queue_callback(fn):
     """Call `fn()` when the backward pass now running has finished (as torch's
     `Variable._execution_engine.queue_callback`); DistributedDataParallel waits for its
     gradient all-reduces there."""
-    if not _passes:
+    if not _passes.stack:
         raise RuntimeError("queue_callback() needs a backward pass running; call it from a "
                            "tensor hook")
-    _passes[-1][1].append(fn)
+    _passes.stack[-1][1].append(fn)
 
 
 def in_accumulating_pass():
     """Whether the innermost backward pass now running stores gradients into `.grad`."""
-    return bool(_passes) and _passes[-1][0]
+    return bool(_passes.stack) and _passes.stack[-1][0]
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -109,11 +115,11 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
     """The backward pass. With `capture`, return their gradients instead of accumulating."""
-    _passes.append([capture is None, []])
+    _passes.stack.append([capture is None, []])
     try:
         result = _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused)
     finally:
-        callbacks = _passes.pop()[1]
+        callbacks = _passes.stack.pop()[1]
     for fn in callbacks:
         fn()
     return result
