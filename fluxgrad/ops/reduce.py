@@ -5,6 +5,8 @@ Every reduction takes `axis`/`dim` as an int, a tuple or None (all axes) and
 needs only the partials d out / d x: the VJP is the cotangent broadcast back
 over the reduced axes times the partials, the JVP sums the partials times the
 tangent. Ops without a derivative (argmax, all, ...) are primitives with no VJP.
+`decayed_cumsum` (y_i = a_i y_{i-1} + t_i along an axis, linear in t) has no public
+function: it is the scan logcumsumexp's JVP runs on its tangent.
 """
 import builtins
 import functools
@@ -23,7 +25,7 @@ from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
 from .elementwise import (abs, cast, equal, exp, log, logical_and, maximum, minimum, sign,
                           where)
-from .shape import broadcast_to, expand_reduced, reshape
+from .shape import broadcast_to, expand_reduced, pad_p, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
            "std", "logsumexp", "norm", "cumsum", "cumprod", "all", "any", "add_n",
@@ -500,6 +502,69 @@ def cumprod(x, dim=None, dtype=None, *, axis=None):
     return _cumulative(cumprod_p, x, axis if dim is None else dim, dtype, "cumprod")
 
 
+# --- decayed cumulative sums: y_i = a_i y_{i-1} + t_i in scan order ----------------------
+def _previous(x, axis, reverse, fill):
+    """The entry one step earlier in scan order along `axis`, `fill` before the first."""
+    axis %= x.ndim
+    n = x.shape[axis]
+    if n == 0:
+        return x
+    kept = slice(1, n) if reverse else slice(0, n - 1)
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, 1) if reverse else (1, 0)
+    return apply(pad_p, x[(slice(None),) * axis + (kept,)], widths=tuple(widths), value=fill)
+
+
+def _decayed_cumsum_impl(t, a, *, axis, reverse):
+    t, a = np.moveaxis(t, axis, 0), np.moveaxis(a, axis, 0)
+    if reverse:
+        t, a = t[::-1], a[::-1]
+    y = np.empty(t.shape, np.result_type(t, a))
+    if len(y):
+        y[0] = t[0]  # a_0 multiplies the y before the first, 0: it is never read
+    for i in range(1, len(y)):
+        y[i] = a[i] * y[i - 1] + t[i]
+    if reverse:
+        y = y[::-1]
+    return np.ascontiguousarray(np.moveaxis(y, 0, axis))
+
+
+def _decayed_cumsum_t_vjp(out_bar, out, t, a, *, axis, reverse):
+    # t_bar_j = out_bar_j + a_{j+1} t_bar_{j+1}: the same recurrence run backwards, each step
+    # decayed by the next entry's a (the a that carried y_j into y_{j+1})
+    return apply(decayed_cumsum_p, out_bar, _previous(a, axis, not reverse, 0.0), axis=axis,
+                 reverse=not reverse)
+
+
+def _decayed_cumsum_a_vjp(out_bar, out, t, a, *, axis, reverse):
+    t_bar = _decayed_cumsum_t_vjp(out_bar, out, t, a, axis=axis, reverse=reverse)
+    return t_bar * _previous(out, axis, reverse, 0.0)
+
+
+def _decayed_cumsum_jvp(tangents, out, t, a, *, axis, reverse):
+    t_dot, a_dot = tangents
+    if a_dot is not None:
+        carried = a_dot * _previous(out, axis, reverse, 0.0)
+        t_dot = carried if t_dot is None else t_dot + carried
+    return apply(decayed_cumsum_p, t_dot, a, axis=axis, reverse=reverse)
+
+
+def _decayed_cumsum_batch(bdims, t, a, *, axis, reverse):
+    size = next(x.shape[b] for x, b in zip((t, a), bdims) if b is not None)
+    t, a = (front(x, b) if b is not None else broadcast_to(x, (size,) + x.shape)
+            for x, b in zip((t, a), bdims))
+    return apply(decayed_cumsum_p, t, a, axis=shifted_axes(axis, t.ndim - 1),
+                 reverse=reverse), 0
+
+
+# linear in t; logcumsumexp's JVP is this scan of its tangent
+decayed_cumsum_p = Primitive(
+    "decayed_cumsum", _decayed_cumsum_impl,
+    vjp=(_decayed_cumsum_t_vjp, _decayed_cumsum_a_vjp), jvp=_decayed_cumsum_jvp,
+    saves_out=(False, True), saves_inputs=((1,), (1,)), linear=(0,),
+    batch=_decayed_cumsum_batch)
+
+
 # --- running extrema and logcumsumexp ------------------------------------------------------
 def _running_arg(better_or_equal):
     """The index of the running extremum along `axis` (the latest on ties, as PyTorch)."""
@@ -562,11 +627,14 @@ def _logcumsumexp_vjp(out_bar, out, x, *, axis, reverse):
 
 
 def _logcumsumexp_jvp(tangents, out, x, *, axis, reverse):
-    # out_dot_i = sum over j up to i (in scan order) of x_dot_j exp(x_j - out_i)
-    x_dot = tangents[0]
-    out, empty = _finite_or_zero(out)
-    return where(empty, 0.0, exp(_signed_scan(x_dot, 1, x, axis, reverse) - out)
-                 - exp(_signed_scan(x_dot, -1, x, axis, reverse) - out))
+    # out_dot_i = exp(out_{i-1} - out_i) out_dot_{i-1} + exp(x_i - out_i) x_dot_i (in scan
+    # order): linear in x_dot, both factors in [0, 1]; where out is -inf (every x so far is
+    # -inf) the terms are 0
+    finite_out, empty = _finite_or_zero(out)
+    before, none_before = _finite_or_zero(_previous(out, axis, reverse, -math.inf))
+    decay = where(none_before, 0.0, exp(before - finite_out))
+    weight = where(empty, 0.0, exp(x - finite_out))
+    return apply(decayed_cumsum_p, weight * tangents[0], decay, axis=axis, reverse=reverse)
 
 
 logcumsumexp_p = Primitive(

@@ -10,7 +10,7 @@ import numpy as np
 
 import fluxgrad as fg
 from fluxgrad._core.dispatch import apply
-from fluxgrad.ops.reduce import cumprod_p, cumsum_p
+from fluxgrad.ops.reduce import cumprod_p, cumsum_p, decayed_cumsum_p
 
 from . import Sample, away_from, normal, positive
 
@@ -325,6 +325,50 @@ def _running_samples():
     return samples
 
 
-SAMPLES = (_running_samples() + _sum_samples() + _var_std_samples() + _prod_samples()
-           + _extremum_samples() + _logsumexp_samples() + _norm_samples() + _scan_samples() + _add_n_samples()
-           + _index_samples() + _logical_samples())
+def _torch_decayed_cumsum(dim, reverse):
+    """y_i = a_i y_{i-1} + t_i in closed form: y_i = sum over j <= i of t_j prod_{j<k<=i} a_k
+    = exp(L_i) cumsum(t exp(-L))_i with L = cumsum(log a) (a > 0; a_0 cancels)."""
+    def forward(t, a):
+        import torch
+        logs = torch.cumsum(torch.log(a), dim)
+        return torch.exp(logs) * torch.cumsum(t * torch.exp(-logs), dim)
+
+    def fn(t, a):
+        if reverse:
+            return forward(t.flip(dim), a.flip(dim)).flip(dim)
+        return forward(t, a)
+    return fn
+
+
+def _decayed_cumsum_samples():
+    """The scan that logcumsumexp's JVP runs on its tangent (PyTorch has no such op: its
+    reference is a closed form, valid for positive decays)."""
+    samples = []
+    t, a = normal(3, 5, seed=13), positive(3, 5, seed=14)
+    for dim in (0, 1, -1):
+        for reverse in (False, True):
+            samples.append(Sample(
+                "decayed_cumsum",
+                lambda t, a, d=dim, r=reverse: apply(decayed_cumsum_p, t, a, axis=d, reverse=r),
+                [t, a], _torch_decayed_cumsum(dim, reverse)))
+    samples += [
+        Sample("decayed_cumsum",
+               lambda t, a: apply(decayed_cumsum_p, t, a, axis=1, reverse=False),
+               [normal(2, 4, 3, seed=15), positive(2, 4, 3, seed=16)],
+               _torch_decayed_cumsum(1, False)),
+        Sample("decayed_cumsum",
+               lambda t, a: apply(decayed_cumsum_p, t, a, axis=0, reverse=True),
+               [normal(1, 3, seed=17), positive(1, 3, seed=18)],
+               _torch_decayed_cumsum(0, True)),
+        # zero decays cut the sum (no closed form through log a there)
+        Sample("decayed_cumsum",
+               lambda t, a: apply(decayed_cumsum_p, t, a, axis=0, reverse=False),
+               [normal(5, seed=19), np.array([0.4, 0.0, 0.9, 0.0, 1.3])]),
+    ]
+    return samples
+
+
+SAMPLES = (_running_samples() + _decayed_cumsum_samples() + _sum_samples()
+           + _var_std_samples() + _prod_samples() + _extremum_samples() + _logsumexp_samples()
+           + _norm_samples() + _scan_samples() + _add_n_samples() + _index_samples()
+           + _logical_samples())
