@@ -9,6 +9,7 @@ line naming the rank, then calls `MPI_Abort`: the launcher stops every other ran
 whose worker failed exits with an error instead of hanging in a collective.
 """
 import sys
+import time
 
 __all__ = ["init_process_group", "init_parallel_env", "is_initialized", "is_available",
            "get_rank", "get_world_size", "get_backend", "destroy_process_group", "ProcessGroup"]
@@ -129,4 +130,5 @@ def _abort_job(exc_type, exc, tb):
     sys.stderr.write(f"fluxgrad.distributed: rank {g.rank()} of {g.size()} failed with "
                      f"{exc_type.__name__}; aborting all {g.size()} ranks\n")
     sys.stderr.flush()
+    time.sleep(0.5)  # the launcher forwards output asynchronously; the abort would cut it off
     g.comm.Abort(1)
