@@ -1,0 +1,38 @@
+"""`fluxgrad.compile` / `fluxgrad.jit.to_static`: trace eager code into a static Program,
+optimise it, and run it as generated NumPy code.
+
+    @fluxgrad.compile
+    def f(x, w):
+        return (x @ w).tanh().sum()
+
+    f(x, w)              # traces for this signature (shapes, dtypes, requires_grad, scalars)
+    f(x, w)              # runs the generated code
+    print(f.code)        # the generated Python source
+
+Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
+(Program -> Python source), `compiled` (the cache, and the eager-graph node that makes
+compiled calls differentiable).
+"""
+from .compiled import Compiled
+
+__all__ = ["compile", "to_static", "Compiled"]
+
+
+def compile(fn=None, *, cache_size=64, **options):
+    """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
+    Options of torch.compile (`fullgraph`, `mode`, `backend`, `dynamic`) are accepted and have
+    no effect yet."""
+    unknown = set(options) - {"fullgraph", "mode", "backend", "dynamic", "options", "disable"}
+    if unknown:
+        raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
+    if fn is None:
+        return lambda f: Compiled(f, cache_size)
+    return Compiled(fn, cache_size)
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):
+    """PaddlePaddle's spelling of `compile` (`input_spec` is accepted; signatures come from the
+    actual arguments)."""
+    if function is None:
+        return lambda f: Compiled(f)
+    return Compiled(function)

@@ -1,0 +1,155 @@
+"""`Compiled`: a function traced once per input signature and run as generated NumPy code.
+
+A call flattens its arguments (`signature`); the signature's entry in a bounded LRU cache
+holds the traced program, its generated forward function and source. On a miss the function
+is traced (`trace`), optimised, run once equation by equation (`codegen.first_run`, which
+gives this call's result) and written out as code (`codegen.generate`). A hit runs the
+generated function on the arrays and wraps the results as Tensors.
+
+Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
+eager graph (`CompiledFunction`, an `autograd.Function`): its backward is another `Compiled`
+function, of (arguments, output cotangents) -> input cotangents, whose trace stages the
+program's VJP (`static.transforms.vjp`). Being compiled itself, that backward is
+differentiable in turn (`create_graph=True`, higher order).
+"""
+import collections
+import functools
+
+import numpy as np
+
+from .._core.grad_mode import state as _grad_state
+from .._core.tensor import Tensor
+from ..autograd.function import Function
+from ..static.program import Variable
+from . import codegen, signature, trace as _trace
+
+
+class _Entry:
+    __slots__ = ("traced", "forward", "source", "grad_in", "diff_out", "vjp", "owner",
+                 "call_args")
+
+
+class Compiled:
+    """See the module docstring. `trace_count` counts traces; `source(*args)` is the generated
+    code for those arguments' signature; `code` the most recently generated one."""
+
+    def __init__(self, fn, cache_size=64):
+        if not callable(fn):
+            raise TypeError(f"fluxgrad.compile: expected a function, got {type(fn).__name__}")
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.cache_size = cache_size
+        self.trace_count = 0
+        self.code = None
+        self._cache = collections.OrderedDict()
+
+    def __call__(self, *args, **kwargs):
+        key, tensors = signature.flatten_args(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry, arrays = self._compile(key, args, kwargs, tensors)
+        else:
+            self._cache.move_to_end(key)
+            arrays = None
+        if entry.grad_in and _grad_state.enabled:
+            outs = CompiledFunction.apply(entry, arrays, *tensors)
+        else:
+            if arrays is None:
+                arrays = entry.forward(*[t._data for t in tensors])
+            outs = [Tensor._make(a) for a in arrays]
+        return signature.unflatten(entry.traced.out_structure, iter(outs))
+
+    def source(self, *args, **kwargs):
+        """The generated Python source for the signature of these arguments."""
+        key, tensors = signature.flatten_args(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry, _ = self._compile(key, args, kwargs, tensors)
+        return entry.source
+
+    def program(self, *args, **kwargs):
+        """The optimised static Program for the signature of these arguments."""
+        key, tensors = signature.flatten_args(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry, _ = self._compile(key, args, kwargs, tensors)
+        return entry.traced.program
+
+    def _compile(self, key, args, kwargs, tensors):
+        names = _trace.input_names(self.fn, args, kwargs, len(tensors))
+        traced = _trace.trace(self.fn, args, kwargs, tensors, names)
+        self.trace_count += 1
+        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
+        entry = _Entry()
+        entry.owner = self
+        placeholders = iter([Tensor._make(np.zeros(())) for _ in tensors])
+        entry.call_args = (signature.substitute(args, placeholders),
+                           signature.substitute(kwargs, placeholders))
+        entry.traced = traced
+        name = "".join(c if c.isalnum() else "_" for c in getattr(self.fn, "__name__", "fn"))
+        entry.source, entry.forward = codegen.generate(
+            traced, name if name.isidentifier() else "fn", wrapped)
+        entry.grad_in = [i for i, t in enumerate(tensors)
+                         if t.requires_grad and t._data.dtype.kind == "f"]
+        entry.diff_out = [i for i, o in enumerate(traced.outputs)
+                          if isinstance(o, Variable) and o._data.dtype.kind == "f"]
+        if not entry.diff_out:
+            entry.grad_in = []
+        entry.vjp = None
+        self.code = entry.source
+        self._cache[key] = entry
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return entry, arrays
+
+    def _vjp_of(self, entry, args, kwargs):
+        """The compiled backward of one entry: (inputs, cotangents) -> input cotangents."""
+        from ..static.transforms import vjp
+        fn, grad_in, diff_out = self.fn, entry.grad_in, entry.diff_out
+
+        def backward(xs, out_bars):
+            leaves = iter(xs)
+            result = fn(*signature.substitute(args, leaves), **signature.substitute(kwargs,
+                                                                                 leaves))
+            outs = []
+            signature.flatten_value(result, outs)
+            targets = [outs[i] for i in diff_out]
+            inputs = [xs[i] for i in grad_in]
+            x_bars = vjp(targets, inputs, list(out_bars))
+            return tuple(x.new_zeros(x.shape) if g is None else g for g, x in zip(x_bars, inputs))
+        backward.__name__ = f"{getattr(fn, '__name__', 'fn')}_backward"
+        return Compiled(backward, cache_size=4)
+
+
+class CompiledFunction(Function):
+    """One call of a compiled function in the eager graph; backward runs compiled code."""
+
+    @staticmethod
+    def forward(ctx, entry, arrays, *tensors):
+        if arrays is None:
+            arrays = entry.forward(*[t._data for t in tensors])
+        outs = tuple(Tensor._make(a) for a in arrays)
+        diff = set(entry.diff_out)
+        ctx.mark_non_differentiable(*[o for i, o in enumerate(outs) if i not in diff])
+        ctx.entry = entry
+        ctx.save_for_backward(*tensors)
+        return outs
+
+    @staticmethod
+    def backward(ctx, *out_bars):
+        entry = ctx.entry
+        xs = ctx.saved_tensors
+        bars = []
+        for i in entry.diff_out:
+            bar = out_bars[i]
+            if bar is None:
+                data = entry.traced.outputs[i]._data
+                bar = Tensor(np.zeros(data.shape, data.dtype))
+            bars.append(bar)
+        if entry.vjp is None:
+            entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
+        x_bars = entry.vjp(list(xs), bars)
+        grads = [None] * len(xs)
+        for i, g in zip(entry.grad_in, x_bars):
+            grads[i] = g
+        return (None, None, *grads)
