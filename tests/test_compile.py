@@ -57,3 +57,155 @@ def test_compiled_sample_gradients_match_eager(sample):
             g = np.zeros(np.shape(sample.args[i])) if g is None else g.numpy()
             w = np.zeros(np.shape(sample.args[i])) if w is None else w.numpy()
             np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=f"input {i}")
+
+
+def _f(x, w):
+    return ((x @ w).tanh() * 2.0).sum()
+
+
+def _central_differences(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+def test_a_cache_hit_does_not_trace_again():
+    compiled = fluxgrad.compile(_f)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        compiled(Tensor(rng.standard_normal((3, 4))), Tensor(rng.standard_normal((4, 2))))
+    assert compiled.trace_count == 1
+
+
+def test_a_new_shape_dtype_or_requires_grad_traces_again():
+    compiled = fluxgrad.compile(_f)
+    compiled(Tensor(np.ones((3, 4))), Tensor(np.ones((4, 2))))
+    compiled(Tensor(np.ones((5, 4))), Tensor(np.ones((4, 2))))
+    assert compiled.trace_count == 2
+    compiled(Tensor(np.ones((5, 4), np.float32)), Tensor(np.ones((4, 2), np.float32)))
+    assert compiled.trace_count == 3
+    compiled(Tensor(np.ones((5, 4))), Tensor(np.ones((4, 2)), requires_grad=True))
+    assert compiled.trace_count == 4
+    compiled(Tensor(np.ones((3, 4))), Tensor(np.ones((4, 2))))  # still cached
+    assert compiled.trace_count == 4
+
+
+def test_python_scalars_are_part_of_the_signature():
+    compiled = fluxgrad.compile(lambda x, scale, mode: x * scale if mode == "mul" else x + scale)
+    x = Tensor(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(compiled(x, 3.0, "mul").numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(compiled(x, 4.0, "mul").numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(compiled(x, 4.0, "add").numpy(), [5.0, 6.0])
+    np.testing.assert_allclose(compiled(x, 3.0, "mul").numpy(), [3.0, 6.0])
+    assert compiled.trace_count == 3
+
+
+def test_the_cache_is_bounded():
+    compiled = fluxgrad.compile(lambda x, k: x * k, cache_size=2)
+    x = Tensor(np.ones(2))
+    for k in (1, 2, 3, 1):
+        np.testing.assert_allclose(compiled(x, k).numpy(), [k, k])
+    assert compiled.trace_count == 4  # k=1 was evicted by k=3
+
+
+def test_results_keep_their_structure():
+    compiled = fluxgrad.compile(lambda x: {"a": x.exp(), "b": [x.sin(), (x.cos(), 7)]})
+    x = Tensor(np.array([0.5, 1.5]))
+    out = compiled(x)
+    assert set(out) == {"a", "b"} and isinstance(out["b"], list) and out["b"][1][1] == 7
+    np.testing.assert_allclose(out["b"][1][0].numpy(), np.cos([0.5, 1.5]))
+
+
+def test_the_generated_source_is_python_naming_the_ops_and_the_user_lines():
+    def model(x, w):
+        h = x @ w
+        return h.tanh().sum()
+    compiled = fluxgrad.compile(model)
+    x, w = Tensor(np.ones((2, 3))), Tensor(np.ones((3, 4)))
+    source = compiled.source(x, w)
+    assert source.startswith("def model(x, w):")
+    assert "_matmul(x, w)" in source and "_tanh(" in source and "_sum(" in source
+    assert "h = x @ w" in source  # the user's line, as a comment
+    assert "del x, w" in source
+    assert compiled.code == source and compiled.trace_count == 1
+    compile(source, "<check>", "exec")
+
+
+def test_an_if_on_a_traced_tensor_is_a_clear_error_pointing_to_cond():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return -x
+    with pytest.raises(TypeError, match="cond"):
+        fluxgrad.compile(f)(Tensor(np.ones(3)))
+
+
+def test_a_captured_tensor_that_requires_grad_is_refused():
+    w = Tensor(np.ones(3), requires_grad=True)
+    with pytest.raises(NotImplementedError, match="not an argument"):
+        fluxgrad.compile(lambda x: (x * w).sum())(Tensor(np.ones(3)))
+
+
+def test_to_static_is_compile():
+    compiled = fluxgrad.jit.to_static(_f)
+    x, w = Tensor(np.ones((2, 4))), Tensor(np.full((4, 2), 0.1))
+    np.testing.assert_allclose(compiled(x, w).numpy(), _f(x, w).numpy(), rtol=1e-12)
+
+
+def test_gradient_through_compiled_code_matches_central_differences():
+    rng = np.random.default_rng(3)
+    x0, w0 = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    compiled = fluxgrad.compile(_f)
+    for _ in range(2):
+        x, w = Tensor(x0, requires_grad=True), Tensor(w0, requires_grad=True)
+        loss = compiled(x, w)
+        assert loss.grad_fn is not None
+        loss.backward()
+        want_x = _central_differences(lambda a: _f(Tensor(a), Tensor(w0)).item(), x0)
+        want_w = _central_differences(lambda a: _f(Tensor(x0), Tensor(a)).item(), w0)
+        np.testing.assert_allclose(x.grad.numpy(), want_x, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(w.grad.numpy(), want_w, rtol=1e-6, atol=1e-8)
+
+
+def test_double_backward_through_compiled_code_matches_eager():
+    f = lambda x: (x.sin() * x.exp()).sum()  # noqa: E731
+    x0 = np.array([0.3, -1.2, 0.8])
+    compiled = fluxgrad.compile(f)
+    x = Tensor(x0, requires_grad=True)
+    g, = fluxgrad.grad(compiled(x), x, create_graph=True)
+    h, = fluxgrad.grad(g.sum(), x)
+    xe = Tensor(x0, requires_grad=True)
+    ge, = fluxgrad.grad(f(xe), xe, create_graph=True)
+    he, = fluxgrad.grad(ge.sum(), xe)
+    np.testing.assert_allclose(g.detach().numpy(), ge.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(h.numpy(), he.numpy(), rtol=1e-12)
+
+
+def test_compiled_func_grad_and_value_and_grad_match_eager():
+    f = lambda x: (x.tanh() ** 3).sum()  # noqa: E731
+    x = Tensor(np.array([0.1, -0.7, 1.3]))
+    for transform in (fluxgrad.func.grad, fluxgrad.func.value_and_grad):
+        compiled = fluxgrad.compile(transform(f))
+        for _ in range(2):
+            got, want = _leaves(compiled(x)), _leaves(transform(f)(x))
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+        assert compiled.trace_count == 1
+
+
+def test_compiled_grad_of_grad_matches_the_closed_form():
+    f = lambda x: (x.sin() * x).sum()  # noqa: E731  f'' = 2 cos x - x sin x
+    compiled = fluxgrad.compile(fluxgrad.func.grad(fluxgrad.func.grad(f)))
+    x0 = 0.7
+    np.testing.assert_allclose(compiled(Tensor(np.array(x0))).item(),
+                               2 * np.cos(x0) - x0 * np.sin(x0), rtol=1e-12)
+
+
+def test_compiled_hessian_is_refused_clearly_not_wrong():
+    f = lambda x: (x.tanh() ** 2).sum()  # noqa: E731
+    with pytest.raises(NotImplementedError, match="vmap"):
+        fluxgrad.compile(fluxgrad.func.hessian(f))(Tensor(np.array([0.1, 0.2])))

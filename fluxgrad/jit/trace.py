@@ -7,11 +7,16 @@ program, or constants when they don't depend on the inputs). The program is then
 `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
-pointing to `static.nn.cond` / `while_loop`), and a captured Tensor that requires grad (it
-would be frozen into the program as a constant, and its gradient silently lost).
+pointing to `static.nn.cond` / `while_loop`); a captured Tensor that requires grad (it
+would be frozen into the program as a constant, and its gradient silently lost); and any op
+run under vmap or forward mode while tracing (those don't stage, so they would compute on
+the Variables' stand-ins).
 """
+import functools
 import keyword
 
+from .._core.batching import state as _batch_state
+from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -39,9 +44,15 @@ def trace(fn, args, kwargs, tensors, names):
         program.data.append(var)
         inputs.append(var)
     _static_state.armed = True
-    with staging.guard(program, Program()):
-        leaves = iter(inputs)
-        result = fn(*signature.substitute(args, leaves), **signature.substitute(kwargs, leaves))
+    stage = _static_state.stage
+    _static_state.stage = functools.partial(_guarded_stage, stage, fn)
+    try:
+        with staging.guard(program, Program()):
+            leaves = iter(inputs)
+            result = fn(*signature.substitute(args, leaves),
+                        **signature.substitute(kwargs, leaves))
+    finally:
+        _static_state.stage = stage
     out_leaves = []
     structure = signature.flatten_value(result, out_leaves)
     for i, leaf in enumerate(out_leaves):
@@ -55,6 +66,18 @@ def trace(fn, args, kwargs, tensors, names):
     program = passes.optimize(program, variables)
     outputs = [_resolve(program, o) for o in out_leaves]
     return Traced(program, inputs, outputs, structure, before)
+
+
+def _guarded_stage(stage, fn, prim, inputs, params):
+    # vmap and forward mode wrap values in objects that don't stage: running them on the
+    # Variables' stand-ins would bake wrong constants into the program
+    if _batch_state.sizes or _forward_state.level:
+        raise NotImplementedError(
+            f"fluxgrad.compile({_name(fn)}): {prim.name} runs inside "
+            f"{'vmap' if _batch_state.sizes else 'forward-mode AD'} (e.g. func.vmap, jvp, "
+            "jacfwd, hessian, hvp), which can't be traced yet; call this function without "
+            "compile (reverse mode, func.grad / value_and_grad / vjp, does trace)")
+    return stage(prim, inputs, params)
 
 
 def _resolve(program, x):
