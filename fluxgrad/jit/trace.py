@@ -8,9 +8,10 @@ program, or constants when they don't depend on the inputs). The program is then
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); a captured Tensor that requires grad (it
-would be frozen into the program as a constant, and its gradient silently lost); and any op
+would be frozen into the program as a constant, and its gradient silently lost); any op
 run under vmap or forward mode while tracing (those don't stage, so they would compute on
-the Variables' stand-ins).
+the Variables' stand-ins); random numbers drawn from fluxgrad's default generator while
+tracing (they would be frozen; the generator's state is restored).
 """
 import functools
 import keyword
@@ -20,6 +21,7 @@ from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
+from .. import random as _random
 from ..static import passes, staging
 from ..static.program import Program, Variable
 from . import signature
@@ -44,6 +46,8 @@ def trace(fn, args, kwargs, tensors, names):
         program.data.append(var)
         inputs.append(var)
     _static_state.armed = True
+    rng = _random.default_generator
+    rng_before = rng.np, rng.get_state()
     stage = _static_state.stage
     _static_state.stage = functools.partial(_guarded_stage, stage, fn)
     try:
@@ -53,6 +57,13 @@ def trace(fn, args, kwargs, tensors, names):
                         **signature.substitute(kwargs, leaves))
     finally:
         _static_state.stage = stage
+    if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
+        rng.np = rng_before[0]
+        rng.set_state(rng_before[1])
+        raise NotImplementedError(
+            f"fluxgrad.compile({_name(fn)}): it draws random numbers (rand, randn, dropout, "
+            "...), which tracing would freeze into the program as constants; random ops in "
+            "compiled functions are not supported yet: call it without compile")
     out_leaves = []
     structure = signature.flatten_value(result, out_leaves)
     for i, leaf in enumerate(out_leaves):
