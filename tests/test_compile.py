@@ -220,3 +220,39 @@ def test_random_ops_are_refused_not_frozen_and_the_generator_is_untouched(fn):
     with pytest.raises(NotImplementedError, match="random"):
         fluxgrad.compile(fn)(Tensor(np.ones(3)))
     assert fluxgrad.get_rng_state() == state
+
+
+def test_a_model_compiles_through_functional_call_with_its_parameters_as_arguments():
+    model = fluxgrad.nn.Sequential(fluxgrad.nn.Linear(4, 8), fluxgrad.nn.Tanh(),
+                                   fluxgrad.nn.Linear(8, 1))
+    params = dict(model.named_parameters())
+    loss_fn = fluxgrad.compile(lambda params, x, y: (
+        (fluxgrad.func.functional_call(model, params, (x,)) - y) ** 2).mean())
+    rng = np.random.default_rng(4)
+    x = Tensor(rng.standard_normal((5, 4)).astype(np.float32))
+    y = Tensor(rng.standard_normal((5, 1)).astype(np.float32))
+    loss = loss_fn(params, x, y)
+    loss.backward()
+    got = {k: p.grad.numpy().copy() for k, p in params.items()}
+    for p in params.values():
+        p.grad = None
+    expected = ((model(x) - y) ** 2).mean()
+    expected.backward()
+    np.testing.assert_allclose(loss.item(), expected.item(), rtol=1e-6)
+    for k, p in params.items():
+        np.testing.assert_allclose(got[k], p.grad.numpy(), rtol=1e-5, atol=1e-7, err_msg=k)
+    assert "params_0_weight" in loss_fn.code
+
+
+def test_backward_inside_a_compiled_function_is_refused_for_now():
+    def step(x):
+        loss = (x * x).sum()
+        loss.backward()
+        return loss
+    x = Tensor(np.ones(3), requires_grad=True)
+    with pytest.raises(NotImplementedError, match="backward"):
+        fluxgrad.compile(step)(x)
+    assert x.grad is None
+    loss = (x * x).sum()
+    loss.backward()  # the engine is itself again after the refused trace
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, 2.0])

@@ -9,6 +9,13 @@ optimise it, and run it as generated NumPy code.
     f(x, w)              # runs the generated code
     print(f.code)        # the generated Python source
 
+Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
+(use `static.nn.cond`), a captured tensor that requires grad (pass it as an argument, e.g.
+a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
+(so `func.hessian`, `jacfwd`, `hvp`) inside the traced function. Not built yet: training
+steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape traces again),
+guards beyond the signature, fusion and buffer reuse, `save()` as a standalone module.
+
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
 (Program -> Python source), `compiled` (the cache, and the eager-graph node that makes
 compiled calls differentiable).

@@ -11,17 +11,19 @@ pointing to `static.nn.cond` / `while_loop`); a captured Tensor that requires gr
 would be frozen into the program as a constant, and its gradient silently lost); any op
 run under vmap or forward mode while tracing (those don't stage, so they would compute on
 the Variables' stand-ins); random numbers drawn from fluxgrad's default generator while
-tracing (they would be frozen; the generator's state is restored).
+tracing (they would be frozen; the generator's state is restored); `Tensor.backward()`
+while tracing (training steps are not traced yet).
 """
 import functools
 import keyword
 
+from .._core import engine as _engine
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
-from .. import random as _random
+from .. import autograd, random as _random
 from ..static import passes, staging
 from ..static.program import Program, Variable
 from . import signature
@@ -48,15 +50,16 @@ def trace(fn, args, kwargs, tensors, names):
     _static_state.armed = True
     rng = _random.default_generator
     rng_before = rng.np, rng.get_state()
-    stage = _static_state.stage
-    _static_state.stage = functools.partial(_guarded_stage, stage, fn)
+    saved = _static_state.stage, _engine.backward, autograd.backward
+    _static_state.stage = functools.partial(_guarded_stage, saved[0], fn)
+    _engine.backward = autograd.backward = functools.partial(_refused_backward, fn)
     try:
         with staging.guard(program, Program()):
             leaves = iter(inputs)
             result = fn(*signature.substitute(args, leaves),
                         **signature.substitute(kwargs, leaves))
     finally:
-        _static_state.stage = stage
+        _static_state.stage, _engine.backward, autograd.backward = saved
     if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
         rng.np = rng_before[0]
         rng.set_state(rng_before[1])
@@ -91,6 +94,13 @@ def _guarded_stage(stage, fn, prim, inputs, params):
     return stage(prim, inputs, params)
 
 
+def _refused_backward(fn, *args, **kwargs):
+    raise NotImplementedError(
+        f"fluxgrad.compile({_name(fn)}): backward() inside a compiled function (a whole "
+        "training step) is not supported yet; compile the loss function and call backward() "
+        "and opt.step() outside it, or use func.grad / value_and_grad inside it")
+
+
 def _resolve(program, x):
     while isinstance(x, Variable) and id(x) in program.aliases:
         x = program.aliases[id(x)]
@@ -122,8 +132,9 @@ def input_names(fn, args, kwargs, n):
 
     def add(base, x):
         if isinstance(x, Tensor):
-            name = base if base.isidentifier() and not keyword.iskeyword(base) else "x"
-            name = name.lstrip("_") or "x"
+            name = "".join(c if c.isalnum() or c == "_" else "_" for c in base).strip("_")
+            if not name.isidentifier() or keyword.iskeyword(name):
+                name = f"x_{name}"
             candidate, k = name, 1
             while candidate in seen:
                 candidate, k = f"{name}_{k}", k + 1
