@@ -256,3 +256,16 @@ def test_backward_inside_a_compiled_function_is_refused_for_now():
     loss = (x * x).sum()
     loss.backward()  # the engine is itself again after the refused trace
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_a_compiled_function_inside_another_is_inlined_and_differentiable():
+    inner = fluxgrad.compile(lambda x: x.sin() * x)
+    outer = fluxgrad.compile(lambda x: inner(x).exp().sum())
+    x0 = np.array([0.2, -0.4, 1.1])
+    x = Tensor(x0, requires_grad=True)
+    outer(x).backward()
+    np.testing.assert_allclose(outer(Tensor(x0)).item(), np.exp(np.sin(x0) * x0).sum(),
+                               rtol=1e-12)
+    want = np.exp(np.sin(x0) * x0) * (np.cos(x0) * x0 + np.sin(x0))
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
+    assert inner.trace_count == 0  # staged inline, never traced on its own

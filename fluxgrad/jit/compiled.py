@@ -4,7 +4,9 @@ A call flattens its arguments (`signature`); the signature's entry in a bounded 
 holds the traced program, its generated forward function and source. On a miss the function
 is traced (`trace`), optimised, run once equation by equation (`codegen.first_run`, which
 gives this call's result) and written out as code (`codegen.generate`). A hit runs the
-generated function on the arrays and wraps the results as Tensors.
+generated function on the arrays and wraps the results as Tensors. Called on static
+Variables (inside another compiled function's trace, or in static mode) it stages `fn`
+inline.
 
 Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
 eager graph (`CompiledFunction`, an `autograd.Function`): its backward is another `Compiled`
@@ -18,6 +20,7 @@ import functools
 import numpy as np
 
 from .._core.grad_mode import state as _grad_state
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static.program import Variable
@@ -45,6 +48,8 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         key, tensors = signature.flatten_args(args, kwargs)
+        if _static_state.armed and any(isinstance(t, Variable) for t in tensors):
+            return self.fn(*args, **kwargs)  # called while staging: inline it
         entry = self._cache.get(key)
         if entry is None:
             entry, arrays = self._compile(key, args, kwargs, tensors)
