@@ -269,3 +269,12 @@ def test_a_compiled_function_inside_another_is_inlined_and_differentiable():
     want = np.exp(np.sin(x0) * x0) * (np.cos(x0) * x0 + np.sin(x0))
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
     assert inner.trace_count == 0  # staged inline, never traced on its own
+
+
+def test_grad_mode_is_part_of_the_signature():
+    w = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    compiled = fluxgrad.compile(lambda x: (x * w).sum())
+    with fluxgrad.no_grad():
+        np.testing.assert_allclose(compiled(Tensor(np.ones(2))).item(), 3.0)
+    with pytest.raises(NotImplementedError, match="not an argument"):
+        compiled(Tensor(np.ones(2)))  # would lose w's gradient

@@ -1,8 +1,8 @@
 """Code generation: a traced Program -> Python source that calls the primitives' NumPy impls.
 
 `first_run(traced, arrays)` runs the program once, equation by equation (as the Executor
-does), returning the outputs and the equations whose impl returned something other than an
-ndarray (a NumPy scalar, a tuple of them): only those get `_asarray(...)` in the code.
+does), returning the outputs and (the ids of) the equations whose impl returned something
+other than an ndarray (a NumPy scalar, a tuple of them): only those get `_asarray(...)` in the code.
 `generate(traced, name, wrapped)` -> (source, function):
 
     def forward(x, w):
@@ -35,13 +35,13 @@ _ids = itertools.count(1)
 def first_run(traced, arrays):
     env = {id(v): a for v, a in zip(traced.inputs, arrays)}
     wrapped = set()
-    for n, eq in enumerate(traced.program.equations):
+    for eq in traced.program.equations:
         args = [env[id(x)] if isinstance(x, Variable) else
                 (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
         out = eq.prim.impl(*args, **eq.params)
         outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
         if any(type(o) is not _ndarray for o in outs):
-            wrapped.add(n)
+            wrapped.add(id(eq))
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = np.asarray(value)
     input_ids = {id(v) for v in traced.inputs}
@@ -131,12 +131,12 @@ def generate(traced, name, wrapped):
         outs = [names.var(o) if id(o) in last_use or id(o) in keep else "_"
                 for o in eq.outputs]
         if eq.prim.n_outputs == 1:
-            line = f"{outs[0]} = {'_asarray(' + call + ')' if n in wrapped else call}"
+            line = f"{outs[0]} = {'_asarray(' + call + ')' if id(eq) in wrapped else call}"
         else:
             line = f"{', '.join(outs)}, = {call}" if len(outs) == 1 else \
                 f"{', '.join(outs)} = {call}"
         body.append(line + _comment(eq.source, len(line)))
-        if n in wrapped and eq.prim.n_outputs != 1:
+        if id(eq) in wrapped and eq.prim.n_outputs != 1:
             body += [f"{o} = _asarray({o})" for o in outs if o != "_"]
         dead = []
         for x in eq.inputs:

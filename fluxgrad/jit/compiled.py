@@ -9,10 +9,13 @@ Variables (inside another compiled function's trace, or in static mode) it stage
 inline.
 
 Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
-eager graph (`CompiledFunction`, an `autograd.Function`): its backward is another `Compiled`
-function, of (arguments, output cotangents) -> input cotangents, whose trace stages the
-program's VJP (`static.transforms.vjp`). Being compiled itself, that backward is
-differentiable in turn (`create_graph=True`, higher order).
+eager graph (`CompiledFunction`, an `autograd.Function`). Its forward runs the forward part
+of a joint forward+VJP program (`joint`), keeping the residuals its backward part reads; a
+plain `backward()` runs that backward part. Under `create_graph=True` the backward is
+instead another `Compiled` function, of (arguments, output cotangents) -> input cotangents,
+whose trace stages the program's VJP (`static.transforms.vjp`); being compiled itself, it
+is differentiable in turn (higher order). Grad mode is part of the cache key (a trace for
+grad mode refuses captured tensors that require grad).
 """
 import collections
 import functools
@@ -24,12 +27,12 @@ from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static.program import Variable
-from . import codegen, signature, trace as _trace
+from . import codegen, joint, signature, trace as _trace
 
 
 class _Entry:
     __slots__ = ("traced", "forward", "source", "grad_in", "diff_out", "vjp", "owner",
-                 "call_args")
+                 "call_args", "joint", "names", "name")
 
 
 class Compiled:
@@ -50,6 +53,7 @@ class Compiled:
         key, tensors = signature.flatten_args(args, kwargs)
         if _static_state.armed and any(isinstance(t, Variable) for t in tensors):
             return self.fn(*args, **kwargs)  # called while staging: inline it
+        key = (key, _grad_state.enabled)
         entry = self._cache.get(key)
         if entry is None:
             entry, arrays = self._compile(key, args, kwargs, tensors)
@@ -67,6 +71,7 @@ class Compiled:
     def source(self, *args, **kwargs):
         """The generated Python source for the signature of these arguments."""
         key, tensors = signature.flatten_args(args, kwargs)
+        key = (key, _grad_state.enabled)
         entry = self._cache.get(key)
         if entry is None:
             entry, _ = self._compile(key, args, kwargs, tensors)
@@ -75,6 +80,7 @@ class Compiled:
     def program(self, *args, **kwargs):
         """The optimised static Program for the signature of these arguments."""
         key, tensors = signature.flatten_args(args, kwargs)
+        key = (key, _grad_state.enabled)
         entry = self._cache.get(key)
         if entry is None:
             entry, _ = self._compile(key, args, kwargs, tensors)
@@ -82,7 +88,7 @@ class Compiled:
 
     def _compile(self, key, args, kwargs, tensors):
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
-        traced = _trace.trace(self.fn, args, kwargs, tensors, names)
+        traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled)
         self.trace_count += 1
         arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
         entry = _Entry()
@@ -92,15 +98,16 @@ class Compiled:
                            signature.substitute(kwargs, placeholders))
         entry.traced = traced
         name = "".join(c if c.isalnum() else "_" for c in getattr(self.fn, "__name__", "fn"))
-        entry.source, entry.forward = codegen.generate(
-            traced, name if name.isidentifier() else "fn", wrapped)
+        entry.name = name if name.isidentifier() else "fn"
+        entry.names = names
+        entry.source, entry.forward = codegen.generate(traced, entry.name, wrapped)
         entry.grad_in = [i for i, t in enumerate(tensors)
                          if t.requires_grad and t._data.dtype.kind == "f"]
         entry.diff_out = [i for i, o in enumerate(traced.outputs)
                           if isinstance(o, Variable) and o._data.dtype.kind == "f"]
         if not entry.diff_out:
             entry.grad_in = []
-        entry.vjp = None
+        entry.vjp = entry.joint = None
         self.code = entry.source
         self._cache[key] = entry
         if len(self._cache) > self.cache_size:
@@ -131,9 +138,15 @@ class CompiledFunction(Function):
 
     @staticmethod
     def forward(ctx, entry, arrays, *tensors):
-        if arrays is None:
-            arrays = entry.forward(*[t._data for t in tensors])
-        outs = tuple(Tensor._make(a) for a in arrays)
+        if entry.joint is None:
+            outputs = entry.traced.outputs
+            entry.joint = joint.build(entry.owner.fn, entry.call_args, tensors, len(outputs),
+                                      [(o._data.shape, o._data.dtype) for o in outputs],
+                                      entry.grad_in, entry.diff_out, entry.names, entry.name)
+        results = entry.joint.forward(*[t._data for t in tensors])
+        n_out = entry.joint.n_out
+        ctx.residuals = results[n_out:]
+        outs = tuple(Tensor._make(a) for a in results[:n_out])
         diff = set(entry.diff_out)
         ctx.mark_non_differentiable(*[o for i, o in enumerate(outs) if i not in diff])
         ctx.entry = entry
@@ -151,9 +164,13 @@ class CompiledFunction(Function):
                 data = entry.traced.outputs[i]._data
                 bar = Tensor(np.zeros(data.shape, data.dtype))
             bars.append(bar)
-        if entry.vjp is None:
-            entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
-        x_bars = entry.vjp(list(xs), bars)
+        if _grad_state.enabled:  # create_graph: a backward that is differentiable again
+            if entry.vjp is None:
+                entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
+            x_bars = entry.vjp(list(xs), bars)
+        else:
+            x_bars = [Tensor._make(a) for a in entry.joint.backward(
+                *[x._data for x in xs], *ctx.residuals, *[b._data for b in bars])]
         grads = [None] * len(xs)
         for i, g in zip(entry.grad_in, x_bars):
             grads[i] = g

@@ -1,14 +1,15 @@
 """Tracing: a Python function of Tensors -> an optimised static Program.
 
-`trace(fn, args, kwargs, tensors, names)` calls `fn` with a data Variable of a fresh Program in
+`trace(fn, args, kwargs, tensors, names, check_captures)` calls `fn` with a data Variable of a fresh Program in
 place of each Tensor leaf (same shape and dtype, named after the argument), so every op stages
 through the ordinary dispatch; the result's Tensor leaves are the outputs (Variables of the
 program, or constants when they don't depend on the inputs). The program is then optimised by
 `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
-pointing to `static.nn.cond` / `while_loop`); a captured Tensor that requires grad (it
-would be frozen into the program as a constant, and its gradient silently lost); any op
+pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
+a captured Tensor that requires grad (it would be frozen into the program as a constant, and
+its gradient silently lost); any op
 run under vmap or forward mode while tracing (those don't stage, so they would compute on
 the Variables' stand-ins); random numbers drawn from fluxgrad's default generator while
 tracing (they would be frozen; the generator's state is restored); `Tensor.backward()`
@@ -20,7 +21,6 @@ import keyword
 from .._core import engine as _engine
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
-from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import autograd, random as _random
@@ -40,7 +40,7 @@ class Traced:
         self.equations_before = equations_before  # before the passes
 
 
-def trace(fn, args, kwargs, tensors, names):
+def trace(fn, args, kwargs, tensors, names, check_captures=True):
     program = Program()
     inputs = []
     for tensor, name in zip(tensors, names):
@@ -74,7 +74,8 @@ def trace(fn, args, kwargs, tensors, names):
             raise ValueError(f"fluxgrad.compile({_name(fn)}): result leaf {i} is a static "
                              "Variable of another program; return values computed from the "
                              "arguments")
-    _refuse_captured_grads(program, fn)
+    if check_captures:
+        _refuse_captured_grads(program, fn)
     before = len(program.equations)
     variables = [o for o in out_leaves if isinstance(o, Variable)]
     program = passes.optimize(program, variables)
@@ -108,8 +109,6 @@ def _resolve(program, x):
 
 
 def _refuse_captured_grads(program, fn):
-    if not _grad_state.enabled:
-        return
     for eq in program.equations:
         for x in eq.inputs:
             if isinstance(x, Tensor) and not isinstance(x, Variable) and x._requires_grad:
