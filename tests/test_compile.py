@@ -278,3 +278,16 @@ def test_grad_mode_is_part_of_the_signature():
         np.testing.assert_allclose(compiled(Tensor(np.ones(2))).item(), 3.0)
     with pytest.raises(NotImplementedError, match="not an argument"):
         compiled(Tensor(np.ones(2)))  # would lose w's gradient
+
+
+def test_check_compares_the_first_call_with_eager_mode():
+    compiled = fluxgrad.compile(_f, check=True)
+    x, w = Tensor(np.ones((2, 4))), Tensor(np.full((4, 2), 0.1))
+    np.testing.assert_allclose(compiled(x, w).numpy(), _f(x, w).numpy(), rtol=1e-12)
+    calls = []
+
+    def stateful(x):  # eager gives a different value each call: the check must notice
+        calls.append(1)
+        return x * len(calls)
+    with pytest.raises(RuntimeError, match="differs from eager"):
+        fluxgrad.compile(stateful, check=True)(Tensor(np.ones(2)))

@@ -25,16 +25,21 @@ from .compiled import Compiled
 __all__ = ["compile", "to_static", "Compiled"]
 
 
-def compile(fn=None, *, cache_size=64, **options):
+def compile(fn=None, *, cache_size=64, check=False, disable=False, **options):
     """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
-    Options of torch.compile (`fullgraph`, `mode`, `backend`, `dynamic`) are accepted and have
-    no effect yet."""
-    unknown = set(options) - {"fullgraph", "mode", "backend", "dynamic", "options", "disable"}
+    `cache_size` signatures are kept (least recently used dropped first); `check=True`
+    compares the first call of each signature with eager mode; `disable=True` returns `fn`
+    itself. torch.compile's `fullgraph`, `mode`, `backend`, `dynamic` and `options` are
+    accepted and change nothing yet (what can't be traced always raises, as with
+    fullgraph=True)."""
+    unknown = set(options) - {"fullgraph", "mode", "backend", "dynamic", "options"}
     if unknown:
         raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
+    if disable:
+        return fn if fn is not None else (lambda f: f)
     if fn is None:
-        return lambda f: Compiled(f, cache_size)
-    return Compiled(fn, cache_size)
+        return lambda f: Compiled(f, cache_size, check)
+    return Compiled(fn, cache_size, check)
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):

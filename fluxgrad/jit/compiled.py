@@ -37,14 +37,16 @@ class _Entry:
 
 class Compiled:
     """See the module docstring. `trace_count` counts traces; `source(*args)` is the generated
-    code for those arguments' signature; `code` the most recently generated one."""
+    code for those arguments' signature; `code` the most recently generated one. With
+    `check=True` the first call of each signature is compared with eager mode."""
 
-    def __init__(self, fn, cache_size=64):
+    def __init__(self, fn, cache_size=64, check=False):
         if not callable(fn):
             raise TypeError(f"fluxgrad.compile: expected a function, got {type(fn).__name__}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.cache_size = cache_size
+        self.check = check
         self.trace_count = 0
         self.code = None
         self._cache = collections.OrderedDict()
@@ -57,6 +59,8 @@ class Compiled:
         entry = self._cache.get(key)
         if entry is None:
             entry, arrays = self._compile(key, args, kwargs, tensors)
+            if self.check:
+                self._check(key, arrays, args, kwargs)
         else:
             self._cache.move_to_end(key)
             arrays = None
@@ -113,6 +117,25 @@ class Compiled:
         if len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
         return entry, arrays
+
+    def _check(self, key, arrays, args, kwargs):
+        """Compare the first compiled result of a signature with eager mode's."""
+        from .._core.grad_mode import no_grad
+        with no_grad():
+            expected = []
+            signature.flatten_value(self.fn(*args, **kwargs), expected)
+        for i, (got, want) in enumerate(zip(arrays, expected)):
+            want = want._data
+            if got.shape != want.shape or got.dtype != want.dtype or not np.allclose(
+                    got, want, rtol=1e-5 if got.dtype.itemsize < 8 else 1e-9, atol=1e-6,
+                    equal_nan=True):
+                self._cache.pop(key, None)
+                raise RuntimeError(
+                    f"fluxgrad.compile(check=True): result leaf {i} of "
+                    f"{getattr(self.fn, '__name__', 'fn')} differs from eager mode's "
+                    f"(compiled {got.dtype}{list(got.shape)}, eager {want.dtype}"
+                    f"{list(want.shape)}); please report it, and call the function without "
+                    "compile meanwhile")
 
     def _vjp_of(self, entry, args, kwargs):
         """The compiled backward of one entry: (inputs, cotangents) -> input cotangents."""

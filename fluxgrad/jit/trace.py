@@ -1,10 +1,10 @@
 """Tracing: a Python function of Tensors -> an optimised static Program.
 
-`trace(fn, args, kwargs, tensors, names, check_captures)` calls `fn` with a data Variable of a fresh Program in
-place of each Tensor leaf (same shape and dtype, named after the argument), so every op stages
-through the ordinary dispatch; the result's Tensor leaves are the outputs (Variables of the
-program, or constants when they don't depend on the inputs). The program is then optimised by
-`static.passes.optimize`. Returns a `Traced`.
+`trace(fn, args, kwargs, tensors, names, check_captures)` calls `fn` with a data Variable of
+a fresh Program in place of each Tensor leaf (same shape and dtype, named after the
+argument), so every op stages through the ordinary dispatch; the result's Tensor leaves are
+the outputs (Variables of the program, or constants when they don't depend on the inputs).
+The program is then optimised by `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
