@@ -53,8 +53,10 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         key, tensors = signature.flatten_args(args, kwargs)
-        if _static_state.armed and any(isinstance(t, Variable) for t in tensors):
-            return self.fn(*args, **kwargs)  # called while staging: inline it
+        if _static_state.armed:
+            for t in tensors:
+                if isinstance(t, Variable):
+                    return self.fn(*args, **kwargs)  # called while staging: inline it
         key = (key, _grad_state.enabled)
         entry = self._cache.get(key)
         if entry is None:
@@ -69,6 +71,9 @@ class Compiled:
         else:
             if arrays is None:
                 arrays = entry.forward(*[t._data for t in tensors])
+            structure = entry.traced.out_structure
+            if structure == "T":
+                return Tensor._make(arrays[0])
             outs = [Tensor._make(a) for a in arrays]
         return signature.unflatten(entry.traced.out_structure, iter(outs))
 

@@ -15,14 +15,24 @@ _SCALARS = (bool, int, float, complex, str, type(None))
 
 def flatten_args(args, kwargs):
     tensors = []
-    key = (_key(args, tensors, "args"), _key(kwargs, tensors, "kwargs"))
+    parts = []
+    for i, x in enumerate(args):
+        if isinstance(x, Tensor):  # the common case, kept short: a call's overhead is here
+            data = x._data
+            tensors.append(x)
+            parts.append((data.shape, data.dtype, x._requires_grad))
+        else:
+            parts.append(_key(x, tensors, f"args[{i}]"))
+    key = tuple(parts)
+    if kwargs:
+        key = (key, _key(kwargs, tensors, "kwargs"))
     return key, tensors
 
 
 def _key(x, tensors, where):
     if isinstance(x, Tensor):
         tensors.append(x)
-        return ("T", x._data.shape, x._data.dtype.str, x.requires_grad)
+        return ("T", x._data.shape, x._data.dtype, x._requires_grad)
     if type(x) in _SCALARS or isinstance(x, numbers.Number):
         return ("C", type(x).__name__, x)
     if isinstance(x, (tuple, list)):
