@@ -291,3 +291,15 @@ def test_check_compares_the_first_call_with_eager_mode():
         return x * len(calls)
     with pytest.raises(RuntimeError, match="differs from eager"):
         fluxgrad.compile(stateful, check=True)(Tensor(np.ones(2)))
+
+
+def test_traces_say_why_they_happened_and_what_the_passes_removed():
+    compiled = fluxgrad.compile(lambda x, k: x * k * 1.0)
+    compiled(Tensor(np.ones(3)), 2)
+    compiled(Tensor(np.ones(4)), 2)
+    compiled(Tensor(np.ones(4)), 3)
+    reasons = [t.reason for t in compiled.traces]
+    assert reasons == ["first call", "args[0] changed: float64[3] -> float64[4]",
+                       "args[1] changed: 2 -> 3"]
+    assert compiled.traces[0].equations_traced == 2  # x * k, then * 1.0
+    assert compiled.traces[0].equations_after_passes == 1

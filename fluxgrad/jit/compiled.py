@@ -35,10 +35,41 @@ class _Entry:
                  "call_args", "joint", "names", "name")
 
 
+Trace = collections.namedtuple("Trace", "reason equations_traced equations_after_passes")
+
+
+def _why(previous, key):
+    """Why `key` traced: what differs from the most recently used signature `previous`."""
+    if previous is None:
+        return "first call"
+    (old_args, old_grad), (new_args, new_grad) = previous, key
+    if old_grad != new_grad:
+        return f"grad mode {'on' if new_grad else 'off'} (was {'on' if old_grad else 'off'})"
+    old_pos = old_args[0] if len(old_args) == 2 and isinstance(old_args[1], tuple) and \
+        old_args[1][:1] == ("dict",) else old_args
+    new_pos = new_args[0] if len(new_args) == 2 and isinstance(new_args[1], tuple) and \
+        new_args[1][:1] == ("dict",) else new_args
+    if len(old_pos) == len(new_pos):
+        for i, (a, b) in enumerate(zip(old_pos, new_pos)):
+            if a != b:
+                return f"args[{i}] changed: {_describe(a)} -> {_describe(b)}"
+    return "the arguments' structure or keyword arguments changed"
+
+
+def _describe(part):
+    if len(part) == 3 and isinstance(part[0], tuple):  # a Tensor: shape, dtype, requires_grad
+        return f"{part[1]}{list(part[0])}{' requires_grad' if part[2] else ''}"
+    if part[:1] == ("C",):
+        return repr(part[2])
+    return "a structure"
+
+
 class Compiled:
-    """See the module docstring. `trace_count` counts traces; `source(*args)` is the generated
-    code for those arguments' signature; `code` the most recently generated one. With
-    `check=True` the first call of each signature is compared with eager mode."""
+    """See the module docstring. `trace_count` counts traces; `traces` holds, for each (the
+    last 64), why it traced and the equation count before and after the passes;
+    `source(*args)` is the generated code for those arguments' signature; `code` the most
+    recently generated one. With `check=True` the first call of each signature is compared
+    with eager mode."""
 
     def __init__(self, fn, cache_size=64, check=False):
         if not callable(fn):
@@ -48,6 +79,7 @@ class Compiled:
         self.cache_size = cache_size
         self.check = check
         self.trace_count = 0
+        self.traces = collections.deque(maxlen=64)
         self.code = None
         self._cache = collections.OrderedDict()
 
@@ -99,6 +131,9 @@ class Compiled:
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
         traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled)
         self.trace_count += 1
+        previous = next(reversed(self._cache), None)
+        self.traces.append(Trace(_why(previous, key), traced.equations_before,
+                                 len(traced.program.equations)))
         arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
         entry = _Entry()
         entry.owner = self
