@@ -5,20 +5,28 @@ optimise it, and run it as generated NumPy code.
     def f(x, w):
         return (x @ w).tanh().sum()
 
-    f(x, w)              # traces for this signature (shapes, dtypes, requires_grad, scalars)
+    f(x, w)              # traces for this signature (argument structure, shapes, dtypes,
+                         # requires_grad, Python scalars' values, grad mode)
     f(x, w)              # runs the generated code
-    print(f.code)        # the generated Python source
+    print(f.code)        # the generated Python source; f.traces: why each trace happened
+    f(x, w).backward()   # one graph node; its backward is generated code too
+
+`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
+`value_and_grad` and `vjp` of a function compile too (they stage through Variables).
+Captured tensors (closures) are constants of the trace.
 
 Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
 (use `static.nn.cond`), a captured tensor that requires grad (pass it as an argument, e.g.
 a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
-(so `func.hessian`, `jacfwd`, `hvp`) inside the traced function. Not built yet: training
-steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape traces again),
-guards beyond the signature, fusion and buffer reuse, `save()` as a standalone module.
+(so `func.hessian`, `jacfwd`, `hvp`), and `backward()` inside the traced function. Not built
+yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
+traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
+standalone module, the eager fallback of `fullgraph=False`.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
-(Program -> Python source), `compiled` (the cache, and the eager-graph node that makes
-compiled calls differentiable).
+(Program -> Python source), `joint` (one forward+VJP program split into forward and
+backward code), `compiled` (the cache, and the eager-graph node that makes compiled calls
+differentiable).
 """
 from .compiled import Compiled
 
