@@ -31,6 +31,8 @@ from .serialization import load, save
 from . import viz
 from . import static, incubate
 from .static import enable_static, disable_static, in_dynamic_mode
+from . import jit
+from .jit import compile  # noqa: A001 (torch.compile's name)
 from .dlpack import from_dlpack
 
 globals().update(_public_with_out(globals()))

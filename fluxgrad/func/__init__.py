@@ -8,7 +8,6 @@ reverse), `grad(grad(f))`, `grad` of a `jvp`.
 import numpy as np
 
 from .._core import batching
-from .._core.engine import grad as _grad
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import enable_grad, set_grad_enabled
 from .._core.tensor import Tensor
@@ -22,6 +21,13 @@ from ._vmap import vmap
 
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
            "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call"]
+
+
+def _grad(outputs, inputs, grad_outputs=None, **kwargs):
+    """`autograd.grad`, which also stages on static Variables (so `fluxgrad.compile` traces
+    these transforms); imported late, as autograd imports this package."""
+    from ..autograd import grad
+    return grad(outputs, inputs, grad_outputs, **kwargs)
 
 
 def _prepare(x):

@@ -1,0 +1,172 @@
+"""Code generation: a traced Program -> Python source that calls the primitives' NumPy impls.
+
+`first_run(traced, arrays)` runs the program once, equation by equation (as the Executor
+does), returning the outputs and (the ids of) the equations whose impl returned something
+other than an ndarray (a NumPy scalar, a tuple of them): only those get `_asarray(...)` in the code.
+`generate(traced, name, wrapped)` -> (source, function):
+
+    def forward(x, w):
+        a = _matmul(x, w)                  # model.py:12: h = x @ w
+        del x, w
+        b = _tanh(a)                       # model.py:13: return h.tanh()
+        return (b,)
+
+one line per equation: its primitive's `impl` (a global named `_<primitive>`) called on the
+arrays, with the static params as keywords (literals where Python can write them, else
+globals `_p<k>`), constants as globals `_c<k>`; `del` after each value's last use; the
+user's line that staged the equation as a comment. The source is registered with
+`linecache`, so tracebacks through the generated function show its lines.
+"""
+import itertools
+import keyword
+import linecache
+import math
+import os
+
+import numpy as np
+
+from .._core.tensor import Tensor
+from ..static.program import Variable
+
+_ndarray = np.ndarray
+_ids = itertools.count(1)
+
+
+def first_run(traced, arrays):
+    env = {id(v): a for v, a in zip(traced.inputs, arrays)}
+    wrapped = set()
+    for eq in traced.program.equations:
+        args = [env[id(x)] if isinstance(x, Variable) else
+                (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
+        out = eq.prim.impl(*args, **eq.params)
+        outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
+        if any(type(o) is not _ndarray for o in outs):
+            wrapped.add(id(eq))
+        for o, value in zip(eq.outputs, outs):
+            env[id(o)] = np.asarray(value)
+    input_ids = {id(v) for v in traced.inputs}
+    results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
+               if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
+    return results, wrapped
+
+
+class _Names:
+    """Python identifiers for Variables, primitives, params and constants."""
+
+    def __init__(self, inputs, function_name):
+        self.globals = {"_asarray": np.asarray}
+        self.used = {"_asarray", function_name}
+        self.of_var = {}
+        self._impls = {}
+        for v in inputs:
+            self.of_var[id(v)] = self._fresh(v.name)
+
+    def _fresh(self, base):
+        base = base.lstrip("_") or "v"
+        if not base.isidentifier() or keyword.iskeyword(base):
+            base = "v_" + "".join(c if c.isalnum() else "_" for c in base)
+        name, k = base, 1
+        while name in self.used:
+            name, k = f"{base}_{k}", k + 1
+        self.used.add(name)
+        return name
+
+    def var(self, v):
+        name = self.of_var.get(id(v))
+        if name is None:
+            name = self.of_var[id(v)] = self._fresh(v.name)
+        return name
+
+    def impl(self, prim):
+        name = self._impls.get(id(prim))
+        if name is None:
+            base = "_" + "".join(c if c.isalnum() else "_" for c in prim.name)
+            name, k = base, 1
+            while name in self.used:
+                name, k = f"{base}_{k}", k + 1
+            self.used.add(name)
+            self.globals[name] = prim.impl
+            self._impls[id(prim)] = name
+        return name
+
+    def value(self, x, prefix):
+        """A literal for `x` when Python can write it exactly, else a new global."""
+        if _literal(x):
+            return repr(x)
+        name = f"_{prefix}{len(self.globals)}"
+        self.used.add(name)
+        self.globals[name] = x
+        return name
+
+
+def _literal(x):
+    if x is None or type(x) in (bool, int, str):
+        return True
+    if type(x) is float:
+        return math.isfinite(x)
+    if type(x) in (tuple, list):
+        return all(_literal(v) for v in x)
+    return False
+
+
+def generate(traced, name, wrapped):
+    names = _Names(traced.inputs, name)
+    equations = traced.program.equations
+    keep = {id(o) for o in traced.outputs if isinstance(o, Variable)}
+    last_use = {}
+    for n, eq in enumerate(equations):
+        for x in eq.inputs:
+            if isinstance(x, Variable):
+                last_use[id(x)] = n
+    body = []
+    unused_inputs = [names.var(v) for v in traced.inputs
+                     if id(v) not in last_use and id(v) not in keep]
+    if unused_inputs:
+        body.append(f"del {', '.join(unused_inputs)}")
+    for n, eq in enumerate(equations):
+        args = [names.var(x) if isinstance(x, Variable) else
+                names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
+        args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
+        call = f"{names.impl(eq.prim)}({', '.join(args)})"
+        outs = [names.var(o) if id(o) in last_use or id(o) in keep else "_"
+                for o in eq.outputs]
+        if eq.prim.n_outputs == 1:
+            line = f"{outs[0]} = {'_asarray(' + call + ')' if id(eq) in wrapped else call}"
+        else:
+            line = f"{', '.join(outs)}, = {call}" if len(outs) == 1 else \
+                f"{', '.join(outs)} = {call}"
+        body.append(line + _comment(eq.source, len(line)))
+        if id(eq) in wrapped and eq.prim.n_outputs != 1:
+            body += [f"{o} = _asarray({o})" for o in outs if o != "_"]
+        dead = []
+        for x in eq.inputs:
+            if isinstance(x, Variable) and last_use.get(id(x)) == n and id(x) not in keep:
+                if names.var(x) not in dead:
+                    dead.append(names.var(x))
+        if dead:
+            body.append(f"del {', '.join(dead)}")
+    results = []
+    input_ids = {id(v) for v in traced.inputs}
+    for o in traced.outputs:
+        if isinstance(o, Variable):
+            results.append(f"{names.var(o)}.copy()" if id(o) in input_ids else names.var(o))
+        else:
+            results.append(f"{names.value(np.asarray(o._data), 'c')}.copy()")
+    body.append(f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
+    params = ", ".join(names.var(v) for v in traced.inputs)
+    source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    filename = f"<fluxgrad.compile {name} #{next(_ids)}>"
+    lines = source.splitlines(True)
+    linecache.cache[filename] = (len(source), None, lines, filename)
+    namespace = dict(names.globals)
+    exec(compile(source, filename, "exec"), namespace)
+    return source, namespace[name]
+
+
+def _comment(source, width):
+    if not source:
+        return ""
+    path, _, line = source.rpartition(":")
+    text = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+    pad = " " * max(1, 44 - width)
+    return f"{pad}# {os.path.basename(path)}:{line}" + (f": {text}" if text else "")
