@@ -9,16 +9,6 @@ from fluxgrad import static
 XV = np.array([0.3, -1.2, 2.0])
 
 
-@pytest.fixture
-def program():
-    main = static.Program()
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(main, static.Program()), static.scope_guard(static.Scope()):
-            yield main
-    finally:
-        fluxgrad.disable_static()
-        fluxgrad.incubate.autograd.disable_prim()
 
 
 def _eager(fn, xv=XV):

@@ -8,16 +8,6 @@ from fluxgrad import static
 from fluxgrad.static import passes
 
 
-@pytest.fixture
-def program():
-    main = static.Program()
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(main, static.Program()):
-            yield main
-    finally:
-        fluxgrad.disable_static()
-        fluxgrad.incubate.autograd.disable_prim()
 
 
 def _same_results(p, q, feed, fetch):

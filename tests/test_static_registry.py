@@ -21,15 +21,6 @@ SAMPLES = [s for s in all_samples() if REGISTRY[s.op].differentiable and
 RTOL, ATOL = 1e-9, 1e-11
 
 
-@pytest.fixture
-def program():
-    main = static.Program()
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(main, static.Program()):
-            yield main
-    finally:
-        fluxgrad.disable_static()
 
 
 def _float(outs):
