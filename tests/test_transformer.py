@@ -226,3 +226,23 @@ def test_transformer_refuses_wrong_feature_size_as_torch():
     with pytest.raises(RuntimeError, match="d_model=8"):
         fg.nn.Transformer(D_MODEL, NHEAD, 1, 1, FF)(fg.tensor(src, dtype=fg.float32),
                                                     fg.tensor(tgt, dtype=fg.float32))
+
+
+@pytest.mark.parametrize("module,args,kwargs", [
+    ("TransformerEncoderLayer", [SRC], {"is_causal": True}),
+    ("TransformerDecoderLayer", [TGT, SRC], {"tgt_is_causal": True}),
+    ("TransformerDecoderLayer", [TGT, SRC], {"memory_is_causal": True}),
+], ids=["encoder", "decoder target", "decoder memory"])
+def test_causal_hint_without_its_mask_is_refused_as_torch(module, args, kwargs):
+    ours, theirs = _pair(module, D_MODEL, NHEAD, FF, dropout=0.0)
+    with pytest.raises(RuntimeError):
+        theirs(*(torch.tensor(a) for a in args), **kwargs)
+    with pytest.raises(RuntimeError, match="causal hint needs its mask"):
+        ours(*(fg.tensor(a) for a in args), **kwargs)
+
+
+def test_device_and_dtype_arguments_as_torch():
+    model = fg.nn.Transformer(D_MODEL, NHEAD, 1, 1, FF, device="cpu", dtype=fg.float64)
+    assert {p.dtype for p in model.parameters()} == {fg.float64}
+    with pytest.raises(RuntimeError, match="device 'cuda' is not available"):
+        fg.nn.TransformerEncoderLayer(D_MODEL, NHEAD, device="cuda")

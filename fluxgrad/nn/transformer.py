@@ -37,6 +37,12 @@ def _activation(activation, owner):
     return activation
 
 
+def _check_causal_hint(is_causal, mask, owner, mask_name):
+    if is_causal and mask is None:
+        raise RuntimeError(f"{owner}: the causal hint needs its mask: pass {mask_name} too "
+                           f"(Transformer.generate_square_subsequent_mask(length) makes it)")
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block (linear1, activation, linear2), each with a
     residual connection and a LayerNorm: after the residual (default) or before the block
@@ -57,10 +63,11 @@ class TransformerEncoderLayer(Module):
         self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
         self.activation = _activation(activation, type(self).__name__)
         self.batch_first = batch_first
-        if dtype is not None:
-            self.to(dtype)
+        if device is not None or dtype is not None:
+            self.to(device=device, dtype=dtype)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        _check_causal_hint(is_causal, src_mask, type(self).__name__, "src_mask")
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -101,11 +108,13 @@ class TransformerDecoderLayer(Module):
                                                        Dropout(dropout))
         self.activation = _activation(activation, type(self).__name__)
         self.batch_first = batch_first
-        if dtype is not None:
-            self.to(dtype)
+        if device is not None or dtype is not None:
+            self.to(device=device, dtype=dtype)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        _check_causal_hint(tgt_is_causal, tgt_mask, type(self).__name__, "tgt_mask")
+        _check_causal_hint(memory_is_causal, memory_mask, type(self).__name__, "memory_mask")
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -199,8 +208,8 @@ class Transformer(Module):
             if p.ndim > 1:
                 init.xavier_uniform_(p)
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
-        if dtype is not None:
-            self.to(dtype)
+        if device is not None or dtype is not None:
+            self.to(device=device, dtype=dtype)
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
                 src_key_padding_mask=None, tgt_key_padding_mask=None,
