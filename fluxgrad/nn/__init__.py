@@ -6,12 +6,13 @@ from .module import Layer, Module
 from .paddle_layers import *  # noqa: F401,F403
 from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from . import layers, loss, paddle_layers, rnn
+from . import layers, loss, paddle_layers, rnn, transformer
 from . import parallel
 
 initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
             "ClipGradByNorm", "ClipGradByValue"] + layers.__all__
-           + loss.__all__ + rnn.__all__ + paddle_layers.__all__)
+           + loss.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)
