@@ -78,3 +78,9 @@ def test_median_of_an_empty_dim_raises_index_error():
         fg.median(fg.zeros((2, 0)), 1)
     with pytest.raises(IndexError, match="mode: dimension 0"):
         fg.mode(fg.zeros((0, 3)), 0)
+
+
+def test_unique_of_a_parameter_works_and_under_vmap_raises_runtime_error():
+    same(fg.nn.Parameter(fg.tensor([2.0, 1.0, 2.0])).unique(), torch.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="vmap: unique"):
+        fg.func.vmap(fg.unique)(fg.tensor([[1.0, 2.0], [3.0, 3.0]]))

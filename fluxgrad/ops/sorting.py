@@ -6,6 +6,7 @@ any order, with no rule of their own. `unique` and `unique_consecutive` have no 
 shape that depends on the data, as in PyTorch."""
 import numpy as np
 
+from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
 from .._core.errors import ShapeError
 from .._core.tensor import Tensor, tensor_method
@@ -181,10 +182,10 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts):
 
 
 def _unique_dim(x, dim, op):
-    if type(x) is not Tensor:
-        raise RuntimeError(f"{op}: the number of distinct entries differs between examples, so "
-                           "it cannot be computed under vmap, jvp or a static program; call it "
-                           "outside the transform")
+    if type(x) is BatchedTensor:
+        raise RuntimeError(f"vmap: {op} of a tensor of shape {list(x.shape)} would give each "
+                           "example of the batch its own number of distinct entries, so it "
+                           "cannot be vmapped; call it on each example outside vmap")
     if dim is None:
         return None
     return _dim(x, dim, op)
