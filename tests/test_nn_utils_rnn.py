@@ -89,3 +89,18 @@ def test_recurrent_layers_on_packed_sequences_match_torch(kind, bidirectional):
         same(x.grad, t.grad)
     for name, p in t_layer.named_parameters():
         same(dict(layer.named_parameters())[name].grad, p.grad)
+
+
+def test_lstm_on_a_packed_sequence_takes_and_returns_states_in_the_original_order():
+    torch.manual_seed(1)
+    t_layer = torch.nn.LSTM(3, 2, batch_first=True).double()
+    layer = fg.nn.LSTM(3, 2, batch_first=True).double()
+    layer.load_state_dict({k: v.detach().numpy() for k, v in t_layer.state_dict().items()})
+    h0 = np.random.default_rng(3).standard_normal((2, 1, 4, 2))
+    out, (h, c) = layer(rnn.pack_sequence(sequences(fg), enforce_sorted=False),
+                        (fg.tensor(h0[0]), fg.tensor(h0[1])))
+    t_out, (t_h, t_c) = t_layer(torch.nn.utils.rnn.pack_sequence(sequences(torch), False),
+                                (torch.tensor(h0[0]), torch.tensor(h0[1])))
+    same(out.data, t_out.data)
+    same(h, t_h)
+    same(c, t_c)
