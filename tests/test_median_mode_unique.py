@@ -84,3 +84,9 @@ def test_unique_of_a_parameter_works_and_under_vmap_raises_runtime_error():
     same(fg.nn.Parameter(fg.tensor([2.0, 1.0, 2.0])).unique(), torch.tensor([1.0, 2.0]))
     with pytest.raises(RuntimeError, match="vmap: unique"):
         fg.func.vmap(fg.unique)(fg.tensor([[1.0, 2.0], [3.0, 3.0]]))
+
+
+def test_global_median_of_an_empty_float_tensor_is_nan():
+    same(fg.median(fg.tensor([])), torch.median(torch.tensor([])))
+    with pytest.raises(IndexError, match="empty"):
+        fg.median(fg.tensor([], dtype=fg.int64))

@@ -114,7 +114,10 @@ def _lower_median(x, dim, keepdim, op, *, skip_nan):
 
 def _global_median(x, op, skip_nan):
     if x.numel() == 0:
-        return Tensor._make(np.full((), np.nan, x.dtype))
+        if x._data.dtype.kind != "f":
+            raise IndexError(f"{op}: the input is an empty {x.dtype} tensor, whose median has "
+                             "no value (NaN needs a floating dtype); check for empty input first")
+        return Tensor._make(np.full((), np.nan, x._data.dtype))
     return _lower_median(reshape(x, [-1]), 0, False, op, skip_nan=skip_nan).values
 
 
