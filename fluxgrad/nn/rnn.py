@@ -3,6 +3,8 @@
 Composites of matmul and activations, with PyTorch's parameter names, gate
 order (LSTM: i, f, g, o; GRU: r, z, n) and initialisation U(-1/sqrt(H), 1/sqrt(H)).
 The input projection of a whole sequence is one matmul; the loop runs over time steps.
+The multi-layer modules also take a `PackedSequence` (nn.utils.rnn): it is unpacked, each
+sequence's state stops changing past its length, and the output is packed the same way.
 """
 import math
 
@@ -10,11 +12,13 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
+from .._core.tensor import Tensor
 from ..creation import zeros
 from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, pad_packed_sequence, repack_like
 
 __all__ = ["RNNCell", "LSTMCell", "GRUCell", "RNN", "LSTM", "GRU"]
 
@@ -121,7 +125,7 @@ class _RNNBase(Module):
                     setattr(self, f"bias_hh_l{layer}{suffix}", _param(gates))
         _uniform_all(self, hidden_size)
 
-    def _direction(self, x, layer, suffix, h, c, reverse):
+    def _direction(self, x, layer, suffix, h, c, reverse, running):
         gi = F.linear(x, getattr(self, f"weight_ih_l{layer}{suffix}"),
                       getattr(self, f"bias_ih_l{layer}{suffix}", None))
         w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
@@ -129,13 +133,26 @@ class _RNNBase(Module):
         steps = _ops.unbind(gi, 0)
         outputs = []
         for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
-            h, c = _step(self._mode, steps[t], h, c, w_hh, b_hh)
+            h_next, c_next = _step(self._mode, steps[t], h, c, w_hh, b_hh)
+            if running is not None:  # a finished sequence keeps its last state
+                h_next = _ops.where(running[t], h_next, h)
+                c_next = None if c is None else _ops.where(running[t], c_next, c)
+            h, c = h_next, c_next
             outputs.append(h)
         if reverse:
             outputs.reverse()
         return _ops.stack(outputs, 0), h, c
 
     def forward(self, x, hx=None):
+        if isinstance(x, PackedSequence):
+            padded, lengths = pad_packed_sequence(x)
+            steps = np.arange(padded.shape[0])[:, None, None]
+            running = list(_ops.unbind(Tensor._make(steps < lengths._data[None, :, None]), 0))
+            out, state = self._run(padded, hx, running, batch_first=False)
+            return repack_like(out, x), state
+        return self._run(x, hx, None, batch_first=self.batch_first)
+
+    def _run(self, x, hx, running, *, batch_first):
         unbatched = x.ndim == 2
         if x.ndim not in (2, 3) or x.shape[-1] != self.input_size:
             raise ValueError(f"{type(self).__name__}: expected input [seq, batch, "
@@ -143,7 +160,7 @@ class _RNNBase(Module):
                              f"{list(x.shape)}")
         if unbatched:
             x = _ops.unsqueeze(x, 1)
-        elif self.batch_first:
+        elif batch_first:
             x = _ops.transpose(x, 0, 1)
         directions = 2 if self.bidirectional else 1
         batch = x.shape[1]
@@ -163,7 +180,7 @@ class _RNNBase(Module):
             for d, suffix in enumerate(("", "_reverse")[:directions]):
                 k = layer * directions + d
                 out, h, c = self._direction(x, layer, suffix, h0[k],
-                                            None if c0 is None else c0[k], d == 1)
+                                            None if c0 is None else c0[k], d == 1, running)
                 outs.append(out)
                 h_n.append(h)
                 c_n.append(c)
@@ -176,7 +193,7 @@ class _RNNBase(Module):
             x = _ops.squeeze(x, 1)
             h_n = _ops.squeeze(h_n, 1)
             c_n = None if c_n is None else _ops.squeeze(c_n, 1)
-        elif self.batch_first:
+        elif batch_first:
             x = _ops.transpose(x, 0, 1)
         return (x, (h_n, c_n)) if self._mode == "LSTM" else (x, h_n)
 

@@ -1,17 +1,24 @@
-"""Sorting: sort, argsort, topk, kthvalue. Composites: the values are the input gathered at
-the sorting permutation (`take_along_dim`), so gradients flow back to where each value came
-from, to any order, with no rule of their own."""
+"""Sorting: sort, argsort, topk, kthvalue, median, nanmedian, mode, unique, unique_consecutive.
+
+The values are the input gathered at an index (the sorting permutation, or the index of the
+median or mode) with `take_along_dim`, so gradients flow back to where each value came from, to
+any order, with no rule of their own. `unique` and `unique_consecutive` have no gradient and a
+shape that depends on the data, as in PyTorch."""
 import numpy as np
 
+from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
 from .._core.errors import ShapeError
-from .._core.tensor import tensor_method
+from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
 from .elementwise import no_grad_primitive
 from .indexing import take_along_dim
-from .reduce import ValuesIndices
+from .reduce import ValuesIndices, any as any_, sum as sum_
+from .elementwise import isnan, logical_not, where
+from .shape import reshape
 
-__all__ = ["sort", "argsort", "topk", "kthvalue"]
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
+           "unique_consecutive"]
 
 
 def _dim(x, dim, op):
@@ -79,3 +86,147 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
         if not keepdim:
             values, indices = values.squeeze(dim), indices.squeeze(dim)
     return ValuesIndices(values, indices)
+
+
+def _lower_median(x, dim, keepdim, op, *, skip_nan):
+    """(values, indices) of the lower median along `dim`: the element at rank (n - 1) // 2 of
+    a stable sort (NaN sorts last). With NaNs, `median` picks the first NaN and `nanmedian`
+    the lower median of the others (of all n when every entry is NaN), as PyTorch."""
+    dim = _dim(x, dim, op)
+    if not x.ndim:
+        return ValuesIndices(x, Tensor._make(np.zeros((), np.int64)))
+    n = x.shape[dim]
+    if n == 0:
+        raise IndexError(f"{op}: dimension {dim} of the input (shape {list(x.shape)}) is empty; "
+                         "the median of no elements is not defined")
+    order = argsort(x, dim)
+    count = sum_(logical_not(isnan(x)), dim, keepdim=True)
+    if skip_nan:
+        rank = where(count == 0, (n - 1) // 2, (count - 1) // 2)
+    else:
+        rank = where(count < n, count, (n - 1) // 2)  # the first NaN, sorted after the numbers
+    indices = take_along_dim(order, rank, dim)
+    values = take_along_dim(x, indices, dim)
+    if not keepdim:
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
+    return ValuesIndices(values, indices)
+
+
+def _global_median(x, op, skip_nan):
+    if x.numel() == 0:
+        if x._data.dtype.kind != "f":
+            raise IndexError(f"{op}: the input is an empty {x.dtype} tensor, whose median has "
+                             "no value (NaN needs a floating dtype); check for empty input first")
+        return Tensor._make(np.full((), np.nan, x._data.dtype))
+    return _lower_median(reshape(x, [-1]), 0, False, op, skip_nan=skip_nan).values
+
+
+@tensor_method("median")
+def median(x, dim=None, keepdim=False, *, axis=None):
+    """The lower median (no averaging of the two middle values, as PyTorch); NaN if any entry
+    is NaN. `median(x)`: over all elements, a 0-d tensor. `median(x, dim)`: `(values,
+    indices)` along `dim`. The gradient goes to the chosen element."""
+    dim = dim if axis is None else axis
+    if dim is None:
+        return _global_median(x, "median", skip_nan=False)
+    return _lower_median(x, dim, keepdim, "median", skip_nan=False)
+
+
+@tensor_method("nanmedian")
+def nanmedian(x, dim=None, keepdim=False, *, axis=None):
+    """`median` ignoring NaNs (NaN only where every entry is NaN)."""
+    dim = dim if axis is None else axis
+    if dim is None:
+        return _global_median(x, "nanmedian", skip_nan=True)
+    return _lower_median(x, dim, keepdim, "nanmedian", skip_nan=True)
+
+
+def _mode_index(x, *, axis):
+    """The index of the most frequent value along `axis`: the smallest such value, at its last
+    occurrence, as PyTorch."""
+    x = np.moveaxis(x, axis, -1)
+    rows = x.reshape(-1, x.shape[-1])
+    found = np.empty(len(rows), np.int64)
+    for r, row in enumerate(rows):
+        values, counts = np.unique(row, return_counts=True)
+        value = values[np.argmax(counts)]  # argmax takes the first: the smallest value
+        found[r] = np.flatnonzero(row == value)[-1]
+    return np.moveaxis(found.reshape(x.shape[:-1] + (1,)), -1, axis)
+
+
+mode_index_p = no_grad_primitive("mode_index", _mode_index)
+mode_index_p.batch = along_axes("mode_index", "axis")
+
+
+@tensor_method("mode")
+def mode(x, dim=-1, keepdim=False, *, axis=None):
+    """(values, indices) of the most frequent value along `dim` (the smallest one on ties, at
+    its last occurrence, as PyTorch); the gradient goes to that element."""
+    dim = _dim(x, dim if axis is None else axis, "mode")
+    if not x.ndim:
+        return ValuesIndices(x, Tensor._make(np.zeros((), np.int64)))
+    if x.shape[dim] == 0:
+        raise IndexError(f"mode: dimension {dim} of the input (shape {list(x.shape)}) is empty; "
+                         "the mode of no elements is not defined")
+    indices = apply(mode_index_p, x, axis=dim)
+    values = take_along_dim(x, indices, dim)
+    if not keepdim:
+        values, indices = values.squeeze(dim), indices.squeeze(dim)
+    return ValuesIndices(values, indices)
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    out = (Tensor._make(values),)
+    if return_inverse:
+        out += (Tensor._make(inverse.astype(np.int64)),)
+    if return_counts:
+        out += (Tensor._make(counts.astype(np.int64)),)
+    return out[0] if len(out) == 1 else out
+
+
+def _unique_dim(x, dim, op):
+    if type(x) is BatchedTensor:
+        raise RuntimeError(f"vmap: {op} of a tensor of shape {list(x.shape)} would give each "
+                           "example of the batch its own number of distinct entries, so it "
+                           "cannot be vmapped; call it on each example outside vmap")
+    if dim is None:
+        return None
+    return _dim(x, dim, op)
+
+
+@tensor_method("unique")
+def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct entries of `x` (or its distinct slices along `dim`), in ascending order;
+    with `return_inverse`, where each entry went; with `return_counts`, how often each occurs.
+    No gradient, as PyTorch."""
+    dim = _unique_dim(x, dim, "unique")
+    data = x._data
+    if dim is None:
+        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(data.shape)
+    else:
+        values, inverse, counts = np.unique(data, axis=dim, return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(-1)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+
+
+@tensor_method("unique_consecutive")
+def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
+    """`x` with each run of equal consecutive entries (or slices along `dim`) kept once."""
+    dim = _unique_dim(x, dim, "unique_consecutive")
+    data = x._data.reshape(-1) if dim is None else np.moveaxis(x._data, dim, 0)
+    if len(data) == 0:
+        starts = np.zeros(0, bool)
+    else:
+        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, -1).any(axis=1)
+        starts = np.concatenate([[True], differs])
+    values = data[starts]
+    if dim is not None:
+        values = np.moveaxis(values, 0, dim)
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), len(data)))
+    if dim is None:
+        inverse = inverse.reshape(x.shape)
+    return _unique_result(values, inverse, counts, return_inverse, return_counts)

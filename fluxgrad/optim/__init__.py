@@ -1,10 +1,11 @@
 """`fluxgrad.optim` (alias `fluxgrad.optimizer`): optimizers and learning-rate schedulers."""
 from . import lr_scheduler
 from .extra import Adadelta, Adamax, NAdam, RAdam
+from .lbfgs import LBFGS
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 from .momentum import Momentum
 
 lr = lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Momentum", "Adadelta",
-           "Adamax", "NAdam", "RAdam", "lr_scheduler", "lr"]
+           "Adamax", "NAdam", "RAdam", "LBFGS", "lr_scheduler", "lr"]

@@ -23,3 +23,25 @@ SAMPLES = [
     Sample("argsort", lambda x: fg.topk(x, 2, dim=1).values, [normal(2, 4, 3, seed=3)],
            lambda x: __import__("torch").topk(x, 2, dim=1).values),
 ]
+
+
+def _torch(name, *args, **kwargs):
+    def fn(x):
+        import torch
+        return getattr(torch, name)(x, *args, **kwargs)
+    return fn
+
+
+# median and mode gather the input at a chosen index: the gradient goes to that element
+SAMPLES += [
+    Sample("argsort", lambda x: fg.median(x), [normal(3, 4, seed=4)], _torch("median")),
+    Sample("argsort", lambda x: fg.median(x, 1).values, [normal(3, 4, seed=5)],
+           lambda x: __import__("torch").median(x, 1).values),
+    Sample("argsort", lambda x: fg.nanmedian(x, 0, keepdim=True).values, [normal(5, 2, seed=6)],
+           lambda x: __import__("torch").nanmedian(x, 0, keepdim=True).values),
+    Sample("mode_index", lambda x: fg.mode(x, 1).values, [normal(3, 4, seed=7)],
+           lambda x: __import__("torch").mode(x, 1).values),
+    Sample("mode_index", lambda x: fg.mode(x.round(), 0).indices * 1.0,
+           [np.array([[1.0, 2.0], [2.0, 2.0], [1.0, 3.0], [3.0, 3.0]])],
+           lambda x: __import__("torch").mode(x.round(), 0).indices * 1.0),
+]

@@ -1,7 +1,7 @@
 """`nn.utils`: gradient clipping and flattening parameters to one vector (outside the graph)."""
 import numpy as np
 
-from .._core.tensor import Tensor
+from ..._core.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
            "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
