@@ -19,6 +19,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
                               mish, relu, relu6, selu, sigmoid, silu, softplus, softsign,
                               tanhshrink)
 from ..ops.elementwise import tanh
+from ..ops.linalg import require_same_float_dtype
 from ..ops.shape import pad
 from ..ops.softmax import log_softmax, softmax, softmin
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
@@ -65,6 +66,8 @@ def linear(input, weight, bias=None):
         raise ValueError(f"linear: the input's last dimension is {x.shape[-1:]} but the weight "
                          f"{list(weight.shape)} expects {weight.shape[-1]} features; input shape "
                          f"{list(x.shape)}")
+    require_same_float_dtype("linear", x, weight, ("input", "weight"))
+    require_same_float_dtype("linear", x, bias, ("input", "bias"))
     y = _ops.matmul(x, weight, transpose_y=True)
     return y if bias is None else y + bias
 

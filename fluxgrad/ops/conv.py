@@ -22,6 +22,7 @@ from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
+from .linalg import require_same_float_dtype
 from .shape import broadcast_to, reshape
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
@@ -369,6 +370,8 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
             raise ShapeError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
                              f"the dilated kernel ({d * (k - 1) + 1}); input shape "
                              f"{list(x.shape)}, weight shape {list(w.shape)}")
+    require_same_float_dtype(op, x, w, ("input", "weight"))
+    require_same_float_dtype(op, x, bias, ("input", "bias"))
     x, w = promote(x, w)
     y = apply(conv2d_p, x, w, stride=stride, pads=pads, dilation=dilation, groups=groups)
     if bias is not None:
@@ -428,6 +431,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                              f"or dilation ({stride[a]}, {dilation[a]})")
     size = (base[0] + extra[0], base[1] + extra[1])
     pads = (padding[0], padding[0], padding[1], padding[1])
+    require_same_float_dtype(op, y, w, ("input", "weight"))
+    require_same_float_dtype(op, y, bias, ("input", "bias"))
     y, w = promote(y, w)
     x = apply(conv2d_input_p, y, w, stride=stride, pads=pads, dilation=dilation, groups=groups,
               size=size)

@@ -1,0 +1,61 @@
+"""Rough edges a newcomer meets (issue 15): dtype mismatches PyTorch refuses, class-target
+dtypes, the viz command without Graphviz, the demo's progress bar, and vgg11's initial weights."""
+import numpy as np
+import pytest
+import torch
+
+import fluxgrad as fg
+import fluxgrad.nn.functional as F
+
+RNG = np.random.default_rng(0)
+
+
+def _raises_like_torch(ours, theirs, *words):
+    with pytest.raises(RuntimeError):
+        theirs()
+    with pytest.raises(RuntimeError) as err:
+        ours()
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_float64_data_into_a_float32_linear_raises_as_in_torch():
+    data = RNG.standard_normal((2, 3))
+    fg.manual_seed(0)
+    _raises_like_torch(lambda: fg.nn.Linear(3, 2)(fg.tensor(data)),
+                       lambda: torch.nn.Linear(3, 2)(torch.tensor(data)),
+                       "linear", "float64", "float32", ".float()")
+
+
+def test_matmul_of_float32_and_float64_raises_as_in_torch():
+    a, b = RNG.standard_normal((2, 3)), RNG.standard_normal((3, 4))
+    _raises_like_torch(lambda: fg.tensor(a, dtype=fg.float32) @ fg.tensor(b),
+                       lambda: torch.tensor(a, dtype=torch.float32) @ torch.tensor(b),
+                       "matmul", "float32", "float64")
+
+
+def test_linear_with_a_float64_bias_raises_as_in_torch():
+    x, w, b = np.ones((2, 3)), np.ones((4, 3)), np.ones(4)
+    _raises_like_torch(
+        lambda: F.linear(fg.tensor(x, dtype=fg.float32), fg.tensor(w, dtype=fg.float32),
+                         fg.tensor(b)),
+        lambda: torch.nn.functional.linear(torch.tensor(x, dtype=torch.float32),
+                                           torch.tensor(w, dtype=torch.float32), torch.tensor(b)),
+        "bias", "float64")
+
+
+@pytest.mark.parametrize("name", ["conv2d", "conv_transpose2d", "conv1d"])
+def test_conv_with_mismatched_floating_dtypes_raises_as_in_torch(name):
+    shape = (1, 1, 5, 5) if name != "conv1d" else (1, 1, 5)
+    x, w = np.ones(shape), np.ones(shape[:2] + (2,) * (len(shape) - 2))
+    _raises_like_torch(
+        lambda: getattr(F, name)(fg.tensor(x), fg.tensor(w, dtype=fg.float32)),
+        lambda: getattr(torch.nn.functional, name)(torch.tensor(x),
+                                                   torch.tensor(w, dtype=torch.float32)),
+        "float64", "float32")
+
+
+def test_matching_dtypes_still_multiply_and_python_data_still_promotes():
+    a = RNG.standard_normal((2, 3)).astype(np.float32)
+    out = fg.tensor(a) @ [[1.0], [2.0], [3.0]]
+    np.testing.assert_allclose(out.numpy(), a @ np.array([[1.0], [2.0], [3.0]]), rtol=1e-6)
