@@ -59,3 +59,28 @@ def test_matching_dtypes_still_multiply_and_python_data_still_promotes():
     a = RNG.standard_normal((2, 3)).astype(np.float32)
     out = fg.tensor(a) @ [[1.0], [2.0], [3.0]]
     np.testing.assert_allclose(out.numpy(), a @ np.array([[1.0], [2.0], [3.0]]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_int32_class_targets_raise_as_in_torch(loss):
+    logits, labels = RNG.standard_normal((3, 4)), np.array([1, 2, 3], np.int32)
+    _raises_like_torch(lambda: getattr(F, loss)(fg.tensor(logits), fg.tensor(labels)),
+                       lambda: getattr(torch.nn.functional, loss)(torch.tensor(logits),
+                                                                  torch.tensor(labels)),
+                       "int32", ".long()")
+
+
+def test_int64_and_uint8_class_targets_match_torch():
+    logits = RNG.standard_normal((3, 4))
+    for dtype in (np.int64, np.uint8):
+        labels = np.array([1, 0, 3], dtype)
+        ours = F.cross_entropy(fg.tensor(logits), fg.tensor(labels))
+        theirs = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(labels))
+        np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-12)
+
+
+def test_paddles_n_by_1_int64_labels_are_still_accepted():
+    logits, labels = RNG.standard_normal((3, 4)), np.array([1, 0, 3])
+    ours = F.cross_entropy(fg.tensor(logits), fg.tensor(labels[:, None]))
+    theirs = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(labels))
+    np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-12)

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import batching, dtypes
-from .._core.errors import ShapeError
+from .._core.errors import DTypeError, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import rand
@@ -325,6 +325,9 @@ def _index_targets(x, target, axis, ignore_index, op):
     target = _tensor(target)
     if target._data.dtype.kind not in "iu":
         raise TypeError(f"{op}: expected integer class indices, got dtype {target.dtype}")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise DTypeError(f"{op}: expected class indices of dtype int64 (Long) or uint8, as "
+                         f"PyTorch, but got {target.dtype}; convert them with target.long()")
     expected = x.shape[:axis] + x.shape[axis + 1:]
     if target.shape != expected:
         if target.ndim == x.ndim and target.shape[axis] == 1:
