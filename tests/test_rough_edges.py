@@ -84,3 +84,49 @@ def test_paddles_n_by_1_int64_labels_are_still_accepted():
     ours = F.cross_entropy(fg.tensor(logits), fg.tensor(labels[:, None]))
     theirs = torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor(labels))
     np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-12)
+
+
+def _z_picture():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    y = fg.tensor([3.0, 4.0], requires_grad=True)
+    z = x ** 2 + 4 * y
+    z.sum().backward(retain_graph=True)
+    return fg.viz.draw(z, params={"x": x, "y": y})
+
+
+def test_viz_command_without_dot_writes_dot_text_and_says_how_to_render(tmp_path, monkeypatch,
+                                                                        capsys):
+    from fluxgrad.viz import _graph
+    from fluxgrad.viz.__main__ import main
+    monkeypatch.setattr(_graph, "find_dot", lambda: None)
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "out.png")])
+    assert exit_.value.code == 1
+    assert not (tmp_path / "out.png").exists()
+    text = (tmp_path / "out.dot").read_text()
+    assert text.startswith("digraph") and "PowBackward" in text and "cluster_legend" in text
+    said = capsys.readouterr().err
+    assert f"dot -Tpng {tmp_path / 'out.dot'} -o {tmp_path / 'out.png'}" in said
+    assert "apt-get install graphviz" in said
+
+
+def test_pictures_get_a_legend_of_exactly_the_styles_they_use():
+    import re
+    from fluxgrad.viz import _graph
+    g = _z_picture()
+    assert "legend" not in g.source
+    legend = g.to_dot(legend=True).split("subgraph cluster_legend", 1)[1]
+    entries = set(re.findall(r"^\s*legend_(\w+) \[label", legend, re.M))
+    # x and y are leaves, 2 and 4 constants, z and the products plain tensors; nothing stopped
+    assert entries == {"leaf", "tensor", "const", "op", "backward", "accumulate"}
+    for name in entries:
+        assert _graph._LEGEND_NODES[name] in legend and _graph._STYLE[name] in legend
+    assert {"forward data", "gradient", "tensor to its node"} <= set(
+        re.findall(r'label="([^"]+)", minlen', legend))
+
+
+def test_a_picture_without_backward_has_no_backward_entries_in_its_legend():
+    x = fg.tensor([1.0, 2.0], requires_grad=True)
+    legend = fg.viz.draw(x * 3, backward=False).to_dot(legend=True)
+    assert "legend_op" in legend and "legend_backward" not in legend
+    assert "gradient" not in legend
