@@ -130,3 +130,54 @@ def test_a_picture_without_backward_has_no_backward_entries_in_its_legend():
     legend = fg.viz.draw(x * 3, backward=False).to_dot(legend=True)
     assert "legend_op" in legend and "legend_backward" not in legend
     assert "gradient" not in legend
+
+
+def _demo_module():
+    import importlib.util
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(fg.__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "train_digits", os.path.join(root, "examples", "train_digits.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_demo_progress_bar_writes_one_line_per_epoch_off_a_terminal_with_elapsed_and_eta():
+    import io
+    stream, clock = io.StringIO(), _Clock()
+    bar = _demo_module().Progress(epochs=2, steps=4, stream=stream, clock=clock)
+    for epoch in (1, 2):
+        for step in range(1, 5):
+            clock.now += 5.0  # 5 s a step: after 4 of 8 steps, 20 s elapsed and 20 s to go
+            bar.update(epoch, step, 0.5, 0.75)
+        stream.write("  held-out acc 80.00%\n")
+    text = stream.getvalue()
+    assert "\r" not in text
+    first, second = text.splitlines()
+    assert first.startswith("epoch  1/2 [########################]   4/4 loss 0.5000 acc 75.00%")
+    assert "elapsed 0:20 eta 0:20" in first and "elapsed 0:40 eta 0:00" in second
+
+
+def test_demo_progress_bar_redraws_in_place_on_a_terminal():
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    stream, clock = Terminal(), _Clock()
+    bar = _demo_module().Progress(epochs=1, steps=3, stream=stream, clock=clock)
+    for step in (1, 2, 3):
+        clock.now += 2.0
+        bar.update(1, step, 1.0, 0.5)
+    draws = stream.getvalue().split("\r")[1:]
+    assert len(draws) == 3 and "\n" not in stream.getvalue()
+    assert "elapsed 0:02 eta 0:04" in draws[0] and "elapsed 0:06 eta 0:00" in draws[2]
