@@ -181,3 +181,34 @@ def test_demo_progress_bar_redraws_in_place_on_a_terminal():
     draws = stream.getvalue().split("\r")[1:]
     assert len(draws) == 3 and "\n" not in stream.getvalue()
     assert "elapsed 0:02 eta 0:04" in draws[0] and "elapsed 0:06 eta 0:00" in draws[2]
+
+
+def test_vgg11_initial_weights_keep_torchvisions_distributions():
+    fg.manual_seed(0)
+    model = fg.vision.models.vgg11()
+    first, last = model.classifier[0], model.classifier[6]
+    assert (first.in_features, first.out_features) == (25088, 4096)
+    assert first.weight.shape == (4096, 25088) and last.weight.shape == (1000, 4096)
+    for layer in (model.classifier[0], model.classifier[3], last):
+        w = layer.weight.detach().numpy()
+        assert w.dtype == np.float32 and layer.weight.requires_grad
+        assert abs(w.mean()) < 1e-4 and abs(w.std() / 0.01 - 1) < 0.01  # normal(0, 0.01)
+        assert not layer.bias.detach().numpy().any()
+    conv = model.features[0].weight.detach().numpy()  # kaiming normal, fan_out, relu
+    assert abs(conv.std() / np.sqrt(2 / (64 * 9)) - 1) < 0.1
+    assert set(dict(model.named_parameters())) >= {"classifier.0.weight", "classifier.6.bias"}
+
+
+@pytest.mark.parametrize("init, moments", [
+    (lambda w: fg.nn.init.uniform_(w, -2.0, 4.0), (1.0, 6 / np.sqrt(12))),
+    (lambda w: fg.nn.init.normal_(w, 3.0, 0.5), (3.0, 0.5)),
+])
+@pytest.mark.parametrize("dtype", [fg.float32, fg.float64, fg.float16])
+def test_initialisers_fill_contiguous_and_strided_tensors_with_the_right_moments(init, moments,
+                                                                                  dtype):
+    base = fg.zeros(400, 500, dtype=dtype)
+    for target in (base, base[:, ::2]):
+        init(target)
+        values = target.numpy().astype(np.float64)
+        assert values.dtype == np.float64 and values.std() > 0
+        np.testing.assert_allclose([values.mean(), values.std()], moments, rtol=0.02, atol=0.02)
