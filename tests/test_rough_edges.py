@@ -55,6 +55,19 @@ def test_conv_with_mismatched_floating_dtypes_raises_as_in_torch(name):
         "float64", "float32")
 
 
+@pytest.mark.parametrize("name", ["conv1d", "conv2d", "conv3d", "conv_transpose3d"])
+def test_conv_with_a_float64_bias_raises_as_in_torch(name):
+    dims = {"1d": 1, "2d": 2, "3d": 3}[name[-2:]]
+    x, w, b = np.ones((1, 1) + (4,) * dims), np.ones((1, 1) + (2,) * dims), np.ones(1)
+    f32 = {"ours": lambda a: fg.tensor(a, dtype=fg.float32),
+           "torch": lambda a: torch.tensor(a, dtype=torch.float32)}
+    _raises_like_torch(
+        lambda: getattr(F, name)(f32["ours"](x), f32["ours"](w), fg.tensor(b)),
+        lambda: getattr(torch.nn.functional, name)(f32["torch"](x), f32["torch"](w),
+                                                   torch.tensor(b)),
+        "bias", "float64", "float32")
+
+
 def test_matching_dtypes_still_multiply_and_python_data_still_promotes():
     a = RNG.standard_normal((2, 3)).astype(np.float32)
     out = fg.tensor(a) @ [[1.0], [2.0], [3.0]]

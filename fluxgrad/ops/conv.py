@@ -383,6 +383,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-d cross-correlation of `input` [N, C, L] (or [C, L]) with `weight` [C_out, C/groups, k]."""
     x, unbatched = _batched(input, 3, "conv1d")
     w = _check_input(weight, 3, "conv1d", "weight")
+    require_same_float_dtype("conv1d", x, bias, ("input", "bias"))
     if not isinstance(padding, str):
         p = _pair(padding, "padding", "conv1d", 1)[0] if not isinstance(
             padding, (tuple, list)) or len(padding) == 1 else None
@@ -431,8 +432,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                              f"or dilation ({stride[a]}, {dilation[a]})")
     size = (base[0] + extra[0], base[1] + extra[1])
     pads = (padding[0], padding[0], padding[1], padding[1])
+    # no bias check: PyTorch accepts a bias of another floating dtype here
     require_same_float_dtype(op, y, w, ("input", "weight"))
-    require_same_float_dtype(op, y, bias, ("input", "bias"))
     y, w = promote(y, w)
     x = apply(conv2d_input_p, y, w, stride=stride, pads=pads, dilation=dilation, groups=groups,
               size=size)
@@ -847,6 +848,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     op = "conv3d"
     x = _check_input(input, 5, op)
     w = _check_input(weight, 5, op, "weight")
+    require_same_float_dtype(op, x, w, ("input", "weight"))
+    require_same_float_dtype(op, x, bias, ("input", "bias"))
     stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
     if padding == "valid":
         padding = 0
@@ -883,6 +886,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     op = "conv_transpose3d"
     y = _check_input(input, 5, op)
     w = _check_input(weight, 5, op, "weight")
+    require_same_float_dtype(op, y, w, ("input", "weight"))
+    require_same_float_dtype(op, y, bias, ("input", "bias"))
     stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
     padding = _pair(padding, "padding", op, 3)
     if y.shape[1] != w.shape[0]:
