@@ -5,7 +5,8 @@
     python examples/train_digits.py --model mlp --epochs 30 --lr 0.003
     python -m fluxgrad.distributed.run -n 2 examples/train_digits.py --distributed
 
-Prints a progress bar per epoch (loss, accuracy), the held-out accuracy, saves a
+Prints a progress bar per epoch (loss, accuracy, elapsed time and ETA; one plain line per
+epoch when the output is not a terminal), the held-out accuracy, saves a
 checkpoint, reloads it into a fresh model to check it gives the same accuracy,
 and writes the loss curve as a PNG next to the checkpoint. The data ship inside
 scikit-learn: nothing is downloaded.
@@ -51,12 +52,35 @@ def load_digits_dataset():
     return TensorDataset(fg.tensor(images), fg.tensor(digits.target.astype(np.int64)))
 
 
-def progress(epoch, epochs, done, total, loss, acc, width=24):
-    filled = int(width * done / total)
-    bar = "#" * filled + "." * (width - filled)
-    sys.stdout.write(f"\repoch {epoch:>2}/{epochs} [{bar}] {done:>3}/{total} "
-                     f"loss {loss:.4f} acc {acc:6.2%}")
-    sys.stdout.flush()
+class Progress:
+    """The training's progress bar, with elapsed time and ETA. On a terminal it is redrawn in
+    place after every step; on a file or pipe it writes one line per epoch, when the epoch ends.
+    Either way the line is left open for the epoch's held-out accuracy."""
+
+    def __init__(self, epochs, steps, stream=None, clock=time.perf_counter, width=24):
+        self.epochs, self.steps, self.width, self.clock = epochs, steps, width, clock
+        self.stream = sys.stdout if stream is None else stream
+        isatty = getattr(self.stream, "isatty", None)
+        self.live = bool(isatty and isatty())
+        self.start = clock()
+
+    def update(self, epoch, done, loss, acc):
+        if not self.live and done < self.steps:
+            return
+        elapsed = self.clock() - self.start
+        finished = (epoch - 1) * self.steps + done
+        eta = elapsed * (self.epochs * self.steps - finished) / finished
+        filled = int(self.width * done / self.steps)
+        bar = "#" * filled + "." * (self.width - filled)
+        line = (f"epoch {epoch:>2}/{self.epochs} [{bar}] {done:>3}/{self.steps} "
+                f"loss {loss:.4f} acc {acc:6.2%}  elapsed {_clock(elapsed)} eta {_clock(eta)}")
+        self.stream.write(("\r" if self.live else "") + line)
+        self.stream.flush()
+
+
+def _clock(seconds):
+    minutes, seconds = divmod(int(round(seconds)), 60)
+    return f"{minutes}:{seconds:02d}"
 
 
 def accuracy(model, loader):
@@ -140,6 +164,7 @@ def main(argv=None):
 
     losses, val_acc = [], []
     start = time.perf_counter()
+    progress = Progress(args.epochs, len(train_loader))
     for epoch in range(1, args.epochs + 1):
         if sampler is not None:
             sampler.set_epoch(epoch)
@@ -156,8 +181,7 @@ def main(argv=None):
             seen += len(y)
             correct += int((logits.detach().numpy().argmax(1) == y.numpy()).sum())
             if lead:
-                progress(epoch, args.epochs, step, len(train_loader), running / seen,
-                         correct / seen)
+                progress.update(epoch, step, running / seen, correct / seen)
         scheduler.step()
         if not lead:
             continue

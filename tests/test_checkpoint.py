@@ -65,7 +65,7 @@ def test_vmap_and_per_example_gradients():
 
 
 def test_dropout_mask_is_replayed_in_backward():
-    model = fg.nn.Sequential(fg.nn.Linear(4, 8), fg.nn.Dropout(0.5), fg.nn.Linear(8, 1))
+    model = fg.nn.Sequential(fg.nn.Linear(4, 8), fg.nn.Dropout(0.5), fg.nn.Linear(8, 1)).double()
     fg.manual_seed(0)
     checkpoint(model, fg.tensor(X)).sum().backward()
     recomputed = model[0].weight.grad.numpy().copy()
@@ -94,7 +94,7 @@ def test_the_segment_keeps_no_inner_graph_and_runs_again_in_backward():
 
 def test_checkpoint_sequential_matches_the_plain_model():
     fg.manual_seed(1)
-    model = fg.nn.Sequential(*[fg.nn.Linear(4, 4) for _ in range(5)])
+    model = fg.nn.Sequential(*[fg.nn.Linear(4, 4) for _ in range(5)]).double()
     x = fg.tensor(X, requires_grad=True)
     checkpoint_sequential(model, 2, x).sum().backward()
     grads = [p.grad.numpy().copy() for p in model.parameters()] + [x.grad.numpy().copy()]

@@ -81,7 +81,7 @@ def test_paddle_spelling_and_minimize():
 def test_state_dict_round_trip_continues_identically():
     def setup():
         fg.manual_seed(0)
-        model = nn.Linear(3, 2)
+        model = nn.Linear(3, 2).double()
         return model, optim.Adam(model.parameters(), lr=0.05)
 
     def train(model, opt, steps):

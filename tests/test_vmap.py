@@ -92,7 +92,7 @@ def test_per_example_gradients_match_torch():
 
 
 def test_per_example_gradients_of_a_module_through_functional_call():
-    model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 2))
+    model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 2)).double()
     params = {k: v.detach() for k, v in model.named_parameters()}
     X, Y = fg.tensor(rng.standard_normal((6, 4))), fg.tensor(rng.standard_normal((6, 2)))
 
@@ -188,7 +188,7 @@ def test_grad_of_a_shared_input_inside_vmap_points_to_func_grad():
 
 
 def test_per_example_gradients_of_cross_entropy_with_class_targets():
-    model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 3))
+    model = nn.Sequential(nn.Linear(4, 5), nn.Tanh(), nn.Linear(5, 3)).double()
     params = {k: v.detach() for k, v in model.named_parameters()}
     X = fg.tensor(rng.standard_normal((6, 4)))
     Y = fg.tensor(np.array([0, 2, 1, 1, 0, 2]))

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import batching, dtypes
-from .._core.errors import ShapeError
+from .._core.errors import DTypeError, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import rand
@@ -19,6 +19,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
                               mish, relu, relu6, selu, sigmoid, silu, softplus, softsign,
                               tanhshrink)
 from ..ops.elementwise import tanh
+from ..ops.linalg import require_same_float_dtype
 from ..ops.shape import pad
 from ..ops.softmax import log_softmax, softmax, softmin
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
@@ -65,6 +66,8 @@ def linear(input, weight, bias=None):
         raise ValueError(f"linear: the input's last dimension is {x.shape[-1:]} but the weight "
                          f"{list(weight.shape)} expects {weight.shape[-1]} features; input shape "
                          f"{list(x.shape)}")
+    require_same_float_dtype("linear", x, weight, ("input", "weight"))
+    require_same_float_dtype("linear", x, bias, ("input", "bias"))
     y = _ops.matmul(x, weight, transpose_y=True)
     return y if bias is None else y + bias
 
@@ -322,6 +325,9 @@ def _index_targets(x, target, axis, ignore_index, op):
     target = _tensor(target)
     if target._data.dtype.kind not in "iu":
         raise TypeError(f"{op}: expected integer class indices, got dtype {target.dtype}")
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise DTypeError(f"{op}: expected class indices of dtype int64 (Long) or uint8, as "
+                         f"PyTorch, but got {target.dtype}; convert them with target.long()")
     expected = x.shape[:axis] + x.shape[axis + 1:]
     if target.shape != expected:
         if target.ndim == x.ndim and target.shape[axis] == 1:

@@ -56,24 +56,30 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def _draw(tensor, sample):
-    """Fill with `sample(dtype)` drawn directly in a float32/float64 dtype (no float64 detour)."""
-    dtype = tensor._data.dtype if tensor._data.dtype in (np.float32, np.float64) else np.float64
-    return sample(dtype)
+def _affine_sample(tensor, sampler, scale, shift):
+    """Fill with `sampler` draws * scale + shift. A contiguous float32/float64 buffer takes the
+    draws directly (no temporary array and no copy); other tensors get draws in their own
+    float32/float64 dtype (float64 for the rest), copied in."""
+    arr = tensor._data
+    native = arr.dtype in (np.float32, np.float64)
+    if native and arr.flags.c_contiguous and arr.flags.writeable:
+        sampler(dtype=arr.dtype, out=arr)
+        arr *= scale
+        arr += shift
+        tensor._bump_version()
+        return tensor
+    values = sampler(tensor.shape, dtype=arr.dtype if native else np.float64)
+    values *= scale
+    values += shift
+    return _fill(tensor, values)
 
 
 def uniform_(tensor, a=0.0, b=1.0):
-    values = _draw(tensor, lambda dt: get_rng().random(tensor.shape, dtype=dt))
-    values *= b - a
-    values += a
-    return _fill(tensor, values)
+    return _affine_sample(tensor, get_rng().random, b - a, a)
 
 
 def normal_(tensor, mean=0.0, std=1.0):
-    values = _draw(tensor, lambda dt: get_rng().standard_normal(tensor.shape, dtype=dt))
-    values *= std
-    values += mean
-    return _fill(tensor, values)
+    return _affine_sample(tensor, get_rng().standard_normal, std, mean)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):

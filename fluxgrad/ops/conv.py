@@ -22,6 +22,7 @@ from .._core.errors import IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
+from .linalg import require_same_float_dtype
 from .shape import broadcast_to, reshape
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
@@ -369,6 +370,8 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
             raise ShapeError(f"{op}: the padded input {axis} ({size} + {pad}) is smaller than "
                              f"the dilated kernel ({d * (k - 1) + 1}); input shape "
                              f"{list(x.shape)}, weight shape {list(w.shape)}")
+    require_same_float_dtype(op, x, w, ("input", "weight"))
+    require_same_float_dtype(op, x, bias, ("input", "bias"))
     x, w = promote(x, w)
     y = apply(conv2d_p, x, w, stride=stride, pads=pads, dilation=dilation, groups=groups)
     if bias is not None:
@@ -380,6 +383,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-d cross-correlation of `input` [N, C, L] (or [C, L]) with `weight` [C_out, C/groups, k]."""
     x, unbatched = _batched(input, 3, "conv1d")
     w = _check_input(weight, 3, "conv1d", "weight")
+    require_same_float_dtype("conv1d", x, bias, ("input", "bias"))
     if not isinstance(padding, str):
         p = _pair(padding, "padding", "conv1d", 1)[0] if not isinstance(
             padding, (tuple, list)) or len(padding) == 1 else None
@@ -428,6 +432,8 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                              f"or dilation ({stride[a]}, {dilation[a]})")
     size = (base[0] + extra[0], base[1] + extra[1])
     pads = (padding[0], padding[0], padding[1], padding[1])
+    # no bias check: PyTorch accepts a bias of another floating dtype here
+    require_same_float_dtype(op, y, w, ("input", "weight"))
     y, w = promote(y, w)
     x = apply(conv2d_input_p, y, w, stride=stride, pads=pads, dilation=dilation, groups=groups,
               size=size)
@@ -842,6 +848,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     op = "conv3d"
     x = _check_input(input, 5, op)
     w = _check_input(weight, 5, op, "weight")
+    require_same_float_dtype(op, x, w, ("input", "weight"))
+    require_same_float_dtype(op, x, bias, ("input", "bias"))
     stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
     if padding == "valid":
         padding = 0
@@ -878,6 +886,8 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     op = "conv_transpose3d"
     y = _check_input(input, 5, op)
     w = _check_input(weight, 5, op, "weight")
+    require_same_float_dtype(op, y, w, ("input", "weight"))
+    require_same_float_dtype(op, y, bias, ("input", "bias"))
     stride, dilation = _pair(stride, "stride", op, 3), _pair(dilation, "dilation", op, 3)
     padding = _pair(padding, "padding", op, 3)
     if y.shape[1] != w.shape[0]:

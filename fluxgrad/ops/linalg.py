@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import ShapeError
+from .._core.errors import DTypeError, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
@@ -38,6 +38,18 @@ def _mT(x):
 
 
 # --- matmul -----------------------------------------------------------------------------
+def require_same_float_dtype(op, x, y, names=("mat1", "mat2")):
+    """Refuse two floating tensors of different dtypes, as PyTorch does for matmul, linear and
+    conv (a float64 batch into a float32 model would otherwise run silently in float64)."""
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)):
+        return
+    a, b = x._data.dtype, y._data.dtype
+    if a != b and a.kind == "f" and b.kind == "f":
+        raise DTypeError(f"{op}: {names[0]} and {names[1]} must have the same dtype, but got "
+                         f"{x.dtype} and {y.dtype}; convert one first, e.g. with .float(), "
+                         ".double() or .to(dtype) (a model: model.to(dtype))")
+
+
 def _matmul_x_bar(out_bar, out, x, y):
     return matmul(out_bar, _mT(y))
 
@@ -110,6 +122,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False):
     """
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)
             and x._data.dtype == y._data.dtype):
+        require_same_float_dtype("matmul", x, y)
         x, y = promote(_as_tensor(x), _as_tensor(y))
     if transpose_x and x._data.ndim >= 2:
         x = _mT(x)

@@ -4,6 +4,7 @@ Architectures and initialisation follow torchvision (LeNet follows
 PaddlePaddle's); weights are random, nothing is downloaded.
 """
 from .. import nn
+from ..creation import empty
 from ..ops import flatten
 
 __all__ = ["VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn",
@@ -32,6 +33,16 @@ def _init_weights(model):
             nn.init.zeros_(m.bias)
 
 
+def _undrawn_linear(in_features, out_features):
+    """An `nn.Linear` whose default draw is skipped, for a model whose `_init_weights` draws it
+    again at once: VGG's 120M classifier weights drawn twice were a third of its build time."""
+    layer = nn.Linear(1, 1)
+    layer.in_features, layer.out_features = in_features, out_features
+    layer.weight = nn.Parameter(empty(out_features, in_features))
+    layer.bias = nn.Parameter(empty(out_features))
+    return layer
+
+
 def _vgg_features(config, batch_norm, in_channels=3):
     layers = []
     for v in config:
@@ -54,9 +65,9 @@ class VGG(nn.Module):
         self.features = features
         self.avgpool = nn.AdaptiveAvgPool2d((7, 7)) if with_pool else nn.Identity()
         self.classifier = nn.Sequential(
-            nn.Linear(512 * 7 * 7, 4096), nn.ReLU(), nn.Dropout(dropout),
-            nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(dropout),
-            nn.Linear(4096, num_classes))
+            _undrawn_linear(512 * 7 * 7, 4096), nn.ReLU(), nn.Dropout(dropout),
+            _undrawn_linear(4096, 4096), nn.ReLU(), nn.Dropout(dropout),
+            _undrawn_linear(4096, num_classes))
         _init_weights(self)
 
     def forward(self, x):

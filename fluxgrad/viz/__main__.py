@@ -1,5 +1,11 @@
-"""`python -m fluxgrad.viz out.png [--example NAME]`: draw a small built-in example's graph."""
+"""`python -m fluxgrad.viz out.png [--example NAME]`: draw a small built-in example's graph.
+
+Without Graphviz (its `dot` program or the `graphviz` package), the picture is written as DOT
+text next to the requested file (out.dot) with the command that renders it, and the exit
+status is 1.
+"""
 import argparse
+import pathlib
 
 import fluxgrad as fg
 from fluxgrad import viz
@@ -48,7 +54,12 @@ def main(argv=None):
     try:
         path = graph.render(args.output)
     except (ImportError, RuntimeError) as e:
-        parser.exit(1, f"error: {e}\n")
+        target = pathlib.Path(args.output)
+        fallback = graph.render(target.with_suffix(".dot"))
+        fmt = target.suffix.lstrip(".") or "svg"
+        parser.exit(1, f"couldn't render {target}: {e}\nwrote the DOT text to {fallback} "
+                       f"instead; once Graphviz is installed, render it with:\n"
+                       f"  dot -T{fmt} {fallback} -o {target}\n")
     print(f"wrote {path}")
 
 

@@ -7,6 +7,7 @@ pass that freed the buffers, only the edges remain, so constants and stopped
 inputs of freed nodes can no longer be shown (pass retain_graph=True to see them).
 """
 import contextlib
+import shutil
 import sys
 import weakref
 from dataclasses import dataclass, field
@@ -21,6 +22,12 @@ _NO_DOT = ("rendering needs Graphviz's `dot` program, which was not found on PAT
            "(macOS), `conda install graphviz`, or see https://graphviz.org/download/. "
            "The DOT text is in `.source` meanwhile.")
 
+
+def find_dot():
+    """The path of Graphviz's `dot` program, or None when it is not installed."""
+    return shutil.which("dot")
+
+
 _STYLE = {
     "tensor": 'shape=box, style="rounded,filled", fillcolor="#ffffff"',
     "leaf": 'shape=box, style="rounded,filled", fillcolor="#c9e7c9"',
@@ -31,6 +38,16 @@ _STYLE = {
     "backward": 'shape=box, style=filled, fillcolor="#cfe2f3"',
     "accumulate": 'shape=box, style=filled, fillcolor="#9fc5e8"',
 }
+_LEGEND_NODES = {
+    "leaf": "leaf tensor (requires grad)",
+    "tensor": "tensor",
+    "stopped": "tensor without grad",
+    "const": "constant",
+    "op": "forward op",
+    "backward": "backward node (grad_fn)",
+    "accumulate": "AccumulateGrad (into .grad)",
+}
+_LEGEND_EDGES = {"data": "forward data", "grad": "gradient", "link": "tensor to its node"}
 _EDGE_STYLE = {
     "data": "",
     "grad": 'dir=back, color="#3d85c6"',
@@ -81,6 +98,11 @@ class Graph:
 
     @property
     def source(self):
+        """The DOT text of the graph alone (pictures add a legend: `to_dot(legend=True)`)."""
+        return self.to_dot()
+
+    def to_dot(self, legend=False):
+        """The DOT text; with `legend`, a small cluster explaining the shapes and colours used."""
         out = ["digraph fluxgrad {",
                '  graph [rankdir=TB, newrank=true, fontname="Helvetica", fontsize=11];',
                '  node [fontname="Helvetica", fontsize=10];',
@@ -98,32 +120,57 @@ class Graph:
             src, dst = (e.dst, e.src) if e.kind == "grad" else (e.src, e.dst)
             style = _EDGE_STYLE[e.kind]
             out.append(f"  {src} -> {dst}" + (f" [{style}];" if style else ";"))
+        if legend:
+            self._write_legend(out)
         out.append("}")
         return "\n".join(out) + "\n"
 
-    def to_graphviz(self):
+    def _write_legend(self, out):
+        """One row per shape, colour or edge style the picture uses, stacked in a column."""
+        styles = {v.style for v in self.vertices.values()}
+        edge_kinds = {e.kind for e in self.edges}
+        out.append("  subgraph cluster_legend {")
+        out.append('    label="legend"; style=dashed; color="#bbbbbb"; fontcolor="#666666";')
+        column = []
+        for name, meaning in _LEGEND_NODES.items():
+            if _STYLE[name] in styles:
+                out.append(f'    legend_{name} [label="{meaning}", {_STYLE[name]}];')
+                column.append(f"legend_{name}")
+        for kind, meaning in _LEGEND_EDGES.items():
+            if kind in edge_kinds:
+                a, b = f"legend_{kind}_from", f"legend_{kind}_to"
+                out.append(f"    {a} [shape=point, width=0.05]; {b} [shape=point, width=0.05];")
+                out.append(f"    {{rank=same; {a}; {b}}}")
+                extra = f", {_EDGE_STYLE[kind]}" if _EDGE_STYLE[kind] else ""
+                out.append(f'    {a} -> {b} [label="{meaning}", minlen=2{extra}];')
+                column.append(a)
+        for upper, lower in zip(column, column[1:]):
+            out.append(f"    {upper} -> {lower} [style=invis];")
+        out.append("  }")
+
+    def to_graphviz(self, legend=True):
         """A `graphviz.Source` of this picture (needs the graphviz package)."""
         try:
             import graphviz
         except ImportError:
             raise ImportError(_NO_PACKAGE) from None
-        return graphviz.Source(self.source)
+        return graphviz.Source(self.to_dot(legend=legend))
 
     def pipe(self, format="svg"):
-        """The rendered picture as bytes (`format`: svg, png, pdf, ...)."""
-        import graphviz
-        try:
-            return self.to_graphviz().pipe(format=format)
-        except graphviz.ExecutableNotFound:
-            raise RuntimeError(_NO_DOT) from None
+        """The rendered picture, with its legend, as bytes (`format`: svg, png, pdf, ...)."""
+        source = self.to_graphviz()
+        if find_dot() is None:
+            raise RuntimeError(_NO_DOT)
+        return source.pipe(format=format)
 
     def render(self, path, format=None):
-        """Write the picture to `path`; the format comes from the suffix unless given."""
+        """Write the picture to `path`; the format comes from the suffix unless given
+        (.dot or .gv: the DOT text, legend included)."""
         path = str(path)
         if format is None:
             format = path.rsplit(".", 1)[-1].lower() if "." in path else "svg"
         if format in ("dot", "gv"):
-            data = self.source.encode()
+            data = self.to_dot(legend=True).encode()
         else:
             data = self.pipe(format)
         with open(path, "wb") as f:
