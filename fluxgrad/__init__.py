@@ -14,6 +14,7 @@ from ._core.inference_mode import inference_mode
 from ._core.placement import (set_default_device, get_default_device, set_device, get_device,
                               is_compiled_with_cuda, is_compiled_with_rocm, is_compiled_with_xpu)
 from ._core.size import Size
+from ._core.strict import is_strict_pytorch, set_strict_pytorch
 from ._core.tensor import Tensor
 from .creation import *  # noqa: F401,F403
 from .random import (Generator, default_generator, initial_seed, get_rng_state, set_rng_state,

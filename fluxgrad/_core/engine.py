@@ -12,6 +12,7 @@ from . import batching
 from .batching import BatchedTensor
 from .grad_mode import set_grad_enabled
 from .node import Node, anomaly, topological
+from .strict import state as _strict
 from .tensor import Tensor
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
@@ -398,6 +399,10 @@ def _seeds(tensors, grad_tensors, caller):
                 "requires_grad=True (stop_gradient=False) on the inputs you want gradients for, "
                 "and don't compute it under no_grad().")
         if g is None:
+            if _strict.pytorch and t._data.size != 1:
+                raise RuntimeError(f"{caller}(): grad can be implicitly created only for scalar "
+                                   f"outputs, and outputs[{i}] has shape {list(t.shape)}; pass "
+                                   "a gradient (strict PyTorch mode is on)")
             seeds.append(OPS["ones_like"](t))
             continue
         if not isinstance(g, Tensor):
