@@ -70,8 +70,8 @@ class _AllGather(Function):
 
     @staticmethod
     def backward(ctx, *out_bars):
-        out_bars = [g if g is not None else Tensor._make(np.zeros_like(out_bars[0]._data))
-                    for g in out_bars]
+        like = next(g for g in out_bars if g is not None)._data
+        out_bars = [g if g is not None else Tensor._make(np.zeros_like(like)) for g in out_bars]
         x_bar = _ReduceScatter.apply(out_bars[0], ctx.group, *out_bars)
         return x_bar, None
 
