@@ -15,13 +15,27 @@ optimise it, and run it as generated NumPy code.
 `value_and_grad` and `vjp` of a function compile too (they stage through Variables).
 Captured tensors (closures) are constants of the trace.
 
-Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
-(use `static.nn.cond`), a captured tensor that requires grad (pass it as an argument, e.g.
-a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
-(so `func.hessian`, `jacfwd`, `hvp`), and `backward()` inside the traced function. Not built
-yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
-traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
-standalone module, the eager fallback of `fullgraph=False`.
+Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
+next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
+That trace is checked to be right for every size (traced again under other stand-in sizes,
+and refused if the two differ or if Python code compared or combined the size, e.g.
+`if x.shape[0] > 64`, `n - 1`); when it isn't, the size stays concrete and each new one
+traces again. Sizes 0 and 1 are never symbolic (broadcasting depends on them), and sizes
+equal at trace time share one unknown, so a call where they differ traces again.
+`dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
+call checks, against the trace it runs: the argument structure, ranks, dtypes,
+requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode.
+
+Refused (never a silently wrong result): a Python `if` on a traced value (use
+`static.nn.cond`), reading a traced value (`.item()`, `.numpy()`), a captured tensor that
+requires grad (pass it as an argument, e.g. a model's parameters through
+`func.functional_call`), random numbers, vmap and forward mode (so `func.hessian`,
+`jacfwd`, `hvp`), and `backward()` inside the traced function. With `fullgraph=False` (the
+default, as torch.compile) any such refusal runs the function eagerly instead, with a
+one-time warning naming the line, and later calls with that signature run eagerly without
+tracing again (an error the function raises in eager mode too is raised as such); with
+`fullgraph=True` the refusal is raised. Not built yet: training steps with `backward()` /
+`opt.step()` inside, fusion and buffer reuse, `save()` as a standalone module.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
 (Program -> Python source), `joint` (one forward+VJP program split into forward and
@@ -33,26 +47,27 @@ from .compiled import Compiled
 __all__ = ["compile", "to_static", "Compiled"]
 
 
-def compile(fn=None, *, cache_size=64, check=False, disable=False, **options):
+def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=False,
+            dynamic=None, **options):
     """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
-    `cache_size` signatures are kept (least recently used dropped first); `check=True`
-    compares the first call of each signature with eager mode; `disable=True` returns `fn`
-    itself. torch.compile's `fullgraph`, `mode`, `backend`, `dynamic` and `options` are
-    accepted and change nothing yet (what can't be traced always raises, as with
-    fullgraph=True)."""
-    unknown = set(options) - {"fullgraph", "mode", "backend", "dynamic", "options"}
+    `cache_size` traces are kept (least recently used dropped first); `check=True` compares
+    the first call of each signature with eager mode; `disable=True` returns `fn` itself;
+    `fullgraph=True` raises where the trace fails instead of running eagerly; `dynamic`: None
+    (sizes become symbolic once they change), True (from the first call), False (never).
+    torch.compile's `mode`, `backend` and `options` are accepted and change nothing."""
+    unknown = set(options) - {"mode", "backend", "options"}
     if unknown:
         raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
     if disable:
         return fn if fn is not None else (lambda f: f)
     if fn is None:
-        return lambda f: Compiled(f, cache_size, check)
-    return Compiled(fn, cache_size, check)
+        return lambda f: Compiled(f, cache_size, check, fullgraph, dynamic)
+    return Compiled(fn, cache_size, check, fullgraph, dynamic)
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):
     """PaddlePaddle's spelling of `compile` (`input_spec` is accepted; signatures come from the
-    actual arguments)."""
+    actual arguments); Paddle's `full_graph=False` is `fullgraph=False` (eager fallback)."""
     if function is None:
-        return lambda f: Compiled(f)
-    return Compiled(function)
+        return lambda f: Compiled(f, fullgraph=full_graph)
+    return Compiled(function, fullgraph=full_graph)

@@ -19,6 +19,8 @@ grad mode refuses captured tensors that require grad).
 """
 import collections
 import functools
+import os
+import warnings
 
 import numpy as np
 
@@ -26,116 +28,177 @@ from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..autograd.function import Function
+from ..static import dims as _dims
 from ..static.program import Variable
-from . import codegen, joint, signature, trace as _trace
+from . import codegen, joint, signature, symbolic, trace as _trace
 
 
 class _Entry:
     __slots__ = ("traced", "forward", "source", "grad_in", "diff_out", "vjp", "owner",
-                 "call_args", "joint", "names", "name")
+                 "call_args", "joint", "joints", "names", "name", "dims", "eager", "signature")
 
 
-Trace = collections.namedtuple("Trace", "reason equations_traced equations_after_passes")
+class _Policy:
+    """Per argument structure: the (leaf, axis) sizes traced as unknown, those that must stay
+    concrete, and the shapes of the latest trace (a size that changes becomes symbolic)."""
+    __slots__ = ("symbolic", "concrete", "last")
+
+    def __init__(self):
+        self.symbolic, self.concrete, self.last = set(), set(), None
 
 
-def _why(previous, key):
-    """Why `key` traced: what differs from the most recently used signature `previous`."""
-    if previous is None:
-        return "first call"
-    (old_args, old_grad), (new_args, new_grad) = previous, key
-    if old_grad != new_grad:
-        return f"grad mode {'on' if new_grad else 'off'} (was {'on' if old_grad else 'off'})"
-    old_pos = old_args[0] if len(old_args) == 2 and isinstance(old_args[1], tuple) and \
-        old_args[1][:1] == ("dict",) else old_args
-    new_pos = new_args[0] if len(new_args) == 2 and isinstance(new_args[1], tuple) and \
-        new_args[1][:1] == ("dict",) else new_args
-    if len(old_pos) == len(new_pos):
-        for i, (a, b) in enumerate(zip(old_pos, new_pos)):
-            if a != b:
-                return f"args[{i}] changed: {_describe(a)} -> {_describe(b)}"
-    return "the arguments' structure or keyword arguments changed"
+Trace = collections.namedtuple("Trace", "reason equations_traced equations_after_passes "
+                                        "symbolic_dims")
+Trace.__new__.__defaults__ = ((),)
 
-
-def _describe(part):
-    if len(part) == 3 and isinstance(part[0], tuple):  # a Tensor: shape, dtype, requires_grad
-        return f"{part[1]}{list(part[0])}{' requires_grad' if part[2] else ''}"
-    if part[:1] == ("C",):
-        return repr(part[2])
-    return "a structure"
+_FAST_LIMIT = 1024  # exact signatures remembered (each points to a traced entry)
 
 
 class Compiled:
     """See the module docstring. `trace_count` counts traces; `traces` holds, for each (the
-    last 64), why it traced and the equation count before and after the passes;
-    `source(*args)` is the generated code for those arguments' signature; `code` the most
-    recently generated one. With `check=True` the first call of each signature is compared
-    with eager mode."""
+    last 64), why it traced, the equation count before and after the passes, and which sizes
+    it left symbolic (`"x.shape[0]"`); `source(*args)` is the generated code for those
+    arguments' signature; `code` the most recently generated one. With `check=True` the first
+    call of each signature is compared with eager mode. `dynamic`: None (a size becomes
+    symbolic once it changes), True (symbolic from the first call), False (never)."""
 
-    def __init__(self, fn, cache_size=64, check=False):
+    def __init__(self, fn, cache_size=64, check=False, fullgraph=False, dynamic=None):
         if not callable(fn):
             raise TypeError(f"fluxgrad.compile: expected a function, got {type(fn).__name__}")
+        if dynamic not in (None, True, False):
+            raise TypeError(f"fluxgrad.compile: dynamic must be None, True or False, got "
+                            f"{dynamic!r}")
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.cache_size = cache_size
         self.check = check
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
         self.trace_count = 0
         self.traces = collections.deque(maxlen=64)
         self.code = None
-        self._cache = collections.OrderedDict()
+        self._entries = collections.OrderedDict()  # pattern -> entry, least recent first
+        self._fast = {}  # exact signature -> entry
+        self._policies = {}
+        self._warned = set()
 
     def __call__(self, *args, **kwargs):
-        key, tensors = signature.flatten_args(args, kwargs)
-        if _static_state.armed:
-            for t in tensors:
-                if isinstance(t, Variable):
-                    return self.fn(*args, **kwargs)  # called while staging: inline it
-        key = (key, _grad_state.enabled)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry, arrays = self._compile(key, args, kwargs, tensors)
-            if self.check:
-                self._check(key, arrays, args, kwargs)
+        if _static_state.armed and _staging(args, kwargs):
+            return self.fn(*args, **kwargs)  # called while staging: inline it
+        grad = _grad_state.enabled
+        entry = arrays = None
+        if not kwargs:
+            try:
+                datas = [a._data for a in args]
+                key = (grad, *[(d.shape, d.dtype) for d in datas],
+                       *[a._requires_grad for a in args])
+            except AttributeError:  # not all Tensors
+                key = None
+            else:
+                entry = self._fast.get(key)
+                tensors = args
         else:
-            self._cache.move_to_end(key)
-            arrays = None
-        if entry.grad_in and _grad_state.enabled:
+            key = None
+        if entry is None:
+            entry, tensors, arrays = self._lookup(args, kwargs, grad, key)
+            datas = [t._data for t in tensors]
+        if entry.eager:
+            return self.fn(*args, **kwargs) if arrays is None else arrays.value
+        if entry.grad_in and grad:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
             if arrays is None:
-                arrays = entry.forward(*[t._data for t in tensors])
+                arrays = entry.forward(*datas)
             structure = entry.traced.out_structure
             if structure == "T":
                 return Tensor._make(arrays[0])
             outs = [Tensor._make(a) for a in arrays]
         return signature.unflatten(entry.traced.out_structure, iter(outs))
 
+    def _lookup(self, args, kwargs, grad, fast_key):
+        """(entry, Tensor leaves, this call's results if it traced) for a signature that is
+        not among the exact ones seen."""
+        structure, tensors = signature.flatten_args(args, kwargs)
+        shapes = tuple(t._data.shape for t in tensors)
+        base = (grad, structure)
+        policy = self._policies.get(base)
+        dims = _applicable(policy.symbolic if policy else (), shapes)
+        pattern = _pattern(base, shapes if dims is None else dims)
+        entry = self._entries.get(pattern)
+        arrays = None
+        if entry is None:
+            entry, arrays = self._compile(base, shapes, args, kwargs, tensors)
+        elif not entry.eager:
+            self._entries.move_to_end(pattern)
+            entry.signature = (base, shapes)
+        if len(self._fast) >= _FAST_LIMIT:
+            self._fast.clear()
+        self._fast[fast_key if fast_key is not None else (base, shapes)] = entry
+        return entry, tensors, arrays
+
+    def _entry_for(self, args, kwargs):
+        grad = _grad_state.enabled
+        entry, _, _ = self._lookup(args, kwargs, grad, None)
+        if entry.eager:
+            raise RuntimeError(f"fluxgrad.compile({_name(self.fn)}): these arguments run "
+                               "eagerly (their trace failed), so there is no compiled code")
+        return entry
+
     def source(self, *args, **kwargs):
         """The generated Python source for the signature of these arguments."""
-        key, tensors = signature.flatten_args(args, kwargs)
-        key = (key, _grad_state.enabled)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry, _ = self._compile(key, args, kwargs, tensors)
-        return entry.source
+        return self._entry_for(args, kwargs).source
 
     def program(self, *args, **kwargs):
         """The optimised static Program for the signature of these arguments."""
-        key, tensors = signature.flatten_args(args, kwargs)
-        key = (key, _grad_state.enabled)
-        entry = self._cache.get(key)
-        if entry is None:
-            entry, _ = self._compile(key, args, kwargs, tensors)
-        return entry.traced.program
+        return self._entry_for(args, kwargs).traced.program
 
-    def _compile(self, key, args, kwargs, tensors):
+    def _compile(self, base, shapes, args, kwargs, tensors):
+        policy = self._policies.setdefault(base, _Policy())
+        candidates = set(policy.symbolic)
+        if self.dynamic:
+            candidates.update((leaf, axis) for leaf, shape in enumerate(shapes)
+                              for axis in range(len(shape)))
+        elif self.dynamic is None and policy.last is not None:
+            candidates.update((leaf, axis) for leaf, (old, new) in
+                              enumerate(zip(policy.last, shapes))
+                              for axis, (a, b) in enumerate(zip(old, new)) if a != b)
+        if self.dynamic is False:
+            candidates = set()
+        candidates -= policy.concrete
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
-        traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled)
+        dims = _applicable(candidates, shapes)
+        previous = self._entries[next(reversed(self._entries))].signature \
+            if self._entries else None
+        reason = _why(previous, base, shapes, args, kwargs)
+        traced = None
+        if dims is not None:
+            try:
+                traced = symbolic.trace_verified(functools.partial(
+                    _trace.trace, self.fn, args, kwargs, tensors, names, _grad_state.enabled,
+                    dims))
+                policy.symbolic |= candidates
+            except Exception as err:
+                policy.symbolic.clear()
+                policy.concrete |= candidates
+                dims = None
+                reason += f"; sizes kept concrete: {_first_line(err)}"
+        policy.last = shapes
+        if traced is None:
+            try:
+                traced = _trace.trace(self.fn, args, kwargs, tensors, names,
+                                      _grad_state.enabled)
+            except Exception as err:
+                if self.fullgraph:
+                    raise
+                return self._fall_back(err, base, shapes, args, kwargs, reason)
         self.trace_count += 1
-        previous = next(reversed(self._cache), None)
-        self.traces.append(Trace(_why(previous, key), traced.equations_before,
-                                 len(traced.program.equations)))
-        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
         entry = _Entry()
+        entry.signature = (base, shapes)
+        entry.eager = False
+        entry.dims = dims
+        self.traces.append(Trace(reason, traced.equations_before, len(traced.program.equations),
+                                 _symbolic_names(dims, names)))
+        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
         entry.owner = self
         placeholders = iter([Tensor._make(np.zeros(())) for _ in tensors])
         entry.call_args = (signature.substitute(args, placeholders),
@@ -152,13 +215,40 @@ class Compiled:
         if not entry.diff_out:
             entry.grad_in = []
         entry.vjp = entry.joint = None
+        entry.joints = {}
         self.code = entry.source
-        self._cache[key] = entry
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._store(_pattern(base, shapes if dims is None else dims), entry)
+        if self.check:
+            self._check(entry, arrays, args, kwargs)
         return entry, arrays
 
-    def _check(self, key, arrays, args, kwargs):
+    def _store(self, pattern, entry):
+        self._entries[pattern] = entry
+        if len(self._entries) > self.cache_size:
+            _, evicted = self._entries.popitem(last=False)
+            self._fast = {k: e for k, e in self._fast.items() if e is not evicted}
+
+    def _fall_back(self, err, base, shapes, args, kwargs, reason):
+        """fullgraph=False: run eagerly what could not be traced (a user error raises from
+        eager mode as it would without compile), warn once, and remember the signature."""
+        result = self.fn(*args, **kwargs)
+        where = _user_frame(err.__traceback__)
+        if (where, type(err)) not in self._warned:
+            self._warned.add((where, type(err)))
+            warnings.warn(
+                f"fluxgrad.compile({_name(self.fn)}): can't trace it"
+                f"{' at ' + where if where else ''}: {type(err).__name__}: {_first_line(err)} "
+                "Running it eagerly, now and on later calls with arguments of these types. For "
+                "Python control flow on a tensor's value use fluxgrad.static.nn.cond / "
+                "while_loop; fullgraph=True makes this an error", RuntimeWarning, stacklevel=5)
+        self.traces.append(Trace(f"{reason}; the trace failed, runs eagerly", 0, 0))
+        entry = _Entry()
+        entry.signature = (base, shapes)
+        entry.eager = True
+        self._store(_pattern(base, shapes), entry)
+        return entry, _EagerResult(result)
+
+    def _check(self, entry, arrays, args, kwargs):
         """Compare the first compiled result of a signature with eager mode's."""
         from .._core.grad_mode import no_grad
         with no_grad():
@@ -169,7 +259,9 @@ class Compiled:
             if got.shape != want.shape or got.dtype != want.dtype or not np.allclose(
                     got, want, rtol=1e-5 if got.dtype.itemsize < 8 else 1e-9, atol=1e-6,
                     equal_nan=True):
-                self._cache.pop(key, None)
+                self._fast = {k: e for k, e in self._fast.items() if e is not entry}
+                for pattern in [p for p, e in self._entries.items() if e is entry]:
+                    del self._entries[pattern]
                 raise RuntimeError(
                     f"fluxgrad.compile(check=True): result leaf {i} of "
                     f"{getattr(self.fn, '__name__', 'fn')} differs from eager mode's "
@@ -196,23 +288,126 @@ class Compiled:
         return Compiled(backward, cache_size=4)
 
 
+class _EagerResult:
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _staging(args, kwargs):
+    _, tensors = signature.flatten_args(args, kwargs)
+    return any(isinstance(t, Variable) for t in tensors)
+
+
+def _applicable(axes, shapes):
+    """Per leaf, its dims with the sizes at `axes` unknown (only sizes >= 2 are: 0 and 1 stay
+    concrete, broadcasting depends on them); None when no size is unknown."""
+    chosen = {(leaf, axis) for leaf, axis in axes
+              if leaf < len(shapes) and axis < len(shapes[leaf]) and shapes[leaf][axis] >= 2}
+    if not chosen or any(_dims.could_be_sentinel(s) for shape in shapes for s in shape):
+        return None
+    return symbolic.assign(shapes, chosen)[0]
+
+
+def _pattern(base, dims):
+    """The cache key of a trace: the structure, and each size or the unknown size it is."""
+    return base, tuple(tuple(("N", d.index) if isinstance(d, _dims.Dim) else d for d in row)
+                       for row in dims)
+
+
+def _symbolic_names(dims, names):
+    if dims is None:
+        return ()
+    return tuple(f"{names[leaf]}.shape[{axis}]" for leaf, row in enumerate(dims)
+                 for axis, d in enumerate(row) if isinstance(d, _dims.Dim))
+
+
+def _why(previous, base, shapes, args, kwargs):
+    """Why a signature traced: what differs from the most recently used one, `previous`."""
+    if previous is None:
+        return "first call"
+    (old_grad, old_structure), old_shapes = previous
+    grad, structure = base
+    if old_grad != grad:
+        return f"grad mode {'on' if grad else 'off'} (was {'on' if old_grad else 'off'})"
+    old_pos, new_pos = _positional(old_structure), _positional(structure)
+    if len(old_pos) == len(new_pos) and (old_structure is old_pos) == (structure is new_pos):
+        leaf = 0
+        for i, (a, b) in enumerate(zip(old_pos, new_pos)):
+            n = _leaf_count(b)
+            if a != b or old_shapes[leaf:leaf + n] != shapes[leaf:leaf + n]:
+                return (f"args[{i}] changed: {_describe(a, old_shapes[leaf:leaf + n])} -> "
+                        f"{_describe(b, shapes[leaf:leaf + n])}")
+            leaf += n
+    return "the arguments' structure or keyword arguments changed"
+
+
+def _positional(structure):
+    if len(structure) == 2 and isinstance(structure[1], tuple) and \
+            structure[1][:1] == ("dict",) and isinstance(structure[0], tuple) and \
+            all(isinstance(p, tuple) for p in structure[0]):
+        return structure[0]
+    return structure
+
+
+def _leaf_count(part):
+    if not isinstance(part, tuple) or not part:
+        return 0
+    if type(part[0]) is int or part[0] == "T":  # a Tensor: (rank, dtype, requires_grad)
+        return 1
+    if part[0] in ("tuple", "list"):
+        return sum(_leaf_count(p) for p in part[1:])
+    if part[0] == "dict":
+        return sum(_leaf_count(v) for _, v in part[1:])
+    return 0
+
+
+def _describe(part, shapes):
+    if type(part[0]) is int:
+        return f"{part[1]}{list(shapes[0])}{' requires_grad' if part[2] else ''}"
+    if part[:1] == ("C",):
+        return repr(part[2])
+    return "a structure"
+
+
+def _first_line(err):
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def _user_frame(tb):
+    """'file:line: code' of the innermost frame of a traceback outside fluxgrad."""
+    where = None
+    while tb is not None:
+        frame = tb.tb_frame
+        if not frame.f_globals.get("__name__", "").startswith("fluxgrad"):
+            import linecache
+            code = linecache.getline(frame.f_code.co_filename, tb.tb_lineno).strip()
+            where = f"{os.path.basename(frame.f_code.co_filename)}:{tb.tb_lineno}" + \
+                (f" `{code}`" if code else "")
+        tb = tb.tb_next
+    return where
+
+
+def _name(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
 class CompiledFunction(Function):
     """One call of a compiled function in the eager graph; backward runs compiled code."""
 
     @staticmethod
     def forward(ctx, entry, arrays, *tensors):
-        if entry.joint is None:
-            outputs = entry.traced.outputs
-            entry.joint = joint.build(entry.owner.fn, entry.call_args, tensors, len(outputs),
-                                      [(o._data.shape, o._data.dtype) for o in outputs],
-                                      entry.grad_in, entry.diff_out, entry.names, entry.name)
-        results = entry.joint.forward(*[t._data for t in tensors])
-        n_out = entry.joint.n_out
+        parts = _joint_for(entry, tensors)
+        results = parts.forward(*[t._data for t in tensors])
+        n_out = parts.n_out
         ctx.residuals = results[n_out:]
         outs = tuple(Tensor._make(a) for a in results[:n_out])
         diff = set(entry.diff_out)
         ctx.mark_non_differentiable(*[o for i, o in enumerate(outs) if i not in diff])
-        ctx.entry = entry
+        ctx.entry, ctx.joint = entry, parts
+        ctx.out_types = [(a.shape, a.dtype) for a in results[:n_out]]
         ctx.save_for_backward(*tensors)
         return outs
 
@@ -224,17 +419,53 @@ class CompiledFunction(Function):
         for i in entry.diff_out:
             bar = out_bars[i]
             if bar is None:
-                data = entry.traced.outputs[i]._data
-                bar = Tensor(np.zeros(data.shape, data.dtype))
+                bar = Tensor(np.zeros(*ctx.out_types[i]))
             bars.append(bar)
         if _grad_state.enabled:  # create_graph: a backward that is differentiable again
             if entry.vjp is None:
                 entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
             x_bars = entry.vjp(list(xs), bars)
         else:
-            x_bars = [Tensor._make(a) for a in entry.joint.backward(
+            x_bars = [Tensor._make(a) for a in ctx.joint.backward(
                 *[x._data for x in xs], *ctx.residuals, *[b._data for b in bars])]
         grads = [None] * len(xs)
         for i, g in zip(entry.grad_in, x_bars):
             grads[i] = g
         return (None, None, *grads)
+
+
+def _joint_for(entry, tensors):
+    """The forward+backward code of an entry: one for every size when its sizes are symbolic
+    and its backward is right for every size too, else one per concrete shape."""
+    if entry.joint:
+        return entry.joint
+    shapes = tuple(t._data.shape for t in tensors)
+    parts = entry.joints.get(shapes)
+    if parts is not None:
+        return parts
+    outputs = entry.traced.outputs
+    sizes = {}
+    for dims, shape in zip(entry.dims or (), shapes):
+        for d, size in zip(dims, shape):
+            if isinstance(d, _dims.Dim):
+                sizes[d] = size
+    out_types = [(tuple(sizes.get(d, d) for d in o.dims), o._data.dtype) if isinstance(
+        o, Variable) else (o._data.shape, o._data.dtype) for o in outputs]
+    build = functools.partial(joint.build, entry.owner.fn, entry.call_args, tensors,
+                              len(outputs), out_types, entry.grad_in, entry.diff_out,
+                              entry.names, entry.name)
+    if entry.joint is None and entry.dims is not None:
+        try:
+            entry.joint = build(dims=list(entry.dims) + [outputs[i].dims for i in
+                                                         entry.diff_out])
+            return entry.joint
+        except Exception:
+            entry.joint = False  # its backward is not size-generic: one per shape
+    parts = build()
+    if entry.dims is None:
+        entry.joint = parts
+    else:
+        if len(entry.joints) >= 16:
+            entry.joints.clear()
+        entry.joints[shapes] = parts
+    return parts

@@ -1,10 +1,12 @@
 """The first-order backward of a compiled call, without running its forward twice.
 
-`build(fn, call_args, tensors, n_out, grad_in, diff_out, name)` traces one joint program:
-`fn` on the arguments, then its VJP (`static.transforms.vjp`) on cotangent Variables, and
-optimises it as a whole. The program is then split: the forward part is every equation the
-outputs need; the backward part the rest. The forward's values that the backward reads are
-its residuals. Both parts are generated as code (`codegen`):
+`build(fn, call_args, tensors, n_out, grad_in, diff_out, name, dims)` traces one joint
+program: `fn` on the arguments, then its VJP (`static.transforms.vjp`) on cotangent
+Variables, and optimises it as a whole (given `dims`, the inputs' and then the output
+cotangents' dims with unknown sizes, the trace is checked to be right for every size, see
+`symbolic`). The program is then split: the forward part is every equation the outputs
+need; the backward part the rest. The forward's values that the backward reads are its
+residuals. Both parts are generated as code (`codegen`):
 
     forward(*inputs) -> (*outputs, *residuals)
     backward(*inputs, *residuals, *out_bars) -> input cotangents (one per `grad_in`)
@@ -13,18 +15,20 @@ The residuals are NumPy arrays outside any graph, so this backward serves `backw
 `grad()` without `create_graph`; a backward that must be differentiable again recomputes
 the forward instead (`compiled.Compiled._vjp_of`).
 """
+import functools
+
 import numpy as np
 
 from .._core.tensor import Tensor
 from ..static.program import Variable
-from . import codegen, signature, trace as _trace
+from . import codegen, signature, symbolic, trace as _trace
 
 
 class Joint:
     __slots__ = ("forward", "backward", "forward_source", "backward_source", "n_out")
 
 
-def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name):
+def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name, dims=None):
     from ..static.transforms import vjp
     args_template, kwargs_template = call_args
 
@@ -41,8 +45,9 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     bars = [Tensor._make(np.zeros(shape, dtype)) for shape, dtype in
             (out_types[i] for i in diff_out)]
     bar_names = [f"out_bar{k}" for k in range(len(bars))]
-    traced = _trace.trace(joint, (list(tensors), bars), {}, list(tensors) + bars,
-                          list(names) + bar_names)
+    trace = functools.partial(_trace.trace, joint, (list(tensors), bars), {},
+                              list(tensors) + bars, list(names) + bar_names, True, dims)
+    traced = trace() if dims is None else symbolic.trace_verified(trace)
     _, wrapped = codegen.first_run(traced, [t._data for t in tensors] +
                                    [b._data for b in bars])
     n_x = len(tensors)
