@@ -87,7 +87,7 @@ def test_a_dtype_change_traces_again():
         compiled(Tensor(np.ones(n)))
     out = compiled(Tensor(np.ones(4, np.float32)))
     assert out.dtype == fluxgrad.float32 and compiled.trace_count == 3
-    assert "float64[4] -> float32[4]" in compiled.traces[-1].reason
+    assert "float64[N0] -> float32[4]" in compiled.traces[-1].reason
 
 
 def test_dynamic_false_traces_per_shape_and_dynamic_true_from_the_first_call():
@@ -177,3 +177,16 @@ def test_a_captured_tensor_requiring_grad_falls_back_and_keeps_its_gradient():
 def test_dynamic_must_be_none_true_or_false():
     with pytest.raises(TypeError, match="dynamic"):
         fluxgrad.compile(lambda x: x, dynamic="auto")
+
+
+def test_the_guards_of_the_latest_trace_refuse_other_arguments():
+    compiled = fluxgrad.compile(lambda *xs: sum(x.sum() for x in xs) if xs else Tensor(1.0))
+    assert compiled().item() == 1.0
+    assert compiled(Tensor(np.ones(2))).item() == 2.0  # another number of arguments
+    assert compiled(Tensor(np.ones(2)), Tensor(np.ones(3))).item() == 5.0
+    assert compiled(Tensor(np.ones(2)), Tensor(np.ones(3), requires_grad=True)).item() == 5.0
+    assert compiled(Tensor(np.ones(2)), Tensor(np.ones(3, np.float32))).item() == 5.0
+    assert compiled(Tensor(np.ones(2)), Tensor(np.ones((3, 1)))).item() == 5.0  # another rank
+    with fluxgrad.no_grad():
+        assert compiled(Tensor(np.ones(2)), Tensor(np.ones(3))).item() == 5.0
+    assert compiled.trace_count == 7

@@ -30,12 +30,13 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import codegen, joint, signature, symbolic, trace as _trace
+from . import codegen, guards, joint, signature, symbolic, trace as _trace
 
 
 class _Entry:
     __slots__ = ("traced", "forward", "source", "grad_in", "diff_out", "vjp", "owner",
-                 "call_args", "joint", "joints", "names", "name", "dims", "eager", "signature")
+                 "call_args", "joint", "joints", "names", "name", "dims", "eager", "signature",
+                 "run")
 
 
 class _Policy:
@@ -51,6 +52,7 @@ Trace = collections.namedtuple("Trace", "reason equations_traced equations_after
                                         "symbolic_dims")
 Trace.__new__.__defaults__ = ((),)
 
+_MISS = guards.MISS
 _FAST_LIMIT = 1024  # exact signatures remembered (each points to a traced entry)
 
 
@@ -81,10 +83,19 @@ class Compiled:
         self._fast = {}  # exact signature -> entry
         self._policies = {}
         self._warned = set()
+        self._hot = guards.miss
+        self._last = None  # the entry of the latest call (a new trace says what changed)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:
+            result = self._hot(args)  # the guards and code of the latest trace used
+            if result is not _MISS:
+                return result
         if _static_state.armed and _staging(args, kwargs):
             return self.fn(*args, **kwargs)  # called while staging: inline it
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         grad = _grad_state.enabled
         entry = arrays = None
         if not kwargs:
@@ -102,16 +113,16 @@ class Compiled:
         if entry is None:
             entry, tensors, arrays = self._lookup(args, kwargs, grad, key)
             datas = [t._data for t in tensors]
+        if entry.run is not None:
+            self._hot = entry.run
+        self._last = entry
         if entry.eager:
             return self.fn(*args, **kwargs) if arrays is None else arrays.value
+        if arrays is None:
+            return _finish(entry, tensors, datas)
         if entry.grad_in and grad:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
-            if arrays is None:
-                arrays = entry.forward(*datas)
-            structure = entry.traced.out_structure
-            if structure == "T":
-                return Tensor._make(arrays[0])
             outs = [Tensor._make(a) for a in arrays]
         return signature.unflatten(entry.traced.out_structure, iter(outs))
 
@@ -130,7 +141,6 @@ class Compiled:
             entry, arrays = self._compile(base, shapes, args, kwargs, tensors)
         elif not entry.eager:
             self._entries.move_to_end(pattern)
-            entry.signature = (base, shapes)
         if len(self._fast) >= _FAST_LIMIT:
             self._fast.clear()
         self._fast[fast_key if fast_key is not None else (base, shapes)] = entry
@@ -167,8 +177,7 @@ class Compiled:
         candidates -= policy.concrete
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
         dims = _applicable(candidates, shapes)
-        previous = self._entries[next(reversed(self._entries))].signature \
-            if self._entries else None
+        previous = self._last.signature if self._last is not None else None
         reason = _why(previous, base, shapes, args, kwargs)
         traced = None
         if dims is not None:
@@ -190,10 +199,10 @@ class Compiled:
             except Exception as err:
                 if self.fullgraph:
                     raise
-                return self._fall_back(err, base, shapes, args, kwargs, reason)
+                return self._fall_back(err, base, shapes, args, kwargs, tensors, reason)
         self.trace_count += 1
         entry = _Entry()
-        entry.signature = (base, shapes)
+        entry.signature = (base, shapes if dims is None else dims)
         entry.eager = False
         entry.dims = dims
         self.traces.append(Trace(reason, traced.equations_before, len(traced.program.equations),
@@ -216,6 +225,8 @@ class Compiled:
             entry.grad_in = []
         entry.vjp = entry.joint = None
         entry.joints = {}
+        entry.run = _runner(entry, args, kwargs, tensors, shapes if dims is None else dims,
+                            base[0], _finish)
         self.code = entry.source
         self._store(_pattern(base, shapes if dims is None else dims), entry)
         if self.check:
@@ -228,7 +239,7 @@ class Compiled:
             _, evicted = self._entries.popitem(last=False)
             self._fast = {k: e for k, e in self._fast.items() if e is not evicted}
 
-    def _fall_back(self, err, base, shapes, args, kwargs, reason):
+    def _fall_back(self, err, base, shapes, args, kwargs, tensors, reason):
         """fullgraph=False: run eagerly what could not be traced (a user error raises from
         eager mode as it would without compile), warn once, and remember the signature."""
         result = self.fn(*args, **kwargs)
@@ -245,6 +256,9 @@ class Compiled:
         entry = _Entry()
         entry.signature = (base, shapes)
         entry.eager = True
+        entry.owner = self
+        entry.name = "".join(c if c.isalnum() else "_" for c in _name(self.fn))
+        entry.run = _runner(entry, args, kwargs, tensors, shapes, base[0], _finish_eager)
         self._store(_pattern(base, shapes), entry)
         return entry, _EagerResult(result)
 
@@ -285,7 +299,35 @@ class Compiled:
             x_bars = vjp(targets, inputs, list(out_bars))
             return tuple(x.new_zeros(x.shape) if g is None else g for g, x in zip(x_bars, inputs))
         backward.__name__ = f"{getattr(fn, '__name__', 'fn')}_backward"
-        return Compiled(backward, cache_size=4)
+        return Compiled(backward, cache_size=4, fullgraph=True)
+
+
+def _runner(entry, args, kwargs, tensors, dims, grad, finish):
+    """The generated guards-and-call of an entry, for calls of positional Tensors only."""
+    if kwargs or len(args) != len(tensors) or not all(isinstance(a, Tensor) for a in args):
+        return None
+    simple = finish is _finish and entry.traced.out_structure == "T" and not (
+        entry.grad_in and grad)
+    return guards.runner(entry, len(args), dims, [type(t) for t in tensors],
+                         [t._data.dtype for t in tensors],
+                         [t._requires_grad for t in tensors], grad, finish,
+                         entry.forward if simple else None)
+
+
+def _finish(entry, tensors, arrays):
+    """Run an entry's code on the arguments' arrays; wrap the results."""
+    if entry.grad_in and _grad_state.enabled:
+        outs = CompiledFunction.apply(entry, None, *tensors)
+    else:
+        results = entry.forward(*arrays)
+        if entry.traced.out_structure == "T":
+            return Tensor._make(results[0])
+        outs = [Tensor._make(a) for a in results]
+    return signature.unflatten(entry.traced.out_structure, iter(outs))
+
+
+def _finish_eager(entry, args, arrays):
+    return entry.owner.fn(*args)
 
 
 class _EagerResult:
@@ -336,11 +378,17 @@ def _why(previous, base, shapes, args, kwargs):
         leaf = 0
         for i, (a, b) in enumerate(zip(old_pos, new_pos)):
             n = _leaf_count(b)
-            if a != b or old_shapes[leaf:leaf + n] != shapes[leaf:leaf + n]:
+            if a != b or not all(_fits(row, shape) for row, shape in
+                                 zip(old_shapes[leaf:leaf + n], shapes[leaf:leaf + n])):
                 return (f"args[{i}] changed: {_describe(a, old_shapes[leaf:leaf + n])} -> "
                         f"{_describe(b, shapes[leaf:leaf + n])}")
             leaf += n
     return "the arguments' structure or keyword arguments changed"
+
+
+def _fits(dims, shape):
+    return len(dims) == len(shape) and all(
+        size >= 2 if isinstance(d, _dims.Dim) else d == size for d, size in zip(dims, shape))
 
 
 def _positional(structure):

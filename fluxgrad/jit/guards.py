@@ -1,0 +1,82 @@
+"""Guards as generated code: one function per trace, checking a call's arguments against it and
+running it.
+
+`runner(entry, n, dims, classes, dtypes, requires_grad, grad, finish)` -> `run(args)` for
+calls with `n` positional Tensor arguments: it returns `MISS` unless grad mode is `grad` and
+each argument has its class (exactly: never a static Variable), dtype (the same object), requires_grad flag and, per axis, its concrete size (or, on
+an unknown axis, a size >= 2, equal to the other sizes sharing its unknown); else it calls
+`finish(entry, args, arrays)` on the arrays (`finish` runs the compiled code and wraps the
+results), or, given `forward` (code returning one array to wrap as a Tensor), calls it
+directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
+
+    def run(args):
+        if _grad.enabled is not True:
+            return MISS
+        try:
+            a0, a1, = args
+        except ValueError:  # another number of arguments
+            return MISS
+        if type(a0) is not _c0 or type(a1) is not _c1:
+            return MISS
+        d0, d1, = a0._data, a1._data,
+        if d0.dtype is not _t0 or a0._requires_grad is not False or d1.dtype is not _t1 ...:
+            return MISS
+        s0 = d0.shape
+        if len(s0) != 2 or s0[1] != 4 or s0[0] < 2:
+            return MISS
+        if d1.shape != (4, 3):
+            return MISS
+        return _finish(_entry, args, (d0, d1))  # or: return _make(_forward(d0, d1)[0])
+"""
+from .._core.grad_mode import state as _grad_state
+from .._core.tensor import Tensor
+from ..static import dims as _dims
+
+MISS = object()
+
+
+def miss(args):
+    return MISS
+
+
+def runner(entry, n, dims, classes, dtypes, requires_grad, grad, finish, forward=None):
+    names = {"_grad": _grad_state, "MISS": MISS, "_finish": finish, "_entry": entry,
+             "_forward": forward, "_make": Tensor._make}
+    a = [f"a{i}" for i in range(n)]
+    d = [f"d{i}" for i in range(n)]
+    lines = [f"if _grad.enabled is not {grad}{'' if n else ' or args'}:", "    return MISS"]
+    if n:
+        names.update((f"_c{i}", c) for i, c in enumerate(classes))
+        lines += ["try:", f"    {', '.join(a)}, = args", "except ValueError:", "    return MISS",
+                  f"if {' or '.join(f'type(a{i}) is not _c{i}' for i in range(n))}:",
+                  "    return MISS",
+                  f"{', '.join(d)}, = " + ", ".join(f"{x}._data" for x in a) + ","]
+    checks = []
+    for i in range(n):
+        names[f"_t{i}"] = dtypes[i]
+        checks.append(f"{d[i]}.dtype is not _t{i}")
+        checks.append(f"{a[i]}._requires_grad is not {bool(requires_grad[i])}")
+    if checks:
+        lines += [f"if {' or '.join(checks)}:", "    return MISS"]
+    first = {}
+    for i, row in enumerate(dims):
+        if not any(isinstance(x, _dims.Dim) for x in row):
+            lines += [f"if {d[i]}.shape != {tuple(row)!r}:", "    return MISS"]
+            continue
+        conds = [f"len(s{i}) != {len(row)}"]
+        for axis, x in enumerate(row):
+            if not isinstance(x, _dims.Dim):
+                conds.append(f"s{i}[{axis}] != {x}")
+            elif x in first:
+                conds.append(f"s{i}[{axis}] != {first[x]}")
+            else:
+                first[x] = f"s{i}[{axis}]"
+                conds.append(f"s{i}[{axis}] < 2")
+        lines += [f"s{i} = {d[i]}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
+    if forward is not None:  # one Tensor result: no need to call `finish`
+        lines.append(f"return _make(_forward({', '.join(d)})[0])")
+    else:
+        lines.append(f"return _finish(_entry, args, ({', '.join(d)}{',' if n == 1 else ''}))")
+    source = "def run(args):\n" + "".join(f"    {line}\n" for line in lines)
+    exec(compile(source, f"<fluxgrad.compile guard of {entry.name}>", "exec"), names)
+    return names["run"]
