@@ -6,7 +6,8 @@ A chain of 200 elementwise ops on float32[16] (40 x `(y * w + 0.5).tanh() - y * 
 forward only (the compiled function on tensors that don't require grad), and forward +
 backward of its sum (the compiled call is one graph node whose backward is compiled code).
 The calls alternate (`interleaved_best_times`) so every side sees the same machine load.
-Also the one-time cost of tracing, passes and code generation, per equation.
+Also the one-time cost of tracing, passes and code generation, per equation, and the
+per-call overhead of a compiled call over its generated code (1 and 10 arguments).
 """
 import _common  # noqa: F401  (sets single-thread environment before numpy loads)
 import time

@@ -238,6 +238,8 @@ class Compiled:
         if len(self._entries) > self.cache_size:
             _, evicted = self._entries.popitem(last=False)
             self._fast = {k: e for k, e in self._fast.items() if e is not evicted}
+            if self._last is evicted:
+                self._hot, self._last = guards.miss, None
 
     def _fall_back(self, err, base, shapes, args, kwargs, tensors, reason):
         """fullgraph=False: run eagerly what could not be traced (a user error raises from
