@@ -190,3 +190,13 @@ def test_the_guards_of_the_latest_trace_refuse_other_arguments():
     with fluxgrad.no_grad():
         assert compiled(Tensor(np.ones(2)), Tensor(np.ones(3))).item() == 5.0
     assert compiled.trace_count == 7
+
+
+def test_the_guards_check_python_scalars_by_type_and_value():
+    compiled = fluxgrad.compile(lambda x, k, mode: x * k if mode == "mul" else x + k)
+    x = Tensor(np.array([1.0, 2.0]))
+    for k, mode, want in ((2, "mul", [2.0, 4.0]), (3, "mul", [3.0, 6.0]), (3, "add", [4.0, 5.0]),
+                          (1, "add", [2.0, 3.0]), (True, "add", [2.0, 3.0]),
+                          (2, "mul", [2.0, 4.0])):
+        np.testing.assert_allclose(compiled(x, k, mode).numpy(), want)
+    assert compiled.trace_count == 5  # True is not 1: a bool traces apart from an int

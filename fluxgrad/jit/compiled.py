@@ -119,7 +119,7 @@ class Compiled:
         if entry.eager:
             return self.fn(*args, **kwargs) if arrays is None else arrays.value
         if arrays is None:
-            return _finish(entry, tensors, datas)
+            return _finish(entry, args, tensors, datas)
         if entry.grad_in and grad:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
@@ -305,18 +305,28 @@ class Compiled:
 
 
 def _runner(entry, args, kwargs, tensors, dims, grad, finish):
-    """The generated guards-and-call of an entry, for calls of positional Tensors only."""
-    if kwargs or len(args) != len(tensors) or not all(isinstance(a, Tensor) for a in args):
+    """The generated guards-and-call of an entry, for calls of positional Tensors and Python
+    scalars only (None otherwise)."""
+    if kwargs:
         return None
+    specs, leaf = [], 0
+    for a in args:
+        if isinstance(a, Tensor):
+            specs.append(("tensor", type(a), a._data.dtype, a._requires_grad, dims[leaf]))
+            leaf += 1
+        elif type(a) in _GUARDED_VALUES:
+            specs.append(("value", a))
+        else:
+            return None
     simple = finish is _finish and entry.traced.out_structure == "T" and not (
         entry.grad_in and grad)
-    return guards.runner(entry, len(args), dims, [type(t) for t in tensors],
-                         [t._data.dtype for t in tensors],
-                         [t._requires_grad for t in tensors], grad, finish,
-                         entry.forward if simple else None)
+    return guards.runner(entry, specs, grad, finish, entry.forward if simple else None)
 
 
-def _finish(entry, tensors, arrays):
+_GUARDED_VALUES = (bool, int, float, str, type(None))
+
+
+def _finish(entry, args, tensors, arrays):
     """Run an entry's code on the arguments' arrays; wrap the results."""
     if entry.grad_in and _grad_state.enabled:
         outs = CompiledFunction.apply(entry, None, *tensors)
@@ -328,7 +338,7 @@ def _finish(entry, tensors, arrays):
     return signature.unflatten(entry.traced.out_structure, iter(outs))
 
 
-def _finish_eager(entry, args, arrays):
+def _finish_eager(entry, args, tensors, arrays):
     return entry.owner.fn(*args)
 
 

@@ -3,7 +3,7 @@ running it.
 
 `runner(entry, n, dims, classes, dtypes, requires_grad, grad, finish)` -> `run(args)` for
 calls with `n` positional Tensor arguments: it returns `MISS` unless grad mode is `grad` and
-each argument has its class (exactly: never a static Variable), dtype (the same object), requires_grad flag and, per axis, its concrete size (or, on
+each argument has its class (exactly: never a static Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its concrete size (or, on
 an unknown axis, a size >= 2, equal to the other sizes sharing its unknown); else it calls
 `finish(entry, args, arrays)` on the arrays (`finish` runs the compiled code and wraps the
 results), or, given `forward` (code returning one array to wrap as a Tensor), calls it
@@ -26,7 +26,7 @@ directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
             return MISS
         if d1.shape != (4, 3):
             return MISS
-        return _finish(_entry, args, (d0, d1))  # or: return _make(_forward(d0, d1)[0])
+        return _finish(_entry, args, (a0, a1, ), (d0, d1, ))  # or: _make(_forward(d0, d1)[0])
 """
 from .._core.grad_mode import state as _grad_state
 from .._core.tensor import Tensor
@@ -39,29 +39,38 @@ def miss(args):
     return MISS
 
 
-def runner(entry, n, dims, classes, dtypes, requires_grad, grad, finish, forward=None):
+def runner(entry, specs, grad, finish, forward=None):
     names = {"_grad": _grad_state, "MISS": MISS, "_finish": finish, "_entry": entry,
              "_forward": forward, "_make": Tensor._make}
+    n = len(specs)
     a = [f"a{i}" for i in range(n)]
-    d = [f"d{i}" for i in range(n)]
+    tensors = [i for i, spec in enumerate(specs) if spec[0] == "tensor"]
+    d = [f"d{i}" for i in tensors]
     lines = [f"if _grad.enabled is not {grad}{'' if n else ' or args'}:", "    return MISS"]
-    if n:
-        names.update((f"_c{i}", c) for i, c in enumerate(classes))
-        lines += ["try:", f"    {', '.join(a)}, = args", "except ValueError:", "    return MISS",
-                  f"if {' or '.join(f'type(a{i}) is not _c{i}' for i in range(n))}:",
-                  "    return MISS",
-                  f"{', '.join(d)}, = " + ", ".join(f"{x}._data" for x in a) + ","]
     checks = []
-    for i in range(n):
-        names[f"_t{i}"] = dtypes[i]
-        checks.append(f"{d[i]}.dtype is not _t{i}")
-        checks.append(f"{a[i]}._requires_grad is not {bool(requires_grad[i])}")
-    if checks:
+    for i, spec in enumerate(specs):
+        names[f"_c{i}"] = spec[1] if spec[0] == "tensor" else type(spec[1])
+        checks.append(f"type(a{i}) is not _c{i}")
+        if spec[0] == "value" and spec[1] is not None:
+            names[f"_v{i}"] = spec[1]
+            checks.append(f"a{i} != _v{i}")
+    if n:
+        lines += ["try:", f"    {', '.join(a)}, = args", "except ValueError:", "    return MISS",
+                  f"if {' or '.join(checks)}:", "    return MISS"]
+    if tensors:
+        lines.append(f"{', '.join(d)}, = " + ", ".join(f"a{i}._data" for i in tensors) + ",")
+        checks = []
+        for i in tensors:
+            names[f"_t{i}"] = specs[i][2]
+            checks.append(f"d{i}.dtype is not _t{i}")
+            if grad:  # without grad mode, requires_grad changes nothing the code does
+                checks.append(f"a{i}._requires_grad is not {bool(specs[i][3])}")
         lines += [f"if {' or '.join(checks)}:", "    return MISS"]
     first = {}
-    for i, row in enumerate(dims):
+    for i in tensors:
+        row = specs[i][4]
         if not any(isinstance(x, _dims.Dim) for x in row):
-            lines += [f"if {d[i]}.shape != {tuple(row)!r}:", "    return MISS"]
+            lines += [f"if d{i}.shape != {tuple(row)!r}:", "    return MISS"]
             continue
         conds = [f"len(s{i}) != {len(row)}"]
         for axis, x in enumerate(row):
@@ -72,11 +81,12 @@ def runner(entry, n, dims, classes, dtypes, requires_grad, grad, finish, forward
             else:
                 first[x] = f"s{i}[{axis}]"
                 conds.append(f"s{i}[{axis}] < 2")
-        lines += [f"s{i} = {d[i]}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
+        lines += [f"s{i} = d{i}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
     if forward is not None:  # one Tensor result: no need to call `finish`
         lines.append(f"return _make(_forward({', '.join(d)})[0])")
     else:
-        lines.append(f"return _finish(_entry, args, ({', '.join(d)}{',' if n == 1 else ''}))")
+        lines.append(f"return _finish(_entry, args, ({''.join(f'a{i}, ' for i in tensors)}), "
+                     f"({''.join(f'd{i}, ' for i in tensors)}))")
     source = "def run(args):\n" + "".join(f"    {line}\n" for line in lines)
     exec(compile(source, f"<fluxgrad.compile guard of {entry.name}>", "exec"), names)
     return names["run"]

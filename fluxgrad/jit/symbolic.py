@@ -145,11 +145,13 @@ def bind_sizes(traced):
 
 class _BoundPrimitive:
     """`prim` with its sentinel-derived ints re-bound to the sizes of the extra array inputs
-    (one per unknown dim, the arrays it is read from, at `axes`)."""
+    (one per unknown dim, the arrays it is read from, at `axes`). In generated code
+    `_reshape_sized(x, x, shape=(10007, 6))` is `reshape(x, shape=(N0, 6))` where N0 is the
+    size of the second `x`'s axis 0: 10007 is N0's stand-in (`static.dims`)."""
 
     def __init__(self, prim, n, scalars, axes):
         self.prim = prim
-        self.name = prim.name
+        self.name = f"{prim.name}_sized"  # generated code: `_reshape_sized(x, x, shape=...)`
         self.n_outputs = prim.n_outputs
         self.view = getattr(prim, "view", False)
         impl, bind = prim.impl, _dims.bind
