@@ -137,11 +137,14 @@ def test_an_if_on_a_tensor_runs_eagerly_with_one_warning_and_is_not_traced_again
     np.testing.assert_allclose(out.numpy(), [2.0, 2.0, 2.0])
     assert "test_compile_dims.py" in str(record[0].message) and "x.sum() > 0" in \
         str(record[0].message)
+    assert record[0].filename == __file__  # the warning points at the call
     calls.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_allclose(compiled(Tensor(-np.ones(3))).numpy(), [1.0, 1.0, 1.0])
-    assert len(calls) == 1  # eager only: no second attempt at tracing
+        assert len(calls) == 1  # eager only: no second attempt at tracing
+        np.testing.assert_allclose(compiled(Tensor(np.ones(5))).numpy(), np.full(5, 2.0))
+    assert len(calls) == 2  # another size: eager straight away too
     assert compiled.trace_count == 0
 
 

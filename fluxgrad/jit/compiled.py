@@ -41,11 +41,12 @@ class _Entry:
 
 class _Policy:
     """Per argument structure: the (leaf, axis) sizes traced as unknown, those that must stay
-    concrete, and the shapes of the latest trace (a size that changes becomes symbolic)."""
-    __slots__ = ("symbolic", "concrete", "last")
+    concrete, the shapes of the latest trace (a size that changes becomes symbolic), and
+    whether a trace failed (fullgraph=False then runs every call of the structure eagerly)."""
+    __slots__ = ("symbolic", "concrete", "last", "eager")
 
     def __init__(self):
-        self.symbolic, self.concrete, self.last = set(), set(), None
+        self.symbolic, self.concrete, self.last, self.eager = set(), set(), None, False
 
 
 Trace = collections.namedtuple("Trace", "reason equations_traced equations_after_passes "
@@ -164,6 +165,10 @@ class Compiled:
 
     def _compile(self, base, shapes, args, kwargs, tensors):
         policy = self._policies.setdefault(base, _Policy())
+        previous = self._last.signature if self._last is not None else None
+        reason = _why(previous, base, shapes, args, kwargs)
+        if policy.eager and not self.fullgraph:  # its trace failed for other sizes already
+            return self._fall_back(None, base, shapes, args, kwargs, tensors, reason)
         candidates = set(policy.symbolic)
         if self.dynamic:
             candidates.update((leaf, axis) for leaf, shape in enumerate(shapes)
@@ -177,8 +182,6 @@ class Compiled:
         candidates -= policy.concrete
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
         dims = _applicable(candidates, shapes)
-        previous = self._last.signature if self._last is not None else None
-        reason = _why(previous, base, shapes, args, kwargs)
         traced = None
         if dims is not None:
             try:
@@ -190,7 +193,7 @@ class Compiled:
                 policy.symbolic.clear()
                 policy.concrete |= candidates
                 dims = None
-                reason += f"; sizes kept concrete: {_first_line(err)}"
+                kept = f"; sizes kept concrete: {_first_line(err)}"
         policy.last = shapes
         if traced is None:
             try:
@@ -200,6 +203,8 @@ class Compiled:
                 if self.fullgraph:
                     raise
                 return self._fall_back(err, base, shapes, args, kwargs, tensors, reason)
+            if candidates:
+                reason += kept
         self.trace_count += 1
         entry = _Entry()
         entry.signature = (base, shapes if dims is None else dims)
@@ -242,19 +247,25 @@ class Compiled:
                 self._hot, self._last = guards.miss, None
 
     def _fall_back(self, err, base, shapes, args, kwargs, tensors, reason):
-        """fullgraph=False: run eagerly what could not be traced (a user error raises from
-        eager mode as it would without compile), warn once, and remember the signature."""
+        """fullgraph=False: run eagerly what could not be traced (`err`; None when a trace for
+        other sizes failed already). An error of the function itself raises from eager mode
+        as it would without compile. Else: warn once, and remember the signature (and that
+        its argument structure runs eagerly)."""
         result = self.fn(*args, **kwargs)
-        where = _user_frame(err.__traceback__)
-        if (where, type(err)) not in self._warned:
-            self._warned.add((where, type(err)))
-            warnings.warn(
-                f"fluxgrad.compile({_name(self.fn)}): can't trace it"
-                f"{' at ' + where if where else ''}: {type(err).__name__}: {_first_line(err)} "
-                "Running it eagerly, now and on later calls with arguments of these types. For "
-                "Python control flow on a tensor's value use fluxgrad.static.nn.cond / "
-                "while_loop; fullgraph=True makes this an error", RuntimeWarning, stacklevel=5)
-        self.traces.append(Trace(f"{reason}; the trace failed, runs eagerly", 0, 0))
+        self._policies[base].eager = True
+        if err is not None:
+            where = _user_frame(err.__traceback__)
+            if (where, type(err)) not in self._warned:
+                self._warned.add((where, type(err)))
+                warnings.warn(
+                    f"fluxgrad.compile({_name(self.fn)}): can't trace it"
+                    f"{' at ' + where if where else ''}: {type(err).__name__}: "
+                    f"{_first_line(err)} Running it eagerly, now and on later calls with "
+                    "arguments of these types. For Python control flow on a tensor's value use "
+                    "fluxgrad.static.nn.cond / while_loop; fullgraph=True makes this an error",
+                    RuntimeWarning, stacklevel=6)
+        if err is not None:
+            self.traces.append(Trace(f"{reason}; the trace failed, runs eagerly", 0, 0))
         entry = _Entry()
         entry.signature = (base, shapes)
         entry.eager = True

@@ -1,13 +1,15 @@
 """Guards as generated code: one function per trace, checking a call's arguments against it and
 running it.
 
-`runner(entry, n, dims, classes, dtypes, requires_grad, grad, finish)` -> `run(args)` for
-calls with `n` positional Tensor arguments: it returns `MISS` unless grad mode is `grad` and
-each argument has its class (exactly: never a static Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its concrete size (or, on
-an unknown axis, a size >= 2, equal to the other sizes sharing its unknown); else it calls
-`finish(entry, args, arrays)` on the arrays (`finish` runs the compiled code and wraps the
-results), or, given `forward` (code returning one array to wrap as a Tensor), calls it
-directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
+`runner(entry, specs, grad, finish, forward)` -> `run(args)` for calls with positional
+arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims)` or
+`("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each value argument
+has its type and value, and each Tensor argument has its class (exactly: never a static
+Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its
+concrete size (or, on an unknown axis, a size >= 2, equal to the other sizes sharing its
+unknown); else it calls `finish(entry, args, tensors, arrays)` (which runs the compiled code
+on the Tensors' arrays and wraps the results), or, given `forward` (code returning one array
+to wrap as a Tensor), calls that directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
 
     def run(args):
         if _grad.enabled is not True:
