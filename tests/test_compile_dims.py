@@ -203,3 +203,13 @@ def test_the_guards_check_python_scalars_by_type_and_value():
                           (2, "mul", [2.0, 4.0])):
         np.testing.assert_allclose(compiled(x, k, mode).numpy(), want)
     assert compiled.trace_count == 5  # True is not 1: a bool traces apart from an int
+
+
+def test_a_compiled_call_under_forward_mode_or_vmap_sees_the_tangents_and_the_batch():
+    compiled = fluxgrad.compile(lambda x: x.sin())
+    x0 = np.array([0.3, -0.7])
+    compiled(Tensor(x0))  # the generated code and its guards are ready for float64[2]
+    _, tangent = fluxgrad.func.jvp(compiled, (Tensor(x0),), (Tensor(np.ones(2)),))
+    np.testing.assert_allclose(tangent.numpy(), np.cos(x0), rtol=1e-12)
+    batch = fluxgrad.func.vmap(compiled)(Tensor(np.stack([x0, 2 * x0])))
+    np.testing.assert_allclose(batch.numpy(), np.sin(np.stack([x0, 2 * x0])), rtol=1e-12)

@@ -24,6 +24,8 @@ import warnings
 
 import numpy as np
 
+from .._core.batching import state as _batch_state
+from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -94,6 +96,10 @@ class Compiled:
                 return result
         if _static_state.armed and _staging(args, kwargs):
             return self.fn(*args, **kwargs)  # called while staging: inline it
+        if _batch_state.sizes or _forward_state.level:
+            # under vmap / forward mode: fn's ops run through their rules (the generated code
+            # would not see a batch dimension or tangents)
+            return self.fn(*args, **kwargs)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):

@@ -12,8 +12,8 @@ on the Tensors' arrays and wraps the results), or, given `forward` (code returni
 to wrap as a Tensor), calls that directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
 
     def run(args):
-        if _grad.enabled is not True:
-            return MISS
+        if _grad.enabled is not True or _batch.sizes or _forward.level:
+            return MISS  # (under vmap or forward mode the call runs `fn` inline)
         try:
             a0, a1, = args
         except ValueError:  # another number of arguments
@@ -28,8 +28,10 @@ to wrap as a Tensor), calls that directly. For a trace of `x: f32[N0, 4]`, `w: f
             return MISS
         if d1.shape != (4, 3):
             return MISS
-        return _finish(_entry, args, (a0, a1, ), (d0, d1, ))  # or: _make(_forward(d0, d1)[0])
+        return _finish(_entry, args, (a0, a1, ), (d0, d1, ))  # or: _make(_code(d0, d1)[0])
 """
+from .._core.batching import state as _batch_state
+from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.tensor import Tensor
 from ..static import dims as _dims
@@ -42,13 +44,15 @@ def miss(args):
 
 
 def runner(entry, specs, grad, finish, forward=None):
-    names = {"_grad": _grad_state, "MISS": MISS, "_finish": finish, "_entry": entry,
-             "_forward": forward, "_make": Tensor._make}
+    names = {"_grad": _grad_state, "_batch": _batch_state, "_forward": _forward_state,
+             "MISS": MISS, "_finish": finish, "_entry": entry,
+             "_code": forward, "_make": Tensor._make}
     n = len(specs)
     a = [f"a{i}" for i in range(n)]
     tensors = [i for i, spec in enumerate(specs) if spec[0] == "tensor"]
     d = [f"d{i}" for i in tensors]
-    lines = [f"if _grad.enabled is not {grad}{'' if n else ' or args'}:", "    return MISS"]
+    lines = [f"if _grad.enabled is not {grad} or _batch.sizes or _forward.level"
+             f"{'' if n else ' or args'}:", "    return MISS"]
     checks = []
     for i, spec in enumerate(specs):
         names[f"_c{i}"] = spec[1] if spec[0] == "tensor" else type(spec[1])
@@ -85,7 +89,7 @@ def runner(entry, specs, grad, finish, forward=None):
                 conds.append(f"s{i}[{axis}] < 2")
         lines += [f"s{i} = d{i}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
     if forward is not None:  # one Tensor result: no need to call `finish`
-        lines.append(f"return _make(_forward({', '.join(d)})[0])")
+        lines.append(f"return _make(_code({', '.join(d)})[0])")
     else:
         lines.append(f"return _finish(_entry, args, ({''.join(f'a{i}, ' for i in tensors)}), "
                      f"({''.join(f'd{i}, ' for i in tensors)}))")
