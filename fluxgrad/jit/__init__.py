@@ -17,14 +17,19 @@ Captured tensors (closures) are constants of the trace.
 
 Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
 next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
-That trace is checked to be right for every size (traced again under other stand-in sizes,
-and refused if the two differ or if Python code compared or combined the size, e.g.
-`if x.shape[0] > 64`, `n - 1`); when it isn't, the size stays concrete and each new one
-traces again. Sizes 0 and 1 are never symbolic (broadcasting depends on them), and sizes
+That trace is checked to be right for every size (the function is traced a second time
+under other stand-in sizes, and the trace is refused if the two programs differ or if Python
+code compared or combined the size, e.g. `if x.shape[0] > 64`, `n - 1`, `x.var()`); when
+it isn't, the size stays concrete and each new one traces again. An output size computed
+from an unknown one other than the unknown itself (`reshape(-1, 2)` of `[N, 4]`, giving
+`2N`) can't be staged yet: that size stays concrete too. Sizes 0 and 1 are never symbolic (broadcasting depends on them), and sizes
 equal at trace time share one unknown, so a call where they differ traces again.
 `dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
 call checks, against the trace it runs: the argument structure, ranks, dtypes,
-requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode.
+requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode (by
+generated code, `guards`, for calls of positional Tensors and scalars). Python values the
+function reads from elsewhere (globals, closures) are not checked: they are constants of
+the trace.
 
 Refused (never a silently wrong result): a Python `if` on a traced value (use
 `static.nn.cond`), reading a traced value (`.item()`, `.numpy()`), a captured tensor that
@@ -32,15 +37,17 @@ requires grad (pass it as an argument, e.g. a model's parameters through
 `func.functional_call`), random numbers, vmap and forward mode (so `func.hessian`,
 `jacfwd`, `hvp`), and `backward()` inside the traced function. With `fullgraph=False` (the
 default, as torch.compile) any such refusal runs the function eagerly instead, with a
-one-time warning naming the line, and later calls with that signature run eagerly without
-tracing again (an error the function raises in eager mode too is raised as such); with
-`fullgraph=True` the refusal is raised. Not built yet: training steps with `backward()` /
+one-time warning naming the line, and later calls with that argument structure run eagerly
+without tracing again (an error the function raises in eager mode too is raised as such);
+with `fullgraph=True` the refusal is raised. Called under vmap or forward mode, a compiled
+function runs `fn` inline. Not built yet: training steps with `backward()` /
 `opt.step()` inside, fusion and buffer reuse, `save()` as a standalone module.
 
-Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
-(Program -> Python source), `joint` (one forward+VJP program split into forward and
-backward code), `compiled` (the cache, and the eager-graph node that makes compiled calls
-differentiable).
+Modules: `signature` (cache keys), `trace` (function -> optimised Program), `symbolic`
+(unknown sizes, and the check that a trace is right for every size), `codegen` (Program ->
+Python source), `guards` (each trace's call checks, as generated code), `joint` (one
+forward+VJP program split into forward and backward code), `compiled` (the cache, and the
+eager-graph node that makes compiled calls differentiable).
 """
 from .compiled import Compiled
 

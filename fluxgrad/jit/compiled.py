@@ -1,12 +1,18 @@
 """`Compiled`: a function traced once per input signature and run as generated NumPy code.
 
-A call flattens its arguments (`signature`); the signature's entry in a bounded LRU cache
-holds the traced program, its generated forward function and source. On a miss the function
-is traced (`trace`), optimised, run once equation by equation (`codegen.first_run`, which
-gives this call's result) and written out as code (`codegen.generate`). A hit runs the
-generated function on the arrays and wraps the results as Tensors. Called on static
-Variables (inside another compiled function's trace, or in static mode) it stages `fn`
-inline.
+A call first tries the generated guards of the latest trace it used (`guards`: classes,
+dtypes, requires_grad, sizes, Python scalars, grad mode), which run its code directly. Else
+the exact signature (shapes included) is looked up; else the argument structure
+(`signature`: ranks, dtypes, requires_grad, scalars) and the sizes, with the sizes this
+structure traces as unknown (`symbolic`) left out, key a bounded LRU cache of traces. On a
+miss the function is traced (`trace`), optimised, run once equation by equation
+(`codegen.first_run`, which gives this call's result) and written out as code
+(`codegen.generate`). A size that changed since the structure's previous trace is traced as
+unknown, if the trace proves right for every size (`symbolic.trace_verified`); else it
+stays concrete. With `fullgraph=False` a trace that fails makes the structure run eagerly
+(`_fall_back`: one warning). Called on static Variables (inside another compiled
+function's trace, or in static mode) it stages `fn` inline; under vmap or forward mode it
+runs `fn` inline.
 
 Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
 eager graph (`CompiledFunction`, an `autograd.Function`). Its forward runs the forward part
