@@ -22,8 +22,9 @@ under other stand-in sizes, and the trace is refused if the two programs differ 
 code compared or combined the size, e.g. `if x.shape[0] > 64`, `n - 1`, `x.var()`); when
 it isn't, the size stays concrete and each new one traces again. An output size computed
 from an unknown one other than the unknown itself (`reshape(-1, 2)` of `[N, 4]`, giving
-`2N`) can't be staged yet: that size stays concrete too. Sizes 0 and 1 are never symbolic (broadcasting depends on them), and sizes
-equal at trace time share one unknown, so a call where they differ traces again.
+`2N`) can't be staged yet: that size stays concrete too. Sizes 0 and 1 are never symbolic
+(broadcasting depends on them), and sizes equal at trace time share one unknown, so a call
+where they differ traces again.
 `dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
 call checks, against the trace it runs: the argument structure, ranks, dtypes,
 requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode (by
