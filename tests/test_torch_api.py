@@ -669,3 +669,13 @@ def test_set_num_threads_limits_numpys_blas_threads():
         fg.set_num_threads(0)
     with pytest.raises(TypeError, match="expected an int"):
         fg.set_num_threads(1.5)
+
+
+@pytest.mark.parametrize("a, b", [([1.0, 2.0], [1.0, 2.0]), ([1.0, 2.0], [1.0, 3.0]),
+                                  ([1.0, 2.0], [[1.0, 2.0]]), ([float("nan")], [float("nan")])])
+def test_equal_is_one_bool_as_torch(a, b):
+    want = torch.equal(torch.tensor(a), torch.tensor(b))
+    got = fg.equal(fg.tensor(a), fg.tensor(b))
+    assert type(got) is bool and got == want
+    assert fg.tensor(a).equal(fg.tensor(b)) == want
+    np.testing.assert_array_equal(fg.eq(fg.tensor([1.0, 2.0]), 1.0).numpy(), [True, False])
