@@ -35,6 +35,9 @@ from .static import enable_static, disable_static, in_dynamic_mode
 from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
 from .dlpack import from_dlpack
+from .threads import get_num_threads, set_num_threads
+from . import amp
+from .amp import autocast
 
 globals().update(_public_with_out(globals()))
 

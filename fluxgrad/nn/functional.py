@@ -216,7 +216,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, *, sparse=False):
                          f"is out of range for {num} embeddings")
     out = weight[rows]
     if padding_idx is not None:
-        mask = _ops.unsqueeze(_ops.equal(rows, padding_idx % num), -1)
+        mask = _ops.unsqueeze(_ops.eq(rows, padding_idx % num), -1)
         out = _ops.where(mask, weight.detach()[rows], out)
     return out
 
@@ -229,7 +229,7 @@ def one_hot(input, num_classes=-1):
     if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
         raise ValueError(f"one_hot: class values must be in [0, {num_classes}), got values in "
                          f"[{idx.min()}, {idx.max()}]")
-    matches = _ops.equal(_ops.unsqueeze(classes, -1), Tensor(np.arange(num_classes)))
+    matches = _ops.eq(_ops.unsqueeze(classes, -1), Tensor(np.arange(num_classes)))
     return _ops.cast(matches, dtypes.int64)
 
 
@@ -355,7 +355,7 @@ def _target_matrix(x, idx, valid, axis, weight, smoothing):
     cls_shape = [1] * x.ndim
     cls_shape[axis] = classes
     picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
-    onehot = _ops.cast(_ops.equal(picked, Tensor(np.arange(classes).reshape(cls_shape))), x.dtype)
+    onehot = _ops.cast(_ops.eq(picked, Tensor(np.arange(classes).reshape(cls_shape))), x.dtype)
     counted = _ops.cast(_ops.unsqueeze(valid, axis), x.dtype)
     t = onehot * (1.0 - smoothing) + smoothing / classes if smoothing else onehot
     if weight is None:

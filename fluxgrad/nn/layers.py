@@ -261,13 +261,13 @@ class Dropout(Module):
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, x):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self):
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Embedding(Module):
