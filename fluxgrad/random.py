@@ -10,6 +10,7 @@ import numpy as np
 
 from ._core import batching, dtypes
 from ._core.devices import check_device
+from ._core.errors import ArgumentError, ShapeError
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, tensor_method
@@ -192,8 +193,8 @@ def randint(low=0, high=None, size=None, *, shape=None, generator=None, dtype=No
                                          else (size,), "randint")
     low, high = int(low), int(high)
     if low >= high:
-        raise ValueError(f"randint: the range [low, high) = [{low}, {high}) is empty; "
-                         "give high > low")
+        raise ArgumentError(f"randint: the range [low, high) = [{low}, {high}) is empty; "
+                            "give high > low")
     np_dtype = dtypes.as_dtype(dtype if dtype is not None else "int64").np
     rng = numpy_generator(generator)
     return written(_draw(lambda s: rng.integers(low, high, size=s), size, np_dtype, requires_grad),
@@ -214,7 +215,7 @@ def randperm(n, dtype=None, *, generator=None, device=None, requires_grad=False,
     _drawn_now("randperm")
     check_device(device, "randperm")
     if int(n) < 0:
-        raise ValueError(f"randperm: n must be non-negative, got {n}")
+        raise ArgumentError(f"randperm: n must be non-negative, got {n}")
     perm = numpy_generator(generator).permutation(int(n))
     np_dtype = dtypes.as_dtype(dtype if dtype is not None else "int64").np
     return written(Tensor(perm.astype(np_dtype), requires_grad=requires_grad), out, "randperm")
@@ -239,11 +240,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     _drawn_now("multinomial")
     p = _probabilities(input, "multinomial")
     if p.ndim not in (1, 2):
-        raise ValueError(f"multinomial: input must be 1-d or 2-d, got shape {list(p.shape)}")
+        raise ShapeError(f"multinomial: input must be 1-d or 2-d, got shape {list(p.shape)}")
     rows = p.reshape(-1, p.shape[-1]).astype(np.float64)
     num_samples = int(num_samples)
     if num_samples <= 0:
-        raise ValueError(f"multinomial: num_samples must be positive, got {num_samples}")
+        raise ArgumentError(f"multinomial: num_samples must be positive, got {num_samples}")
     if not np.all(np.isfinite(rows)) or np.any(rows < 0):
         raise RuntimeError("multinomial: the weights contain inf, nan or a negative value")
     totals = rows.sum(axis=1)

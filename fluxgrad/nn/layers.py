@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
+from .._core.errors import ShapeError
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
@@ -203,7 +204,7 @@ class Linear(Module):
 
     def forward(self, x):
         if x.shape[-1:] != (self.in_features,):
-            raise ValueError(f"Linear({self.in_features}, {self.out_features}): expected input "
+            raise ShapeError(f"Linear({self.in_features}, {self.out_features}): expected input "
                              f"with last dimension {self.in_features}, got shape "
                              f"{list(x.shape)}")
         return F.linear(x, self.weight, self.bias)
@@ -340,7 +341,7 @@ class _ConvNd(Module):
         channels = x.ndim - self._dims - 1  # the channel axis: 0 unbatched, 1 batched
         if channels not in (0, 1) or x.shape[channels] != self.in_channels:
             layout = "[C, L] or [N, C, L]" if self._dims == 1 else "[C, H, W] or [N, C, H, W]"
-            raise ValueError(f"{type(self).__name__}: expected input {layout} with C="
+            raise ShapeError(f"{type(self).__name__}: expected input {layout} with C="
                              f"{self.in_channels} channels, got shape {list(x.shape)}")
 
     def extra_repr(self):

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import ShapeError, ShapeIndexError
+from .._core.errors import DTypeError, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import ones_like, zeros_like
@@ -111,7 +111,12 @@ def sum(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
 
 @tensor_method("mean")
 def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
-    """Arithmetic mean over `axis`."""
+    """Arithmetic mean over `axis`; an integer or bool tensor needs a floating `dtype`, as in
+    PyTorch."""
+    if dtype is None and isinstance(x, Tensor) and x._data.dtype.kind not in "fc":
+        raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                         f"floating point or complex dtype. Got: {x.dtype}; convert it first "
+                         "(x.float()) or pass dtype=")
     x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
     return sum(x, axis, keepdims) / _count(x, axis)
