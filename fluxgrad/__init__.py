@@ -36,6 +36,8 @@ from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
 from .dlpack import from_dlpack
 from .threads import get_num_threads, set_num_threads
+from .memory_format import (memory_format, contiguous_format, preserve_format, channels_last,
+                            channels_last_3d)
 from . import amp
 from .amp import autocast
 

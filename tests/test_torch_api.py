@@ -679,3 +679,14 @@ def test_equal_is_one_bool_as_torch(a, b):
     assert type(got) is bool and got == want
     assert fg.tensor(a).equal(fg.tensor(b)) == want
     np.testing.assert_array_equal(fg.eq(fg.tensor([1.0, 2.0]), 1.0).numpy(), [True, False])
+
+
+def test_memory_formats_are_accepted_and_change_no_value():
+    x = fg.arange(24.0).reshape(1, 2, 3, 4)
+    for fmt in (fg.contiguous_format, fg.preserve_format, fg.channels_last):
+        np.testing.assert_array_equal(x.to(memory_format=fmt).numpy(), x.numpy())
+        np.testing.assert_array_equal(x.contiguous(memory_format=fmt).numpy(), x.numpy())
+        assert fg.zeros_like(x, memory_format=fmt).shape == x.shape
+    conv = fg.nn.Conv2d(2, 3, 3).to(memory_format=fg.channels_last)
+    assert conv(x).shape == (1, 3, 1, 2)
+    assert repr(fg.channels_last) == "fluxgrad.channels_last"

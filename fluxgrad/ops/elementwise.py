@@ -61,7 +61,7 @@ def cast(x, dtype):
 
 
 @tensor_method("to")
-def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False):
+def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
     """PyTorch's `to`: a dtype, another tensor's dtype, or a device ('cpu', the only one)."""
     for arg in args + ((device,) if device is not None else ()):
         if isinstance(arg, Tensor):
