@@ -472,16 +472,21 @@ class Binding:
                 return f"{what} changed: {value!r} -> {now!r}"
         return "the eager state changed"
 
-    def write(self, arrays):
+    def write(self, arrays, taken):
+        """Write the new values `arrays` back; `taken`: the arrays the call read or returns
+        (a new value sharing memory with one of them, or with another new value, is copied:
+        each eager buffer is its own)."""
         for opt, p in self.stepped:
             opt.state.setdefault(p, {})
-        seen = set()
+        taken = {_root(a) for a in taken}
         for kind, owner, key, fresh, index in self.writes:
             value = None if index is None else arrays[index - self.n_results]
-            if value is not None and (id(value) in seen or value.base is not None or
-                                      not value.flags.writeable):
-                value = value.copy()  # a buffer of its own, as eager mode's
-            seen.add(id(value))
+            if value is not None:
+                root = _root(value)
+                if root in taken or not value.flags.writeable:
+                    value = value.copy()
+                else:
+                    taken.add(root)
             if kind == "data":
                 np.copyto(owner._data, value)
                 owner._bump_version()
@@ -503,6 +508,12 @@ class Binding:
                     np.copyto(old, value)
                 else:
                     entries[key] = value
+
+
+def _root(array):
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return id(array)
 
 
 def _reader(slot):
@@ -542,10 +553,11 @@ def run(compiled, key, entry, arrays, args, kwargs, tensors):
         binding = entry.traced.state
     elif not variants:
         variants.append(entry)
+    inputs = [t._data for t in tensors] + binding.read()
     if arrays is None:
-        arrays = entry.forward(*[t._data for t in tensors], *binding.read())
+        arrays = entry.forward(*inputs)
     n = binding.n_results
-    binding.write(arrays[n:])
+    binding.write(arrays[n:], inputs + list(arrays[:n]))
     return signature.unflatten(entry.traced.out_structure,
                                iter([Tensor._make(a) for a in arrays[:n]]))
 
