@@ -271,3 +271,43 @@ def test_an_in_place_write_into_an_untracked_captured_tensor_is_refused():
     with pytest.raises(NotImplementedError, match=r"does not track.*total = total \+ loss"):
         fluxgrad.compile(step)(Tensor(np.ones(3)))
     assert total.item() == 0
+
+
+def test_clip_grad_norm_inside_the_step_matches_eager():
+    def make_step(model, opt):
+        def step(x, y):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            nn.utils.clip_grad_value_(model.parameters(), 0.05)
+            opt.step()
+            return loss
+        return step
+    _train(_pair(_mlp, lambda ps: optim.SGD(ps, lr=0.5)), _batches((5, 6), n=6), make_step)
+
+
+def test_paddle_spellings_minimize_clear_grad_and_grad_clip_match_eager():
+    def make_step(model, opt):
+        def step(x, y):
+            loss = F.cross_entropy(model(x), y)
+            opt.minimize(loss)
+            opt.clear_grad()
+            return loss
+        return step
+    make_opt = lambda ps: optim.Adam(parameters=ps, learning_rate=1e-2,  # noqa: E731
+                                     grad_clip=nn.ClipGradByGlobalNorm(0.1))
+    _train(_pair(_mlp, make_opt), _batches((5, 6), n=6), make_step)
+
+
+def test_a_compiled_forward_reads_the_parameters_at_each_call():
+    fluxgrad.manual_seed(0)
+    model = _mlp()
+    x = _batches((5, 6), n=1)[0][0]
+    with fluxgrad.no_grad():
+        compiled = fluxgrad.compile(model)
+        compiled(x)
+        for p in model.parameters():
+            p.mul_(0.5)  # an eager update outside the compiled function
+        np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-6)
+    assert compiled.trace_count == 1

@@ -12,8 +12,10 @@ parameters of every optimizer stepped, and any leaf tensor that requires grad.
 - `backward()` stages the VJP (`static.transforms.vjp`) of the loss w.r.t. the current values
   of the tracked leaves that require grad, and adds each result to the leaf's `.grad` (or
   makes it the `.grad`), as the eager engine does.
-- `opt.zero_grad()` / `module.zero_grad()` and `opt.step()` of SGD (Momentum), Adam (AdamW),
-  RMSprop and Adagrad stage their updates (the formulas of `optim._static`). The
+- `opt.zero_grad()` / `module.zero_grad()` / `p.clear_grad()` and `opt.step()` (or
+  `opt.minimize(loss)`) of SGD (Momentum), Adam (AdamW), RMSprop and Adagrad stage their
+  updates (the formulas of `optim._static`), with their `grad_clip` (ClipGradByGlobalNorm,
+  ByNorm, ByValue); so do `nn.utils.clip_grad_norm_` and `clip_grad_value_`. The
   optimizer's state tensors and step counts and each group's learning rate are lifted
   inputs, so the next step count or a scheduler's new lr needs no new trace.
 Every slot whose value changed is an output of the program.
@@ -28,8 +30,8 @@ shapes and dtypes). A call whose guards fail traces again (`run`).
 
 Refused at trace time with a clear error: `backward()` with `create_graph`, `retain_graph`
 or `inputs`, a second backward through the same ops, a backward reaching an argument that
-requires grad or a tensor with a hook, an optimizer or `step(closure)` not listed above,
-`grad_clip`, an LR scheduler stepped inside, an in-place op writing a staged value into an
+requires grad or a tensor with a hook, an optimizer, `step(closure)` or `grad_clip` not
+listed above, `clip_grad_norm_(error_if_nonfinite=True)`, an LR scheduler stepped inside, an in-place op writing a staged value into an
 untracked captured tensor.
 """
 import contextlib
@@ -186,7 +188,9 @@ class Tracer:
     @contextlib.contextmanager
     def patched(self):
         """Route the eager entry points that touch state through this tracer while tracing."""
+        from ..nn import utils
         from ..nn.module import Module
+        from ..nn.utils import clip_grad
         from ..optim.lbfgs import LBFGS
         from ..optim.lr_scheduler import LRScheduler, ReduceLROnPlateau
         from ..optim.optimizer import Optimizer
@@ -209,8 +213,33 @@ class Tracer:
             tracer.module_called(module)
             return call(module, *args, **kwargs)
 
+        def tensor_zero_grad(t, set_to_zero=True):
+            if isinstance(t, Variable) or not tracer.tracks(t):
+                return zero_grad(t, set_to_zero)
+            tracer.zero_grad([t], set_to_none=not set_to_zero)
+
+        def minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None):
+            if parameters is not None or no_grad_set is not None:
+                raise NotImplementedError(
+                    f"fluxgrad.compile({_fn_name(tracer.fn)}): {type(opt).__name__}.minimize "
+                    "with parameters or no_grad_set inside a compiled function is not "
+                    "supported; call loss.backward() and opt.step()")
+            tracer.backward([loss])
+            tracer.step(opt)
+
+        zero_grad = Tensor.zero_grad
         patches = [
             (Tensor, "grad", property(get_grad, set_grad, doc=_GRAD.__doc__)),
+            (Tensor, "zero_grad", tensor_zero_grad),
+            (Tensor, "clear_grad", tensor_zero_grad),
+            (Tensor, "clear_gradient", tensor_zero_grad),
+            (clip_grad, "clip_grad_norm_", self.clip_grad_norm_),
+            (clip_grad, "clip_grad_value_", self.clip_grad_value_),
+            (utils, "clip_grad_norm_", self.clip_grad_norm_),
+            (utils, "clip_grad_value_", self.clip_grad_value_),
+            (clip_grad.ClipGradByValue, "__call__",
+             lambda c, params: tracer.clip_grad_value_(params, c.max, c.min)),
+            (Optimizer, "minimize", minimize),
             (Tensor, "_before_inplace", lambda t, *others: tracer._before_inplace(t, *others)),
             (Tensor, "_rebase_inplace", lambda t, result: tracer._rebase_inplace(t, result)),
             (Module, "__call__", module_call),
@@ -224,7 +253,7 @@ class Tracer:
             (ReduceLROnPlateau, "step", lambda s, *args, **kwargs: tracer.scheduler_step(s)),
         ]
         call = Module.__call__
-        saved = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
+        saved = [(owner, name, vars(owner)[name]) for owner, name, _ in patches]
         try:
             for owner, name, value in patches:
                 setattr(owner, name, value)
@@ -359,10 +388,17 @@ class Tracer:
         if closure is not None:
             raise NotImplementedError(f"{where} with a closure is not supported; call the "
                                       "closure and step() in the compiled function instead")
-        if opt.grad_clip is not None:
-            raise NotImplementedError(f"{where} with grad_clip is not supported yet; call the "
-                                      "function without compile")
-        self.guards.append((lambda: opt.grad_clip is None, True, f"{name}.grad_clip"))
+        clip = opt.grad_clip
+        self.guards.append((lambda: (opt.grad_clip, _options(opt.grad_clip)),
+                            (clip, _options(clip)), f"{name}.grad_clip"))
+        if clip is not None:
+            from ..nn.utils import clip_grad
+            if type(clip) not in (clip_grad.ClipGradByGlobalNorm, clip_grad.ClipGradByNorm,
+                                  clip_grad.ClipGradByValue):
+                raise NotImplementedError(f"{where} with a grad_clip of type "
+                                          f"{type(clip).__name__} is not supported; call the "
+                                          "function without compile")
+            clip([p for group in opt.param_groups for p in group["params"]])
         self.guards.append((lambda: [[id(p) for p in g["params"]] for g in opt.param_groups],
                             [[id(p) for p in g["params"]] for g in opt.param_groups],
                             f"the parameters of {name}"))
@@ -383,6 +419,46 @@ class Tracer:
                 new = _static._update(opt, options, self.data(p).value, g, state)
                 self.write_data(p, new)
                 self.stepped[(id(opt), id(p))] = (opt, p)
+
+    def clip_grad_norm_(self, parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+        """`nn.utils.clip_grad_norm_` on the trace's gradients (the same formula)."""
+        from .. import ops
+        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+        for p in params:
+            self.track(p)
+        grads = [(p, self.grad(p).value) for p in params]
+        grads = [(p, g) for p, g in grads if g is not None]
+        if not grads:
+            return Tensor(np.zeros((), np.float32))
+        if error_if_nonfinite:
+            raise NotImplementedError(
+                f"fluxgrad.compile({_fn_name(self.fn)}): clip_grad_norm_(error_if_nonfinite="
+                "True) inside a compiled function would raise depending on a traced value; "
+                "pass error_if_nonfinite=False, or call the function without compile")
+        norm_type = float(norm_type)
+        if norm_type == np.inf:
+            total = None
+            for _, g in grads:
+                m = g.abs().max()
+                total = m if total is None else ops.maximum(total, m)
+        else:
+            total = sum((g.abs() ** norm_type).sum() for _, g in grads) ** (1 / norm_type)
+        total = total.astype(grads[0][1].dtype)
+        scale = ops.minimum(max_norm / (total + 1e-6), 1.0)  # scaled only when below 1
+        for p, g in grads:
+            self.set_grad(p, g * scale, fresh=False)
+        return total
+
+    def clip_grad_value_(self, parameters, clip_value, low=None):
+        """`nn.utils.clip_grad_value_` (and Paddle's ClipGradByValue) on the trace's
+        gradients."""
+        params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+        low = -clip_value if low is None else low
+        for p in params:
+            self.track(p)
+            g = self.grad(p).value
+            if g is not None:
+                self.set_grad(p, g.clip(low, clip_value), fresh=False)
 
     def lr(self, opt, i, group, dtype):
         def make():
@@ -567,6 +643,10 @@ def refuse_check(compiled):
         f"fluxgrad.compile({_fn_name(compiled.fn)}, check=True): the function writes eager "
         "state (a training step), so running it eagerly to compare would take a second step; "
         "check=True is not supported for training steps yet")
+
+
+def _options(obj):
+    return None if obj is None else dict(vars(obj))
 
 
 def _has_contents(cell):
