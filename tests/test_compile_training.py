@@ -311,3 +311,63 @@ def test_a_compiled_forward_reads_the_parameters_at_each_call():
             p.mul_(0.5)  # an eager update outside the compiled function
         np.testing.assert_allclose(compiled(x).numpy(), model(x).numpy(), rtol=1e-6)
     assert compiled.trace_count == 1
+
+
+def test_a_hand_written_sgd_update_under_no_grad_matches_eager():
+    def make_step(model, opt):
+        def step(x, y):
+            model.zero_grad()
+            loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            with fluxgrad.no_grad():
+                for p in model.parameters():
+                    p -= 0.1 * p.grad
+            return loss
+        return step
+    _train(_pair(_mlp, lambda ps: optim.SGD(ps, lr=0.1)), _batches((5, 6), n=5), make_step)
+
+
+def test_tracing_changes_no_eager_state():
+    fluxgrad.manual_seed(0)
+    model = _bn_net()
+    opt = optim.Adam(model.parameters(), lr=1e-2)
+    compiled = fluxgrad.compile(_step(model, opt))
+    compiled(*_batches((8, 6), n=1)[0])
+
+    def snapshot():
+        return ([t._data.copy() for t in list(model.parameters()) + list(model.buffers())],
+                [p.grad._data.copy() for p in model.parameters()],
+                {(i, k): v.copy() if isinstance(v, np.ndarray) else v
+                 for i, p in enumerate(model.parameters()) for k, v in opt.state[p].items()})
+    before = snapshot()
+    compiled.source(*_batches((4, 6), n=1)[0])  # traces a new signature, does not run it
+    assert compiled.trace_count == 2
+    after = snapshot()
+    for a, b in zip(before[0] + before[1], after[0] + after[1]):
+        np.testing.assert_array_equal(a, b)
+    assert before[2].keys() == after[2].keys()
+    for key in before[2]:
+        np.testing.assert_array_equal(before[2][key], after[2][key])
+
+
+def test_mlp_with_adam_compiled_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    fluxgrad.manual_seed(0)
+    model = _mlp()
+    t_model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+    with torch.no_grad():
+        for p, q in zip(model.parameters(), t_model.parameters()):
+            q.copy_(torch.tensor(p._data))
+    opt = optim.Adam(model.parameters(), lr=1e-2)
+    t_opt = torch.optim.Adam(t_model.parameters(), lr=1e-2)
+    compiled = fluxgrad.compile(_step(model, opt))
+    for x, y in _batches((5, 6)):
+        t_opt.zero_grad()
+        t_loss = torch.nn.functional.cross_entropy(t_model(torch.tensor(x._data)),
+                                                   torch.tensor(y._data))
+        t_loss.backward()
+        t_opt.step()
+        np.testing.assert_allclose(compiled(x, y).item(), t_loss.item(), rtol=1e-5)
+    for p, q in zip(model.parameters(), t_model.parameters()):
+        np.testing.assert_allclose(p._data, q.detach().numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(p.grad._data, q.grad.numpy(), rtol=1e-4, atol=1e-6)
