@@ -518,9 +518,14 @@ class _OptimizerState:
 class Binding:
     """How a compiled call reads and writes the eager state of its trace (module docstring)."""
 
-    def __init__(self, tracer, slots, n_results):
+    def __init__(self, tracer, slots, n_results, lifted):
         readers = {id(s.input): _reader(s) for s in tracer.slots.values() if s.input is not None}
-        self.reads = [readers[id(v)] for v in tracer.program.data if id(v) in readers]
+        self.reads = [readers[id(v)] for v in lifted]
+        read = {id(v) for v in lifted}
+        # `.grad`s the step replaces without reading them: dropped before the code runs, as
+        # eager zero_grad() drops them before the forward (their memory is free for it)
+        self.drops = [s.owner for s in slots if s.kind == "grad" and s.fresh and
+                      id(s.input) not in read]
         self.writes = []
         k = n_results
         for s in slots:
@@ -533,7 +538,13 @@ class Binding:
         self.variants = []
 
     def read(self):
+        """The current arrays of the lifted state the program reads."""
         return [read() for read in self.reads]
+
+    def release(self):
+        """Drop the `.grad`s the call replaces without reading them (before it runs)."""
+        for t in self.drops:
+            t._grad = None
 
     def holds(self):
         for read, value, _ in self.guards:
@@ -630,6 +641,7 @@ def run(compiled, key, entry, arrays, args, kwargs, tensors):
     elif not variants:
         variants.append(entry)
     inputs = [t._data for t in tensors] + binding.read()
+    binding.release()
     if arrays is None:
         arrays = entry.forward(*inputs)
     n = binding.n_results

@@ -96,8 +96,13 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False):
     outputs = [_resolve(program, o) for o in out_leaves]
     binding = None
     if lift and tracer.slots:
-        binding = _state.Binding(tracer, written, n_results)
-    return Traced(program, program.data[:], outputs, structure, before, binding)
+        # the lifted state the optimised program reads (unread state is not even read)
+        used = {id(x) for eq in program.equations for x in eq.inputs}
+        used.update(id(o) for o in outputs)
+        lifted = [v for v in program.data[len(inputs):] if id(v) in used]
+        binding = _state.Binding(tracer, written, n_results, lifted)
+        inputs = inputs + lifted
+    return Traced(program, inputs, outputs, structure, before, binding)
 
 
 def _guarded_stage(stage, fn, tracer, prim, inputs, params):
