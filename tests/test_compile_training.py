@@ -371,3 +371,22 @@ def test_mlp_with_adam_compiled_matches_pytorch():
     for p, q in zip(model.parameters(), t_model.parameters()):
         np.testing.assert_allclose(p._data, q.detach().numpy(), rtol=1e-4, atol=1e-6)
         np.testing.assert_allclose(p.grad._data, q.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_a_part_run_under_no_grad_gets_no_gradient_as_in_eager_mode():
+    def make_model():
+        return nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 3))
+
+    def make_step(model, opt):
+        def step(x, y):
+            opt.zero_grad()
+            with fluxgrad.no_grad():
+                h = model[1](model[0](x))  # a frozen encoder
+            loss = F.cross_entropy(model[2](h), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return step
+    pairs = _pair(make_model, lambda ps: optim.SGD(ps, lr=0.1))
+    _train(pairs, _batches((5, 6), n=3), make_step)
+    assert pairs[1][0][0].weight.grad is None and pairs[1][0][2].weight.grad is not None

@@ -31,17 +31,19 @@ shapes and dtypes). A call whose guards fail traces again (`run`).
 Refused at trace time with a clear error: `backward()` with `create_graph`, `retain_graph`
 or `inputs`, a second backward through the same ops, a backward reaching an argument that
 requires grad or a tensor with a hook, an optimizer, `step(closure)` or `grad_clip` not
-listed above, `clip_grad_norm_(error_if_nonfinite=True)`, an LR scheduler stepped inside, an in-place op writing a staged value into an
-untracked captured tensor.
+listed above, `clip_grad_norm_(error_if_nonfinite=True)`, an LR scheduler stepped inside,
+an in-place op writing a staged value into an untracked captured tensor.
+
+Not covered (eager code that reads or writes arrays directly, `_data` or `.numpy()`, sees the
+Variables' stand-ins): custom optimizers' `step`, GradScaler. The entry points above are
+patched on their classes while a trace runs, so tracing is not thread-safe.
 """
 import contextlib
 
 import numpy as np
 
-from .._core import engine as _engine
 from .._core.grad_mode import state as _grad_state
 from .._core.tensor import Tensor
-from .. import autograd
 from ..static import transforms
 from ..static.program import Variable, user_line
 
@@ -91,7 +93,7 @@ class Tracer:
         cells = [(n, c.cell_contents) for n, c in zip(code.co_freevars, fn.__closure__ or ())
                  if _has_contents(c)]
         found = cells + [(n, fn.__globals__[n]) for n in code.co_names
-                               if n in getattr(fn, "__globals__", {})]
+                         if n in getattr(fn, "__globals__", {})]
         for prefix, value in found:
             if isinstance(value, Module):
                 for name, t in list(value.named_parameters()) + list(value.named_buffers()):

@@ -6,8 +6,9 @@ the argument), so every op stages through the ordinary dispatch; the result's Te
 are the outputs (Variables of the program, or constants when they don't depend on the
 inputs). With `lift`, the eager state the function reads and writes (parameters, buffers,
 `.grad`, optimizer state: see `state`) becomes further inputs and outputs, and
-`backward()` / `opt.step()` inside it are staged; `Traced.state` says how to read and write
-that state at each call (None when the trace touched none). The program is then optimised
+`backward()` / `opt.step()` inside it are staged (what is staged under `no_grad` is cut
+from later backward() passes, as eager mode records no graph there); `Traced.state` says
+how to read and write that state at each call (None when the trace touched none). The program is then optimised
 by `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
@@ -26,6 +27,7 @@ import keyword
 from .._core import engine as _engine
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
+from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import autograd, random as _random
@@ -114,9 +116,14 @@ def _guarded_stage(stage, fn, tracer, prim, inputs, params):
             f"{'vmap' if _batch_state.sizes else 'forward-mode AD'} (e.g. func.vmap, jvp, "
             "jacfwd, hessian, hvp), which can't be traced yet; call this function without "
             "compile (reverse mode, func.grad / value_and_grad / vjp, does trace)")
-    if tracer is not None:
-        inputs = tracer.lift(inputs)
-    return stage(prim, inputs, params)
+    if tracer is None:
+        return stage(prim, inputs, params)
+    out = stage(prim, tracer.lift(inputs), params)
+    if not _grad_state.enabled and prim.differentiable and out is not NotImplemented:
+        # eager mode records no graph under no_grad: a later backward() must not reach it
+        from ..static._ops import stop_gradient
+        return stop_gradient(out) if prim.n_outputs == 1 else tuple(map(stop_gradient, out))
+    return out
 
 
 def _refused_backward(fn, *args, **kwargs):
