@@ -192,7 +192,7 @@ def test_a_changed_hyperparameter_traces_again():
 
 # --- refused, with a clear error, and nothing changed ---------------------------------------
 
-def _one_model_step(body):
+def _one_model_step():
     fluxgrad.manual_seed(0)
     model = _mlp()
     opt = optim.SGD(model.parameters(), lr=0.1)
@@ -207,7 +207,7 @@ def _unchanged(model, before):
 
 
 def test_a_hook_on_a_parameter_is_refused():
-    model, opt, x, y, before = _one_model_step(None)
+    model, opt, x, y, before = _one_model_step()
     model[0].weight.register_hook(lambda g: g * 2)
     with pytest.raises(NotImplementedError, match=r"model\.0\.weight has a hook.*without compile"):
         fluxgrad.compile(_step(model, opt))(x, y)
@@ -215,7 +215,7 @@ def test_a_hook_on_a_parameter_is_refused():
 
 
 def test_backward_with_retain_graph_is_refused():
-    model, opt, x, y, before = _one_model_step(None)
+    model, opt, x, y, before = _one_model_step()
 
     def step(x, y):
         loss = F.cross_entropy(model(x), y)
@@ -228,7 +228,7 @@ def test_backward_with_retain_graph_is_refused():
 
 
 def test_a_second_backward_through_the_same_graph_is_refused():
-    model, opt, x, y, before = _one_model_step(None)
+    model, opt, x, y, before = _one_model_step()
 
     def step(x, y):
         loss = F.cross_entropy(model(x), y)
@@ -241,7 +241,7 @@ def test_a_second_backward_through_the_same_graph_is_refused():
 
 
 def test_an_optimizer_without_a_compiled_step_is_refused():
-    model, _, x, y, before = _one_model_step(None)
+    model, _, x, y, before = _one_model_step()
     opt = optim.Adadelta(model.parameters())
     with pytest.raises(NotImplementedError, match=r"Adadelta\.step\(\) inside a compiled "
                                                   r"function is not supported"):
@@ -250,7 +250,7 @@ def test_an_optimizer_without_a_compiled_step_is_refused():
 
 
 def test_a_scheduler_stepped_inside_is_refused():
-    model, opt, x, y, before = _one_model_step(None)
+    model, opt, x, y, before = _one_model_step()
     scheduler = optim.lr_scheduler.StepLR(opt, step_size=1)
 
     def step(x, y):
@@ -390,3 +390,18 @@ def test_a_part_run_under_no_grad_gets_no_gradient_as_in_eager_mode():
     pairs = _pair(make_model, lambda ps: optim.SGD(ps, lr=0.1))
     _train(pairs, _batches((5, 6), n=3), make_step)
     assert pairs[1][0][0].weight.grad is None and pairs[1][0][2].weight.grad is not None
+
+
+def test_backward_of_a_loss_computed_under_no_grad_raises_as_in_eager_mode():
+    model, opt, x, y, before = _one_model_step()
+
+    def step(x, y):
+        with fluxgrad.no_grad():
+            loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        return loss
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        step(x, y)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        fluxgrad.compile(step)(x, y)
+    assert _unchanged(model, before)

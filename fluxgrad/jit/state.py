@@ -43,6 +43,7 @@ import contextlib
 import numpy as np
 
 from .._core.grad_mode import state as _grad_state
+from .._core.strict import state as _strict
 from .._core.tensor import Tensor
 from ..static import transforms
 from ..static.program import Variable, user_line
@@ -335,6 +336,17 @@ class Tracer:
         path, _ = transforms._path(self.program, [s.value for s in leaves] +
                                    [v for v in self.program.data if id(v) in self.grad_args],
                                    tensors)
+        if not path:
+            raise RuntimeError(
+                f"backward(): the tensor (shape {list(tensors[0].shape)}) does not require grad "
+                "and has no grad_fn: it was not computed from any tensor with "
+                "requires_grad=True. Set requires_grad=True (stop_gradient=False) on the inputs "
+                "you want gradients for, and don't compute it under no_grad().")
+        for i, t in enumerate(tensors):
+            if _strict.pytorch and grad_tensors is None and t._data.size != 1:
+                raise RuntimeError(f"backward(): grad can be implicitly created only for scalar "
+                                   f"outputs, and outputs[{i}] has shape {list(t.shape)}; pass "
+                                   "a gradient (strict PyTorch mode is on)")
         ids = {id(eq) for eq in path}
         for eq in path:
             if any(id(x) in self.grad_args for x in eq.inputs):
