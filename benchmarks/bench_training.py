@@ -8,7 +8,8 @@ step (target <= 1.1x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 (target <= 1.5x), and VGG-11 forward+backward on one 224x224 image (reported).
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
-<= 1.0x), and `memory`: the peak traced memory (tracemalloc, which sees NumPy's buffers) of
+<= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
+and `memory`: the peak traced memory (tracemalloc, which sees NumPy's buffers) of
 one compiled step against one eager fluxgrad step (target: no higher).
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
@@ -97,6 +98,23 @@ def mlp(step=training_step, target=1.1, title=""):
     return f"MLP 784-512-512-10, batch 256, SGD step{title}", ours, theirs, 30, target
 
 
+def small_mlp():
+    """Where Python overhead dominates: a small MLP's Adam step, compiled (reported)."""
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+    t_model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(),
+                                  torch.nn.Linear(64, 10))
+    copy_weights(model, t_model)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    y = rng.integers(0, 10, 16)
+    ours = compiled_training_step(model, fg.tensor(x), fg.tensor(y),
+                                  fg.optim.Adam(model.parameters(), lr=1e-3))
+    theirs = torch_training_step(t_model, torch.tensor(x), torch.tensor(y),
+                                 torch.optim.Adam(t_model.parameters(), lr=1e-3))
+    return "MLP 32-64-10, batch 16, Adam step, compiled", ours, theirs, 300, None
+
+
 def _cnn(lib):
     n = lib.nn
     return n.Sequential(
@@ -182,7 +200,8 @@ def memory():
 
 CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11,
          "mlp-compiled": lambda: mlp(compiled_training_step, 0.9, ", compiled"),
-         "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled")}
+         "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled"),
+         "small-compiled": small_mlp}
 REPORTS = {"memory": memory}
 
 
