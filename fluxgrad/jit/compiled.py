@@ -27,7 +27,7 @@ from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static.program import Variable
-from . import codegen, joint, signature, trace as _trace
+from . import codegen, joint, signature, state as _state, trace as _trace
 
 
 class _Entry:
@@ -94,10 +94,15 @@ class Compiled:
         if entry is None:
             entry, arrays = self._compile(key, args, kwargs, tensors)
             if self.check:
+                if entry.traced.state is not None and entry.traced.state.writes:
+                    _state.refuse_check(self)
                 self._check(key, arrays, args, kwargs)
         else:
             self._cache.move_to_end(key)
             arrays = None
+        state = entry.traced.state
+        if state is not None and (state.writes or not (entry.grad_in and _grad_state.enabled)):
+            return _state.run(self, key, entry, arrays, args, kwargs, tensors)
         if entry.grad_in and _grad_state.enabled:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
@@ -129,12 +134,14 @@ class Compiled:
 
     def _compile(self, key, args, kwargs, tensors):
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
-        traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled)
+        traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled,
+                              lift=True)
         self.trace_count += 1
         previous = next(reversed(self._cache), None)
         self.traces.append(Trace(_why(previous, key), traced.equations_before,
                                  len(traced.program.equations)))
-        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
+        state = traced.state.read() if traced.state is not None else []
+        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors] + state)
         entry = _Entry()
         entry.owner = self
         placeholders = iter([Tensor._make(np.zeros(())) for _ in tensors])

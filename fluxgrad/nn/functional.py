@@ -125,14 +125,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     "(track_running_stats=False / running_mean=None)")
             with no_grad():
                 m = momentum
-                batch_mean = x._data.mean(axis=axes)
-                unbiased = var._data.reshape(-1) * count / (count - 1)
-                running_mean._data *= 1 - m
-                running_mean._data += m * batch_mean
-                running_var._data *= 1 - m
-                running_var._data += m * unbiased
-                running_mean._bump_version()
-                running_var._bump_version()
+                if getattr(x, "program", None) is not None:  # staged: the updates are ops
+                    running_mean.mul_(1 - m).add_(m * _ops.mean(x, axis=axes))
+                    running_var.mul_(1 - m).add_(m * (var.reshape(-1) * count / (count - 1)))
+                else:
+                    batch_mean = x._data.mean(axis=axes)
+                    unbiased = var._data.reshape(-1) * count / (count - 1)
+                    running_mean._data *= 1 - m
+                    running_mean._data += m * batch_mean
+                    running_var._data *= 1 - m
+                    running_var._data += m * unbiased
+                    running_mean._bump_version()
+                    running_var._bump_version()
         y = centered / _ops.sqrt(var + eps)
     else:
         mean = _ops.reshape(running_mean, shape)

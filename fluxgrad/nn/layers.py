@@ -490,7 +490,10 @@ class _BatchNorm(Module):
                              f"{self.num_features} channels on axis 1, got shape {list(x.shape)}")
         use_batch = self.training or not self.track_running_stats
         if self.training and self.track_running_stats:
-            self.num_batches_tracked._data += 1
+            if getattr(x, "program", None) is not None:  # staged (compile): an op
+                self.num_batches_tracked.add_(1)
+            else:
+                self.num_batches_tracked._data += 1
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight,
                             self.bias, use_batch, self.momentum, self.eps)
