@@ -11,9 +11,9 @@ pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for
 a captured Tensor that requires grad (it would be frozen into the program as a constant, and
 its gradient silently lost); any op
 run under vmap or forward mode while tracing (those don't stage, so they would compute on
-the Variables' stand-ins); random numbers drawn from fluxgrad's default generator while
-tracing (they would be frozen; the generator's state is restored); `Tensor.backward()`
-while tracing (training steps are not traced yet).
+the Variables' stand-ins); `Tensor.backward()` while tracing (training steps are not
+traced yet). Random draws (rand, dropout, ...) are staged like any op (see
+`static.staging`): each call of the compiled code draws new numbers.
 """
 import functools
 import keyword
@@ -23,7 +23,7 @@ from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
-from .. import autograd, random as _random
+from .. import autograd
 from ..static import passes, staging
 from ..static.program import Program, Variable
 from . import signature
@@ -48,25 +48,18 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
         program.data.append(var)
         inputs.append(var)
     _static_state.armed = True
-    rng = _random.default_generator
-    rng_before = rng.np, rng.get_state()
-    saved = _static_state.stage, _engine.backward, autograd.backward
+    saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     _static_state.stage = functools.partial(_guarded_stage, saved[0], fn)
     _engine.backward = autograd.backward = functools.partial(_refused_backward, fn)
+    staging.programs.tracing = True  # random draws stage: every call draws anew
     try:
         with staging.guard(program, Program()):
             leaves = iter(inputs)
             result = fn(*signature.substitute(args, leaves),
                         **signature.substitute(kwargs, leaves))
     finally:
-        _static_state.stage, _engine.backward, autograd.backward = saved
-    if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
-        rng.np = rng_before[0]
-        rng.set_state(rng_before[1])
-        raise NotImplementedError(
-            f"fluxgrad.compile({_name(fn)}): it draws random numbers (rand, randn, dropout, "
-            "...), which tracing would freeze into the program as constants; random ops in "
-            "compiled functions are not supported yet: call it without compile")
+        (_static_state.stage, _engine.backward, autograd.backward,
+         staging.programs.tracing) = saved
     out_leaves = []
     structure = signature.flatten_value(result, out_leaves)
     for i, leaf in enumerate(out_leaves):
