@@ -93,6 +93,20 @@ def test_the_static_gradient_through_dropout_is_its_mask_over_keep(static_mode, 
         np.testing.assert_allclose(grad, mask * feed["w"] / 0.75, rtol=1e-12)
 
 
+def test_a_draw_in_a_while_loop_body_is_new_at_every_iteration(static_mode):
+    x = static.data("x", shape=(3,), dtype="float64")
+    _, total = static.nn.while_loop(
+        lambda i, s: i < 4, lambda i, s: [i + 1, s + fluxgrad.rand(3, dtype="float64")],
+        [fluxgrad.zeros([1], dtype="int64"), x])
+    fluxgrad.manual_seed(6)
+    staged, = _run(static_mode, {"x": np.zeros(3)}, [total])
+    fluxgrad.disable_static()
+    fluxgrad.manual_seed(6)
+    expected = sum(fluxgrad.rand(3, dtype="float64").numpy() for _ in range(4))
+    fluxgrad.enable_static()
+    np.testing.assert_allclose(staged, expected, rtol=1e-15)
+
+
 def test_draws_are_never_folded_merged_or_dropped_by_the_passes(static_mode):
     a, b = fluxgrad.rand(3), fluxgrad.rand(3)
     fluxgrad.randn(4)  # unused, but it moves the generator, as in eager mode
@@ -210,6 +224,15 @@ def test_double_backward_through_compiled_dropout_uses_the_forwards_mask():
     np.testing.assert_allclose(g_comp, g_eager, rtol=1e-12)
     np.testing.assert_allclose(h_comp, h_eager, rtol=1e-12)
     assert np.any(h_eager == 0) and np.any(h_eager != 0)
+
+
+def test_numbers_drawn_by_numpy_directly_while_tracing_are_refused_not_frozen():
+    fluxgrad.manual_seed(5)
+    state = fluxgrad.get_rng_state()
+    f = fluxgrad.compile(lambda x: fluxgrad.nn.Linear(3, 2)(x))  # nn.init draws with NumPy
+    with pytest.raises(NotImplementedError, match="outside fluxgrad's random ops"):
+        f(Tensor(np.ones((1, 3))))
+    assert fluxgrad.get_rng_state() == state
 
 
 def test_check_true_compares_a_random_function_under_the_same_draws():

@@ -12,8 +12,10 @@ a captured Tensor that requires grad (it would be frozen into the program as a c
 its gradient silently lost); any op
 run under vmap or forward mode while tracing (those don't stage, so they would compute on
 the Variables' stand-ins); `Tensor.backward()` while tracing (training steps are not
-traced yet). Random draws (rand, dropout, ...) are staged like any op (see
-`static.staging`): each call of the compiled code draws new numbers.
+traced yet); random numbers drawn from fluxgrad's default generator by NumPy directly
+while tracing (nn.init, get_rng(): they would be frozen; the generator's state is
+restored). Random ops (rand, dropout, ...) are staged like any op (see `static.staging`)
+and leave the generator alone while tracing: each call of the compiled code draws anew.
 """
 import functools
 import keyword
@@ -23,7 +25,7 @@ from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
-from .. import autograd
+from .. import autograd, random as _random
 from ..static import passes, staging
 from ..static.program import Program, Variable
 from . import signature
@@ -48,6 +50,8 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
         program.data.append(var)
         inputs.append(var)
     _static_state.armed = True
+    rng = _random.default_generator
+    rng_before = rng.np, rng.get_state()
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     _static_state.stage = functools.partial(_guarded_stage, saved[0], fn)
     _engine.backward = autograd.backward = functools.partial(_refused_backward, fn)
@@ -60,6 +64,17 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
     finally:
         (_static_state.stage, _engine.backward, autograd.backward,
          staging.programs.tracing) = saved
+    if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
+        # staged draws leave the generator alone while tracing: this one was made by NumPy
+        # directly (nn.init, a layer built inside, get_rng()) and would be frozen
+        rng.np = rng_before[0]
+        rng.set_state(rng_before[1])
+        raise NotImplementedError(
+            f"fluxgrad.compile({_name(fn)}): it draws random numbers outside fluxgrad's random "
+            "ops (nn.init, a layer created inside the function, get_rng(), manual_seed), which "
+            "tracing would freeze into the program as constants; create layers and initialise "
+            "weights outside the compiled function (rand, randn, dropout, ... inside it draw "
+            "anew at every call)")
     out_leaves = []
     structure = signature.flatten_value(result, out_leaves)
     for i, leaf in enumerate(out_leaves):
