@@ -231,7 +231,7 @@ def test_numbers_drawn_by_numpy_directly_while_tracing_are_refused_not_frozen():
     state = fluxgrad.get_rng_state()
     f = fluxgrad.compile(lambda x: fluxgrad.nn.Linear(3, 2)(x))  # nn.init draws with NumPy
     with pytest.raises(NotImplementedError, match="outside fluxgrad's random ops"):
-        f(Tensor(np.ones((1, 3))))
+        f(Tensor(np.ones((1, 3), np.float32)))
     assert fluxgrad.get_rng_state() == state
 
 
