@@ -95,7 +95,8 @@ class Compiled:
         if entry is None:
             entry, arrays = self._compile(key, args, kwargs, tensors)
             if self.check:
-                self._check(key, arrays, args, kwargs)
+                with random_ops.draws_undone(entry.traced.program):  # eager draws the same
+                    self._check(key, arrays, args, kwargs)
             if random_ops.draws_in(entry.traced.program):
                 arrays = None
         else:
@@ -165,7 +166,7 @@ class Compiled:
     def _check(self, key, arrays, args, kwargs):
         """Compare the first compiled result of a signature with eager mode's."""
         from .._core.grad_mode import no_grad
-        with no_grad(), random_ops.draws_undone(self._cache[key].traced.program):
+        with no_grad():
             expected = []
             signature.flatten_value(self.fn(*args, **kwargs), expected)
         for i, (got, want) in enumerate(zip(arrays, expected)):
