@@ -208,6 +208,18 @@ def test_the_gradient_through_compiled_dropout_is_its_mask_over_keep():
         np.testing.assert_allclose(g.numpy(), mask * w.numpy() / 0.75, rtol=1e-12)
 
 
+def test_compiled_func_grad_of_a_dropout_loss_matches_eager_under_the_same_seed():
+    grad_f = fluxgrad.func.grad(lambda x: (F.dropout(x, 0.5) ** 2).sum())
+    compiled = fluxgrad.compile(grad_f)
+    x = Tensor(np.arange(1.0, 9.0))
+    for seed in range(3):
+        fluxgrad.manual_seed(seed)
+        expected = grad_f(x).numpy()
+        fluxgrad.manual_seed(seed)
+        np.testing.assert_array_equal(compiled(x).numpy(), expected)
+    assert compiled.trace_count == 1
+
+
 def test_double_backward_through_compiled_dropout_uses_the_forwards_mask():
     def f(x):
         return (F.dropout(x, 0.5) ** 3).sum()
