@@ -4,11 +4,12 @@
 armed. With no Variable among the inputs it returns NotImplemented (eager mode
 computes; in static mode such a value is a constant of the program), except for a
 random draw (`prim.draws`) while a program is built (static mode on, or
-`programs.tracing` for fluxgrad.compile): that is staged, so that every run draws. Otherwise the
-output Variables' shapes and dtypes come from abstract evaluation: the primitive's
-own `impl` run on small zero arrays (twice, under two bindings of the unknown
-dims, when there are any: see `dims`). An op that fails there raises at build
-time, naming the op, the input types and the user's line.
+`programs.tracing` for fluxgrad.compile): that is staged, so that every run draws.
+Otherwise the output Variables' shapes and dtypes come from abstract evaluation: the
+primitive's own `impl` run on small zero arrays (twice, under two bindings of the
+unknown dims, when there are any: see `dims`), or its `abstract` rule (control flow,
+random draws). An op that fails there raises at build time, naming the op, the input
+types and the user's line.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
