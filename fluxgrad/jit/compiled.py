@@ -22,6 +22,7 @@ import functools
 
 import numpy as np
 
+from .. import random_ops
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -96,7 +97,10 @@ class Compiled:
             if self.check:
                 if entry.traced.state is not None and entry.traced.state.writes:
                     _state.refuse_check(self)
-                self._check(key, arrays, args, kwargs)
+                with random_ops.draws_undone(entry.traced.program):  # eager draws the same
+                    self._check(key, arrays, args, kwargs)
+            if random_ops.draws_in(entry.traced.program):
+                arrays = None
         else:
             self._cache.move_to_end(key)
             arrays = None
@@ -141,7 +145,8 @@ class Compiled:
         self.traces.append(Trace(_why(previous, key), traced.equations_before,
                                  len(traced.program.equations)))
         state = traced.state.read() if traced.state is not None else []
-        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors] + state)
+        with random_ops.draws_undone(traced.program):  # the call's own run draws
+            arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors] + state)
         entry = _Entry()
         entry.owner = self
         placeholders = iter([Tensor._make(np.zeros(())) for _ in tensors])
@@ -213,6 +218,7 @@ class CompiledFunction(Function):
             entry.joint = joint.build(entry.owner.fn, entry.call_args, tensors, len(outputs),
                                       [(o._data.shape, o._data.dtype) for o in outputs],
                                       entry.grad_in, entry.diff_out, entry.names, entry.name)
+        ctx.draws = random_ops.generator_states(entry.traced.program)  # for create_graph
         results = entry.joint.forward(*[t._data for t in tensors])
         n_out = entry.joint.n_out
         ctx.residuals = results[n_out:]
@@ -237,7 +243,8 @@ class CompiledFunction(Function):
         if _grad_state.enabled:  # create_graph: a backward that is differentiable again
             if entry.vjp is None:
                 entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
-            x_bars = entry.vjp(list(xs), bars)
+            with random_ops.replaying(ctx.draws):  # it recomputes the forward's draws
+                x_bars = entry.vjp(list(xs), bars)
         else:
             x_bars = [Tensor._make(a) for a in entry.joint.backward(
                 *[x._data for x in xs], *ctx.residuals, *[b._data for b in bars])]

@@ -16,9 +16,12 @@ pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for
 a captured Tensor that requires grad (it would be frozen into the program as a constant, and
 its gradient silently lost) unless the function also writes state (a training step);
 any op run under vmap or forward mode while tracing (those don't stage, so they would
-compute on the Variables' stand-ins); random numbers drawn from fluxgrad's default generator
-while tracing (they would be frozen; the generator's state is restored);
-`Tensor.backward()` while tracing without `lift` (what `state` refuses, it refuses too).
+compute on the Variables' stand-ins); `Tensor.backward()` while tracing without `lift` (what
+`state` refuses, it refuses too); random numbers drawn from fluxgrad's default generator by
+NumPy directly while tracing (nn.init, get_rng(): they would be frozen; the generator's
+state is restored). Random ops (rand, dropout, ...) are staged like any op (see
+`static.staging`) and leave the generator alone while tracing: each call of the compiled
+code draws anew.
 """
 import contextlib
 import functools
@@ -61,10 +64,11 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False):
     rng = _random.default_generator
     rng_before = rng.np, rng.get_state()
     tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
-    saved = _static_state.stage, _engine.backward, autograd.backward
+    saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     _static_state.stage = functools.partial(_guarded_stage, saved[0], fn, tracer)
     _engine.backward = autograd.backward = tracer.backward if lift else \
         functools.partial(_refused_backward, fn)
+    staging.programs.tracing = True  # random draws stage: every call draws anew
     try:
         with staging.guard(program, Program()), \
                 tracer.patched() if lift else contextlib.nullcontext():
@@ -72,14 +76,19 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False):
             result = fn(*signature.substitute(args, leaves),
                         **signature.substitute(kwargs, leaves))
     finally:
-        _static_state.stage, _engine.backward, autograd.backward = saved
+        (_static_state.stage, _engine.backward, autograd.backward,
+         staging.programs.tracing) = saved
     if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
+        # staged draws leave the generator alone while tracing: this one was made by NumPy
+        # directly (nn.init, a layer built inside, get_rng()) and would be frozen
         rng.np = rng_before[0]
         rng.set_state(rng_before[1])
         raise NotImplementedError(
-            f"fluxgrad.compile({_name(fn)}): it draws random numbers (rand, randn, dropout, "
-            "...), which tracing would freeze into the program as constants; random ops in "
-            "compiled functions are not supported yet: call it without compile")
+            f"fluxgrad.compile({_name(fn)}): it draws random numbers outside fluxgrad's random "
+            "ops (nn.init, a layer created inside the function, get_rng(), manual_seed), which "
+            "tracing would freeze into the program as constants; create layers and initialise "
+            "weights outside the compiled function (rand, randn, dropout, ... inside it draw "
+            "anew at every call)")
     out_leaves = []
     structure = signature.flatten_value(result, out_leaves)
     for i, leaf in enumerate(out_leaves):
