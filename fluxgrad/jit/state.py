@@ -42,6 +42,7 @@ import contextlib
 
 import numpy as np
 
+from .. import random_ops
 from .._core.grad_mode import state as _grad_state
 from .._core.strict import state as _strict
 from .._core.tensor import Tensor
@@ -644,6 +645,8 @@ def run(compiled, key, entry, arrays, args, kwargs, tensors):
             reason = binding.mismatch()
             entry, arrays = compiled._compile(key, args, kwargs, tensors)
             compiled.traces[-1] = compiled.traces[-1]._replace(reason=reason)
+            if random_ops.draws_in(entry.traced.program):
+                arrays = None  # the trace's own run was undone: this call draws
             if entry.traced.state is None:
                 return signature.unflatten(entry.traced.out_structure,
                                            iter([Tensor._make(a) for a in arrays]))
