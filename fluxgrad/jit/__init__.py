@@ -13,7 +13,11 @@ optimise it, and run it as generated NumPy code.
 
 `fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
 `value_and_grad` and `vjp` of a function compile too (they stage through Variables).
-Captured tensors (closures) are constants of the trace.
+A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` and
+`opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad) inside `fn`; parameters, buffers,
+`.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
+written back in place at each call as eager mode would (see `state`). Other captured tensors
+(closures) are constants of the trace.
 
 Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
 next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
@@ -28,27 +32,28 @@ where they differ traces again.
 `dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
 call checks, against the trace it runs: the argument structure, ranks, dtypes,
 requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode (by
-generated code, `guards`, for calls of positional Tensors and scalars). Python values the
-function reads from elsewhere (globals, closures) are not checked: they are constants of
-the trace.
+generated code, `guards`, for calls of positional Tensors and scalars; a training step's
+state has its own guards, see `state`). Python values the function reads from elsewhere
+(globals, closures) are not checked: they are constants of the trace.
 
 Refused (never a silently wrong result): a Python `if` on a traced value (use
 `static.nn.cond`), reading a traced value (`.item()`, `.numpy()`), a captured tensor that
-requires grad (pass it as an argument, e.g. a model's parameters through
-`func.functional_call`), random numbers, vmap and forward mode (so `func.hessian`,
-`jacfwd`, `hvp`), and `backward()` inside the traced function. With `fullgraph=False` (the
-default, as torch.compile) any such refusal runs the function eagerly instead, with a
-one-time warning naming the line, and later calls with that argument structure run eagerly
-without tracing again (an error the function raises in eager mode too is raised as such);
-with `fullgraph=True` the refusal is raised. Called under vmap or forward mode, a compiled
-function runs `fn` inline. Not built yet: training steps with `backward()` /
-`opt.step()` inside, fusion and buffer reuse, `save()` as a standalone module.
+requires grad in a function that doesn't call backward() (pass it as an argument, e.g. a
+model's parameters through `func.functional_call`), random numbers NumPy draws directly,
+vmap and forward mode inside (so `func.hessian`, `jacfwd`, `hvp`), and what `state` lists
+for training steps. With `fullgraph=False` (the default, as torch.compile) any such refusal
+runs the function eagerly instead, with a one-time warning naming the line, and later calls
+with that argument structure run eagerly without tracing again (an error the function
+raises in eager mode too is raised as such); with `fullgraph=True` the refusal is raised.
+Called under vmap or forward mode, a compiled function runs `fn` inline. Not built yet:
+fusion and buffer reuse, `save()` as a standalone module.
 
-Modules: `signature` (cache keys), `trace` (function -> optimised Program), `symbolic`
-(unknown sizes, and the check that a trace is right for every size), `codegen` (Program ->
-Python source), `guards` (each trace's call checks, as generated code), `joint` (one
-forward+VJP program split into forward and backward code), `compiled` (the cache, and the
-eager-graph node that makes compiled calls differentiable).
+Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
+eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,
+and the check that a trace is right for every size), `codegen` (Program -> Python source),
+`guards` (each trace's call checks, as generated code), `joint` (one forward+VJP program
+split into forward and backward code), `compiled` (the cache, and the eager-graph node that
+makes compiled calls differentiable).
 """
 from .compiled import Compiled
 

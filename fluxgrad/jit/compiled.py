@@ -30,6 +30,7 @@ import warnings
 
 import numpy as np
 
+from .. import random_ops
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
@@ -38,7 +39,7 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import codegen, guards, joint, signature, symbolic, trace as _trace
+from . import codegen, guards, joint, signature, state as _state, symbolic, trace as _trace
 
 
 class _Entry:
@@ -131,6 +132,9 @@ class Compiled:
         self._last = entry
         if entry.eager:
             return self.fn(*args, **kwargs) if arrays is None else arrays.value
+        state = entry.traced.state
+        if state is not None and (state.writes or not (entry.grad_in and grad)):
+            return _state.run(self, entry, arrays, args, kwargs, tensors)
         if arrays is None:
             return _finish(entry, args, tensors, datas)
         if entry.grad_in and grad:
@@ -199,7 +203,7 @@ class Compiled:
             try:
                 traced = symbolic.trace_verified(functools.partial(
                     _trace.trace, self.fn, args, kwargs, tensors, names, _grad_state.enabled,
-                    dims))
+                    lift=True, dims=dims))
                 policy.symbolic |= candidates
             except Exception as err:
                 policy.symbolic.clear()
@@ -210,7 +214,7 @@ class Compiled:
         if traced is None:
             try:
                 traced = _trace.trace(self.fn, args, kwargs, tensors, names,
-                                      _grad_state.enabled)
+                                      _grad_state.enabled, lift=True)
             except Exception as err:
                 if self.fullgraph:
                     raise
@@ -224,7 +228,9 @@ class Compiled:
         entry.dims = dims
         self.traces.append(Trace(reason, traced.equations_before, len(traced.program.equations),
                                  _symbolic_names(dims, names)))
-        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
+        state = traced.state.read() if traced.state is not None else []
+        with random_ops.draws_undone(traced.program):  # the call's own run draws
+            arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors] + state)
         entry.owner = self
         placeholders = iter([Tensor._make(np.zeros(())) for _ in tensors])
         entry.call_args = (signature.substitute(args, placeholders),
@@ -247,8 +253,29 @@ class Compiled:
         self.code = entry.source
         self._store(_pattern(base, shapes if dims is None else dims), entry)
         if self.check:
-            self._check(entry, arrays, args, kwargs)
+            if traced.state is not None and traced.state.writes:
+                _state.refuse_check(self)
+            with random_ops.draws_undone(traced.program):  # eager draws the same
+                self._check(entry, arrays, args, kwargs)
+        if random_ops.draws_in(traced.program):
+            arrays = None  # the trace's own run was undone: this call draws
         return entry, arrays
+
+    def _retrace(self, args, kwargs, tensors):
+        """A new trace for these arguments (a training step whose state guards failed): it
+        takes the place of the current one for their signature."""
+        structure, _ = signature.flatten_args(args, kwargs)
+        shapes = tuple(t._data.shape for t in tensors)
+        return self._compile((_grad_state.enabled, structure), shapes, args, kwargs, tensors)
+
+    def _use(self, args, kwargs, tensors, entry):
+        """Let `entry` (a variant of a training step whose state guards hold) serve these
+        arguments' signature from now on."""
+        structure, _ = signature.flatten_args(args, kwargs)
+        base = (_grad_state.enabled, structure)
+        shapes = tuple(t._data.shape for t in tensors)
+        self._entries[_pattern(base, shapes if entry.dims is None else entry.dims)] = entry
+        self._fast = {k: e for k, e in self._fast.items() if e.signature[0] != base}
 
     def _store(self, pattern, entry):
         self._entries[pattern] = entry
@@ -330,7 +357,7 @@ class Compiled:
 def _runner(entry, args, kwargs, tensors, dims, grad, finish):
     """The generated guards-and-call of an entry, for calls of positional Tensors and Python
     scalars only (None otherwise)."""
-    if kwargs:
+    if kwargs or not entry.eager and entry.traced.state is not None:  # `state.run` serves it
         return None
     specs, leaf = [], 0
     for a in args:
@@ -483,6 +510,7 @@ class CompiledFunction(Function):
     @staticmethod
     def forward(ctx, entry, arrays, *tensors):
         parts = _joint_for(entry, tensors)
+        ctx.draws = random_ops.generator_states(entry.traced.program)  # for create_graph
         results = parts.forward(*[t._data for t in tensors])
         n_out = parts.n_out
         ctx.residuals = results[n_out:]
@@ -507,7 +535,8 @@ class CompiledFunction(Function):
         if _grad_state.enabled:  # create_graph: a backward that is differentiable again
             if entry.vjp is None:
                 entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
-            x_bars = entry.vjp(list(xs), bars)
+            with random_ops.replaying(ctx.draws):  # it recomputes the forward's draws
+                x_bars = entry.vjp(list(xs), bars)
         else:
             x_bars = [Tensor._make(a) for a in ctx.joint.backward(
                 *[x._data for x in xs], *ctx.residuals, *[b._data for b in bars])]
