@@ -237,7 +237,10 @@ class Function:
         tangents = None
         if _forward_state.level:
             tangents = tuple(getattr(x, "_tangent", None) for x in args)
-            if all(t is None for t in tangents):
+            if all(t is None for t in tangents) or any(
+                    getattr(x, "program", None) is not None for x in args):
+                # static Variables: forward's ops stage, tangents and all (the program
+                # transforms differentiate them, as they do in reverse mode)
                 tangents = None
         record = _grad_state.enabled and any(
             isinstance(x, Tensor) and x._requires_grad for x in args)

@@ -11,14 +11,17 @@ optimise it, and run it as generated NumPy code.
     print(f.code)        # the generated Python source; f.traces: why each trace happened
     f(x, w).backward()   # one graph node; its backward is generated code too
 
-`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
-`value_and_grad` and `vjp` of a function compile too (they stage through Variables).
-Captured tensors (closures) are constants of the trace.
+`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; every `func`
+transform of a function compiles too (`grad`, `value_and_grad`, `vjp`, `jvp`, `jacrev`,
+`jacfwd`, `hessian`, `hvp`, `vmap`, and their compositions): their batching and JVP rules
+run first and stage the ops they issue on the Variables. Captured tensors (closures) are
+constants of the trace. A compiled function called inside vmap or forward mode on batched
+or dual tensors runs its Python function inline (eagerly).
 
 Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
 (use `static.nn.cond`), a captured tensor that requires grad (pass it as an argument, e.g.
-a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
-(so `func.hessian`, `jacfwd`, `hvp`), and `backward()` inside the traced function. Not built
+a model's parameters through `func.functional_call`), random numbers, and `backward()`
+inside the traced function. Not built
 yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
 traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
 standalone module, the eager fallback of `fullgraph=False`.

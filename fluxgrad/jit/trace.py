@@ -9,9 +9,7 @@ The program is then optimised by `static.passes.optimize`. Returns a `Traced`.
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
 a captured Tensor that requires grad (it would be frozen into the program as a constant, and
-its gradient silently lost); any op
-run under vmap or forward mode while tracing (those don't stage, so they would compute on
-the Variables' stand-ins); random numbers drawn from fluxgrad's default generator while
+its gradient silently lost); random numbers drawn from fluxgrad's default generator while
 tracing (they would be frozen; the generator's state is restored); `Tensor.backward()`
 while tracing (training steps are not traced yet).
 """
@@ -19,8 +17,6 @@ import functools
 import keyword
 
 from .._core import engine as _engine
-from .._core.batching import state as _batch_state
-from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import autograd, random as _random
@@ -50,8 +46,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
     _static_state.armed = True
     rng = _random.default_generator
     rng_before = rng.np, rng.get_state()
-    saved = _static_state.stage, _engine.backward, autograd.backward
-    _static_state.stage = functools.partial(_guarded_stage, saved[0], fn)
+    saved = _engine.backward, autograd.backward
     _engine.backward = autograd.backward = functools.partial(_refused_backward, fn)
     try:
         with staging.guard(program, Program()):
@@ -59,7 +54,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
             result = fn(*signature.substitute(args, leaves),
                         **signature.substitute(kwargs, leaves))
     finally:
-        _static_state.stage, _engine.backward, autograd.backward = saved
+        _engine.backward, autograd.backward = saved
     if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
         rng.np = rng_before[0]
         rng.set_state(rng_before[1])
@@ -81,18 +76,6 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
     program = passes.optimize(program, variables)
     outputs = [_resolve(program, o) for o in out_leaves]
     return Traced(program, inputs, outputs, structure, before)
-
-
-def _guarded_stage(stage, fn, prim, inputs, params):
-    # vmap and forward mode wrap values in objects that don't stage: running them on the
-    # Variables' stand-ins would bake wrong constants into the program
-    if _batch_state.sizes or _forward_state.level:
-        raise NotImplementedError(
-            f"fluxgrad.compile({_name(fn)}): {prim.name} runs inside "
-            f"{'vmap' if _batch_state.sizes else 'forward-mode AD'} (e.g. func.vmap, jvp, "
-            "jacfwd, hessian, hvp), which can't be traced yet; call this function without "
-            "compile (reverse mode, func.grad / value_and_grad / vjp, does trace)")
-    return stage(prim, inputs, params)
 
 
 def _refused_backward(fn, *args, **kwargs):

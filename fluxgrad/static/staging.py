@@ -1,8 +1,11 @@
 """Staging: `apply` on static Variables appends an Equation instead of computing.
 
 `stage(prim, inputs, params)` is what the eager dispatch calls while static mode is
-armed. With no Variable among the inputs it returns NotImplemented (eager mode
-computes; in static mode such a value is a constant of the program). Otherwise the
+armed, as its innermost level: vmap's batching rules and forward mode's JVP rules have
+already run (on BatchedTensors and dual tensors), and what reaches `stage` are the ops
+they issue on the underlying Variables (a BatchedTensor of a Variable reaching it was kept
+past its vmap: refused). With no Variable among the inputs it returns NotImplemented (eager
+mode computes; in static mode such a value is a constant of the program). Otherwise the
 output Variables' shapes and dtypes come from abstract evaluation: the primitive's
 own `impl` run on small zero arrays (twice, under two bindings of the unknown
 dims, when there are any: see `dims`). An op that fails there raises at build
@@ -16,6 +19,7 @@ import contextlib
 
 import numpy as np
 
+from .._core.batching import BatchedTensor, layers
 from .._core.static_mode import state
 from .._core.tensor import Tensor
 from . import dims as _dims
@@ -54,6 +58,11 @@ def stage(prim, inputs, params):
         if isinstance(x, Variable):
             program = programs.main
             break
+        if type(x) is BatchedTensor and isinstance(layers(x)[1], Variable):
+            raise RuntimeError(
+                f"{prim.name}: a batched Variable ({x!r}) is used after its vmap returned; "
+                "return it from the vmapped function instead of keeping it elsewhere. "
+                f"At {user_line()}")
     if program is None:
         return NotImplemented
     for x in inputs:
