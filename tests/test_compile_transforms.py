@@ -190,12 +190,14 @@ def test_a_compiled_function_under_vmap_and_jvp_runs_its_ops_through_their_rules
     np.testing.assert_allclose(dot.numpy(), np.cos(X) * 2 * V, rtol=1e-14)
 
 
-def test_a_batched_variable_kept_past_its_vmap_is_refused():
+@pytest.mark.parametrize("use", [lambda kept, xs: kept * 2, lambda kept, xs: xs[0] * kept],
+                         ids=["alone", "after-a-variable"])
+def test_a_batched_variable_kept_past_its_vmap_is_refused(use):
     kept = []
 
     def fn(xs):
         func.vmap(lambda x: kept.append(x) or x * 2)(xs)
-        return kept[0] * 2
+        return use(kept[0], xs)
     with pytest.raises(RuntimeError, match="after its vmap returned"):
         fluxgrad.compile(fn)(Tensor(BATCH))
 

@@ -3,7 +3,9 @@
 Each transform takes a function of tensors (or nested tuples/lists/dicts of
 tensors) and returns a function. Reverse mode runs on the eager tape, forward
 mode on dual tensors; they nest: `hessian = jacfwd(jacrev(f))` (forward over
-reverse), `grad(grad(f))`, `grad` of a `jvp`.
+reverse), `grad(grad(f))`, `grad` of a `jvp`. On static Variables (static mode, or
+inside `fluxgrad.compile`) they build program equations: batching and JVP rules run as
+usual and the ops they issue stage, reverse mode is the program's staged VJP.
 """
 import numpy as np
 

@@ -21,10 +21,9 @@ or dual tensors runs its Python function inline (eagerly).
 Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
 (use `static.nn.cond`), a captured tensor that requires grad (pass it as an argument, e.g.
 a model's parameters through `func.functional_call`), random numbers, and `backward()`
-inside the traced function. Not built
-yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
-traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
-standalone module, the eager fallback of `fullgraph=False`.
+inside the traced function. Not built yet: training steps with `backward()` / `opt.step()`
+inside, symbolic dims (each new shape traces again), guards beyond the signature, fusion
+and buffer reuse, `save()` as a standalone module, the eager fallback of `fullgraph=False`.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
 (Program -> Python source), `joint` (one forward+VJP program split into forward and

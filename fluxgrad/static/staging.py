@@ -57,8 +57,7 @@ def stage(prim, inputs, params):
     for x in inputs:
         if isinstance(x, Variable):
             program = programs.main
-            break
-        if type(x) is BatchedTensor and isinstance(layers(x)[1], Variable):
+        elif type(x) is BatchedTensor and isinstance(layers(x)[1], Variable):
             raise RuntimeError(
                 f"{prim.name}: a batched Variable ({x!r}) is used after its vmap returned; "
                 "return it from the vmapped function instead of keeping it elsewhere. "
