@@ -258,3 +258,18 @@ def test_static_grad_inside_vmap_wrt_a_shared_variable_is_refused(fresh):
     w = static.data("w", shape=(5, 4), dtype="float64")
     with pytest.raises(RuntimeError, match="same for every example"):
         func.vmap(lambda x: fluxgrad.autograd.grad((w @ x).sum(), w))(xs)
+
+
+class _Identity(fluxgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, out_bar):
+        return out_bar
+
+
+def test_a_custom_function_returning_its_input_compiles_to_that_input():
+    compiled = fluxgrad.compile(lambda x: _Identity.apply(x) * 2)
+    np.testing.assert_allclose(compiled(Tensor(X)).numpy(), X * 2, rtol=1e-15)

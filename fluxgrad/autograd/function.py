@@ -272,6 +272,8 @@ def _as_outputs(cls, outputs, primals):
         elif not isinstance(o, Tensor):
             raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
                             f"{i}; return Tensors")
+        elif getattr(o, "program", None) is not None:
+            o = o._shallow_copy() if id(o) in input_ids else o  # a static Variable: staged
         elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
             o = Tensor._make(o._data, version=o._counter())
         outs.append(o)
