@@ -273,3 +273,16 @@ class _Identity(fluxgrad.autograd.Function):
 def test_a_custom_function_returning_its_input_compiles_to_that_input():
     compiled = fluxgrad.compile(lambda x: _Identity.apply(x) * 2)
     np.testing.assert_allclose(compiled(Tensor(X)).numpy(), X * 2, rtol=1e-15)
+
+
+def test_static_vmap_in_chunks_of_an_unknown_batch_size_is_refused_clearly(fresh):
+    xs = static.data("xs", shape=(None, 4), dtype="float64")
+    with pytest.raises(ValueError, match="vmap: chunk_size needs a batch of known size"):
+        func.vmap(lambda x: x.sin(), chunk_size=2)(xs)
+
+
+def test_static_vmap_in_chunks_of_a_known_batch_size_matches_eager(fresh):
+    xs = static.data("xs", shape=(6, 4), dtype="float64")
+    out = func.vmap(lambda x: x.sin() * x.sum(), chunk_size=4)(xs)
+    got, = static.Executor().run(fresh, feed={"xs": BATCH}, fetch_list=[out])
+    np.testing.assert_allclose(got, np.sin(BATCH) * BATCH.sum(1, keepdims=True), rtol=1e-14)

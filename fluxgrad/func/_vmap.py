@@ -8,6 +8,7 @@ once for the whole batch, and the results get their batch dimension back at
 import functools
 
 from .._core import batching
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..creation import get_rng
 from ._tree import flatten, is_tree_of_tensors
@@ -34,6 +35,8 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapper(*args, **kwargs):
         leaves, dims, rebuild = _leaves_and_dims(args, in_dims)
         size = _batch_size(leaves, dims)
+        if chunk_size is not None and _static_state.armed:
+            _refuse_unknown_size(size)
         if chunk_size is None or chunk_size >= size:
             outs, _, rebuild_out = _run(f, leaves, dims, rebuild, size, out_dims, randomness,
                                         kwargs)
@@ -128,6 +131,14 @@ def _batch_size(leaves, dims):
     if distinct[0] == 0:
         raise ValueError("vmap: the batch is empty (batch dimension of size 0)")
     return distinct[0]
+
+
+def _refuse_unknown_size(size):
+    from ..static.dims import has_symbol, pretty_shape
+    if has_symbol((size,)):
+        raise ValueError(f"vmap: chunk_size needs a batch of known size, and this batch's size "
+                         f"{pretty_shape((size,))[0]} is unknown (a static Variable's None / -1 "
+                         "dimension); leave chunk_size out")
 
 
 def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
