@@ -47,6 +47,12 @@ class BatchedTensor(Tensor):
         return self._physical.grad_fn
 
     @property
+    def program(self):
+        """The static program of the Variable underneath, or None: code that must not read
+        a static Variable's (stand-in) values checks `program` and sees through batching."""
+        return getattr(self._physical, "program", None)
+
+    @property
     def is_leaf(self):
         return self._physical.is_leaf
 
