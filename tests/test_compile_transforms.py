@@ -1,7 +1,8 @@
 """`fluxgrad.compile` of `fluxgrad.func` transforms (vmap and forward mode included), and
 `func.vmap` / `jvp` on static Variables: values against eager mode and torch.func; and,
-generic over the registry, every op sample's compiled vmap and jvp against eager mode's
-(a batching or JVP rule that read a Variable's stand-in values would differ)."""
+generic over the registry, every op sample's compiled vmap, jvp and forward-over-reverse
+(jvp of grad) against eager mode's (a rule that read a Variable's stand-in values would
+differ)."""
 import numpy as np
 import pytest
 import torch
@@ -324,3 +325,20 @@ def test_compiled_jvp_of_every_sample_matches_eager(sample):
     def pushed(*args):
         return func.jvp(sample.fn, args[:len(primals)], args[len(primals):])
     _assert_same(fluxgrad.compile(pushed)(*primals, *tangents), pushed(*primals, *tangents))
+
+
+@pytest.mark.parametrize("sample", [s for s in SAMPLES if REGISTRY[s.op].differentiable and
+                                    s.second_order], ids=repr)
+def test_compiled_forward_over_reverse_of_every_sample_matches_eager(sample):
+    primals = tuple(Tensor(np.asarray(a, np.float64)) for a in sample.args)
+    tangents = tuple(Tensor(np.random.default_rng(4).standard_normal(np.shape(a)))
+                     for a in sample.args)
+    n = len(primals)
+
+    def scalar(*args):
+        outs = [o for o in flatten(sample.fn(*args))[0] if o.is_floating_point()]
+        return sum((o * o).sum() for o in outs)
+
+    def hvp(*args):
+        return func.jvp(func.grad(scalar, argnums=tuple(range(n))), args[:n], args[n:])
+    _assert_same(fluxgrad.compile(hvp)(*primals, *tangents), hvp(*primals, *tangents))
