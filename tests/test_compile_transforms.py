@@ -253,6 +253,20 @@ def test_static_vmap_over_an_unknown_batch_size_serves_two_sizes(fresh):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-10, atol=1e-12)
 
 
+def test_static_vmap_over_an_unknown_batch_size_repeats_constants_as_often_as_fed(fresh):
+    xs = static.data("xs", shape=(None, 4), dtype="float64")
+    ones = func.vmap(lambda x: fluxgrad.ones(4, dtype=fluxgrad.float64))(xs)
+    jacobians = func.vmap(func.jacrev(lambda x: x.sin() * x.sum()))(xs)
+    exe = static.Executor()
+    for n in (2, 6):
+        got_ones, got_jacobians = exe.run(fresh, feed={"xs": BATCH[:n]},
+                                          fetch_list=[ones, jacobians])
+        np.testing.assert_array_equal(got_ones, np.ones((n, 4)))
+        want = torch.func.vmap(torch.func.jacrev(lambda x: x.sin() * x.sum()))(
+            torch.tensor(BATCH[:n]))
+        np.testing.assert_allclose(got_jacobians, want.numpy(), rtol=1e-12, atol=1e-14)
+
+
 def test_static_jacobian_of_an_unknown_size_is_refused_clearly(fresh):
     xs = static.data("xs", shape=(None, 4), dtype="float64")
     with pytest.raises(ValueError, match=r"jacrev: a tensor of shape \[N0, 4\] has an unknown "):

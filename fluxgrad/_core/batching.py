@@ -13,6 +13,7 @@ import threading
 
 
 from .forward_mode import state as _forward_state
+from .static_mode import state as _static_state
 from .primitive import REGISTRY
 from .tensor import Tensor
 
@@ -21,6 +22,7 @@ class _State(threading.local):
     def __init__(self):
         self.sizes = {}  # open level -> batch size
         self.randomness = {}  # open level -> 'error', 'different' or 'same'
+        self.unknown = set()  # open levels whose size is a static program's unknown dim
         self.next_level = 1
 
 
@@ -171,7 +173,12 @@ def take_level(t, level, dim, size):
     if type(t) is not BatchedTensor or t._level < level:
         from .dispatch import apply
         t = apply(REGISTRY["reshape"], t, shape=t.shape[:dim] + (1,) + t.shape[dim:])
-        return apply(REGISTRY["broadcast_to"], t, shape=t.shape[:dim] + (size,) + t.shape[dim + 1:])
+        shape = t.shape[:dim] + (size,) + t.shape[dim + 1:]
+        if level in state.unknown and type(t) is Tensor and t._tangent is None:
+            # a constant repeated an unknown number of times: only the program knows how many
+            return _static_state.stage(REGISTRY["broadcast_to"], (t,), {"shape": tuple(shape)},
+                                       True)
+        return apply(REGISTRY["broadcast_to"], t, shape=shape)
     if t._level == level:
         return move_dim(t._physical, t._bdim, dim)
     outer = t._bdim + (1 if dim <= t._bdim else 0)
@@ -272,17 +279,22 @@ def batch_size(level):
     return state.sizes[level]
 
 
-def open_level(size, randomness="error"):
+def open_level(size, randomness="error", unknown=False):
+    """A new level of `size` examples (`unknown`: the size is a static program's unknown
+    dimension, whose value only the program knows when it runs)."""
     level = state.next_level
     state.next_level += 1
     state.sizes[level] = size
     state.randomness[level] = randomness
+    if unknown:
+        state.unknown.add(level)
     return level
 
 
 def close_level(level):
     del state.sizes[level]
     del state.randomness[level]
+    state.unknown.discard(level)
 
 
 def random_levels():

@@ -5,7 +5,8 @@ armed, as its innermost level: vmap's batching rules and forward mode's JVP rule
 already run (on BatchedTensors and dual tensors), and what reaches `stage` are the ops
 they issue on the underlying Variables (a BatchedTensor of a Variable reaching it was kept
 past its vmap: refused). With no Variable among the inputs it returns NotImplemented (eager
-mode computes; in static mode such a value is a constant of the program). Otherwise the
+mode computes; in static mode such a value is a constant of the program) unless
+`constants` is set (vmap repeating a constant over a batch of unknown size). Otherwise the
 output Variables' shapes and dtypes come from abstract evaluation: the primitive's
 own `impl` run on small zero arrays (twice, under two bindings of the unknown
 dims, when there are any: see `dims`). An op that fails there raises at build
@@ -52,8 +53,8 @@ def guard(main, startup=None):
         programs.main, programs.startup = old
 
 
-def stage(prim, inputs, params):
-    program = None
+def stage(prim, inputs, params, constants=False):
+    program = programs.main if constants else None
     for x in inputs:
         if isinstance(x, Variable):
             program = programs.main
