@@ -8,6 +8,10 @@ tensors and work unchanged) and says where the result's batch dimension is.
 
 Every open vmap has a level; nested vmaps nest BatchedTensors, the highest level
 outermost. A tensor not batched at a level is the same for every example of it.
+
+Physical tensors may be static Variables (static mode, `fluxgrad.compile`): the ops the
+rules issue then stage. A level's size may be a program's unknown dimension (`unknown`):
+a constant repeated over it is then staged too.
 """
 import threading
 
