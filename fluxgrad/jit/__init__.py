@@ -11,21 +11,23 @@ optimise it, and run it as generated NumPy code.
     print(f.code)        # the generated Python source; f.traces: why each trace happened
     f(x, w).backward()   # one graph node; its backward is generated code too
 
-`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
-`value_and_grad` and `vjp` of a function compile too (they stage through Variables).
+`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; every `func`
+transform of a function compiles too (`grad`, `value_and_grad`, `vjp`, `jvp`, `jacrev`,
+`jacfwd`, `hessian`, `hvp`, `vmap`, and their compositions): their batching and JVP rules
+run first and stage the ops they issue on the Variables. A compiled function called inside
+vmap or forward mode on batched or dual tensors runs its Python function inline (eagerly).
 A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` and
 `opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad) inside `fn`; parameters, buffers,
 `.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
-written back in place at each call as eager mode would (see `state`). Other captured tensors
-(closures) are constants of the trace.
+written back in place at each call as eager mode would (see `state`). Random ops (rand,
+dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
+constants of the trace.
 
 Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
 (use `static.nn.cond`), a captured tensor that requires grad in a function that doesn't
 call backward() (pass it as an argument, e.g. a model's parameters through
-`func.functional_call`), random numbers, vmap and forward mode (so `func.hessian`, `jacfwd`,
-`hvp`), and what `state` lists for training steps. Not built yet: symbolic dims (each new shape
-traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
-standalone module, the eager fallback of `fullgraph=False`.
+`func.functional_call`), numbers drawn by NumPy directly while tracing (`nn.init`), and what
+`state` lists for training steps.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
 eager state of a training step as inputs, outputs and guards), `codegen`

@@ -6,7 +6,8 @@ is traced (`trace`), optimised, run once equation by equation (`codegen.first_ru
 gives this call's result) and written out as code (`codegen.generate`). A hit runs the
 generated function on the arrays and wraps the results as Tensors. Called on static
 Variables (inside another compiled function's trace, or in static mode) it stages `fn`
-inline.
+inline; called under vmap or forward mode on batched or dual tensors it runs `fn` inline
+(eagerly, its ops through their batching and JVP rules).
 
 Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
 eager graph (`CompiledFunction`, an `autograd.Function`). Its forward runs the forward part
@@ -23,6 +24,8 @@ import functools
 import numpy as np
 
 from .. import random_ops
+from .._core.batching import BatchedTensor, state as _batch_state
+from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -90,6 +93,12 @@ class Compiled:
             for t in tensors:
                 if isinstance(t, Variable):
                     return self.fn(*args, **kwargs)  # called while staging: inline it
+        if _batch_state.sizes or _forward_state.level:
+            for t in tensors:
+                if type(t) is BatchedTensor or t._tangent is not None:
+                    # under vmap / forward mode: fn's ops run through their rules (the code
+                    # generated for one example's arrays would not see the batch or tangents)
+                    return self.fn(*args, **kwargs)
         key = (key, _grad_state.enabled)
         entry = self._cache.get(key)
         if entry is None:
