@@ -8,6 +8,10 @@ backward of its sum (the compiled call is one graph node whose backward is compi
 The calls alternate (`interleaved_best_times`) so every side sees the same machine load.
 Also the one-time cost of tracing, passes and code generation, per equation, and the
 per-call overhead of a compiled call over its generated code (1 and 10 arguments).
+
+Function transforms compiled (`transforms`): the Hessian of sum(tanh(W x)^2), W 64x64, by
+`compile(func.hessian(f))` against torch.func.hessian, and its Hessian-vector product by a
+compiled `func.hvp` against torch's double backward.
 """
 import _common  # noqa: F401  (sets single-thread environment before numpy loads)
 import time
@@ -117,5 +121,52 @@ def per_call_overhead(calls=2000):
               " us per call (target <= 2 us)", flush=True)
 
 
+def transforms():
+    """Hessian and Hessian-vector product of f(x) = sum(tanh(W @ x) ** 2), W 64x64, float64:
+    `compile(func.hessian(f))` vs torch.func.hessian, and the compiled `func.hvp` vs torch's
+    double backward (and fluxgrad's eager transforms)."""
+    from _common import report
+    from fluxgrad import func
+    rng = np.random.default_rng(0)
+    W, x, v = rng.standard_normal((64, 64)) / 8, rng.standard_normal(64), rng.standard_normal(64)
+
+    def f(x, W):
+        return (fg.tanh(W @ x) ** 2).sum()
+
+    def hvp(x, v, W):
+        return func.hvp(lambda t: f(t, W), (x,), (v,))[1]
+    fx, fv, fW = fg.tensor(x), fg.tensor(v), fg.tensor(W)
+    hessian = fg.compile(func.hessian(f))
+    compiled_hvp = fg.compile(hvp)
+    np.testing.assert_allclose(hessian(fx, fW).numpy(), func.hessian(f)(fx, fW).numpy(),
+                               rtol=1e-10)
+    np.testing.assert_allclose(compiled_hvp(fx, fv, fW).numpy(), hvp(fx, fv, fW).numpy(),
+                               rtol=1e-10)
+    fns = [lambda: hessian(fx, fW), lambda: compiled_hvp(fx, fv, fW),
+           lambda: func.hessian(f)(fx, fW), lambda: hvp(fx, fv, fW)]
+    torch = torch_or_none()
+    if torch is not None:
+        tx, tv, tW = torch.tensor(x), torch.tensor(v), torch.tensor(W)
+
+        def tf(t):
+            return (torch.tanh(tW @ t) ** 2).sum()
+
+        def double_backward():
+            t = tx.detach().requires_grad_()
+            gradient, = torch.autograd.grad(tf(t), t, create_graph=True)
+            return torch.autograd.grad(gradient, t, tv)[0]
+        fns += [lambda: torch.func.hessian(tf)(tx), double_backward]
+    best = interleaved_best_times(*fns, rounds=300)
+    theirs = best[4:] if torch is not None else (None, None)
+    print(f"hessian: {len(hessian.program(fx, fW).equations)} equations, hvp: "
+          f"{len(compiled_hvp.program(fx, fv, fW).equations)} equations after the passes")
+    report("compile(func.hessian(f)) vs torch.func.hessian", best[0], theirs[0], target=0.15)
+    report("compiled func.hvp vs torch double backward", best[1], theirs[1], target=0.5)
+    report("compile(func.hessian(f)) vs eager func.hessian", best[0], best[2],
+           peer="eager")
+    report("compiled func.hvp vs eager func.hvp", best[1], best[3], peer="eager")
+
+
 if __name__ == "__main__":
     main()
+    transforms()

@@ -205,10 +205,6 @@ def test_compiled_grad_of_grad_matches_the_closed_form():
                                2 * np.cos(x0) - x0 * np.sin(x0), rtol=1e-12)
 
 
-def test_compiled_hessian_is_refused_clearly_not_wrong():
-    f = lambda x: (x.tanh() ** 2).sum()  # noqa: E731
-    with pytest.raises(NotImplementedError, match="vmap"):
-        fluxgrad.compile(fluxgrad.func.hessian(f), fullgraph=True)(Tensor(np.array([0.1, 0.2])))
 
 
 def test_a_model_compiles_through_functional_call_with_its_parameters_as_arguments():

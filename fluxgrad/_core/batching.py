@@ -8,11 +8,16 @@ tensors and work unchanged) and says where the result's batch dimension is.
 
 Every open vmap has a level; nested vmaps nest BatchedTensors, the highest level
 outermost. A tensor not batched at a level is the same for every example of it.
+
+Physical tensors may be static Variables (static mode, `fluxgrad.compile`): the ops the
+rules issue then stage. A level's size may be a program's unknown dimension (`unknown`):
+a constant repeated over it is then staged too.
 """
 import threading
 
 
 from .forward_mode import state as _forward_state
+from .static_mode import state as _static_state
 from .primitive import REGISTRY
 from .tensor import Tensor
 
@@ -21,6 +26,7 @@ class _State(threading.local):
     def __init__(self):
         self.sizes = {}  # open level -> batch size
         self.randomness = {}  # open level -> 'error', 'different' or 'same'
+        self.unknown = set()  # open levels whose size is a static program's unknown dim
         self.next_level = 1
 
 
@@ -45,6 +51,12 @@ class BatchedTensor(Tensor):
     @property
     def grad_fn(self):
         return self._physical.grad_fn
+
+    @property
+    def program(self):
+        """The static program of the Variable underneath, or None: code that must not read
+        a static Variable's (stand-in) values checks `program` and sees through batching."""
+        return getattr(self._physical, "program", None)
 
     @property
     def is_leaf(self):
@@ -165,7 +177,12 @@ def take_level(t, level, dim, size):
     if type(t) is not BatchedTensor or t._level < level:
         from .dispatch import apply
         t = apply(REGISTRY["reshape"], t, shape=t.shape[:dim] + (1,) + t.shape[dim:])
-        return apply(REGISTRY["broadcast_to"], t, shape=t.shape[:dim] + (size,) + t.shape[dim + 1:])
+        shape = t.shape[:dim] + (size,) + t.shape[dim + 1:]
+        if level in state.unknown and type(t) is Tensor and t._tangent is None:
+            # a constant repeated an unknown number of times: only the program knows how many
+            return _static_state.stage(REGISTRY["broadcast_to"], (t,), {"shape": tuple(shape)},
+                                       True)
+        return apply(REGISTRY["broadcast_to"], t, shape=shape)
     if t._level == level:
         return move_dim(t._physical, t._bdim, dim)
     outer = t._bdim + (1 if dim <= t._bdim else 0)
@@ -266,17 +283,22 @@ def batch_size(level):
     return state.sizes[level]
 
 
-def open_level(size, randomness="error"):
+def open_level(size, randomness="error", unknown=False):
+    """A new level of `size` examples (`unknown`: the size is a static program's unknown
+    dimension, whose value only the program knows when it runs)."""
     level = state.next_level
     state.next_level += 1
     state.sizes[level] = size
     state.randomness[level] = randomness
+    if unknown:
+        state.unknown.add(level)
     return level
 
 
 def close_level(level):
     del state.sizes[level]
     del state.randomness[level]
+    state.unknown.discard(level)
 
 
 def random_levels():

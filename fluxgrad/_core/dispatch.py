@@ -17,10 +17,6 @@ _may_share_memory = np.may_share_memory
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
-    if _static_state.armed:
-        staged = _static_state.stage(prim, inputs, params)
-        if staged is not NotImplemented:
-            return staged
     if _batch_state.sizes:
         for x in inputs:
             if type(x) is BatchedTensor:
@@ -29,6 +25,12 @@ def apply(prim, *inputs, **params):
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
                 return _apply_forward(prim, inputs, params)
+    # staging is the innermost level: batching and forward-mode rules run first, and the
+    # ops they issue on the underlying Variables stage
+    if _static_state.armed:
+        staged = _static_state.stage(prim, inputs, params)
+        if staged is not NotImplemented:
+            return staged
     arrays = []
     record = False
     for x in inputs:

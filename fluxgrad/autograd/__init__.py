@@ -1,5 +1,7 @@
 """Reverse-mode entry points, custom functions and gradient checking."""
+from .._core import batching as _batching
 from .._core.engine import backward, grad as _eager_grad
+from .._core.tensor import Tensor
 from .._core.static_mode import state as _static_state
 from . import forward_ad
 from .forward_grad import forward_grad
@@ -27,6 +29,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """
     if _static_state.armed:
         from ..static.transforms import is_static, vjp
+        if _batching.state.sizes:
+            outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+            inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+            if any(type(t) is _batching.BatchedTensor for t in outputs + inputs) and is_static(
+                    [_batching.layers(t)[1] for t in outputs + inputs]):
+                return _batched_static_grad(outputs, inputs, grad_outputs, allow_unused)
         if is_static(outputs, inputs):
             grads = tuple(vjp(outputs, inputs, grad_outputs))
             if not allow_unused and any(g is None for g in grads):
@@ -35,3 +43,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "pass allow_unused=True if this is what you want")
             return grads
     return _eager_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+
+
+def _batched_static_grad(outputs, inputs, grad_outputs, allow_unused):
+    """`grad` inside vmap on static Variables: the staged VJP of the physical Variables, for
+    every example at once (as the eager engine does with physical tensors); the examples'
+    gradients come back batched like their inputs."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)  # ones, staged in the physical shapes
+    grad_outputs = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs)
+    out_layers = [_batching.layers(y) for y in outputs]
+    in_layers = [_batching.layers(x) for x in inputs]
+    out_levels = {level for found, _ in out_layers for level, _ in found}
+    for i, (found, _) in enumerate(in_layers):
+        if out_levels - {level for level, _ in found}:
+            raise RuntimeError(
+                f"grad() inside vmap: inputs[{i}] is the same for every example but the outputs "
+                "differ between examples, so its gradient would mix the examples; use "
+                "fluxgrad.func.grad (or vjp), which gives each example its own gradient")
+    seeds = [None if g is None else _batching.to_physical_like(g, found)
+             for g, (found, _) in zip(grad_outputs, out_layers)]
+    grads = grad([plain for _, plain in out_layers], [plain for _, plain in in_layers], seeds,
+                 allow_unused=allow_unused)
+    return tuple(None if g is None else _batching.rebuild(g, found)
+                 for g, (found, _) in zip(grads, in_layers))

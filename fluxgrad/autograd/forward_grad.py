@@ -17,7 +17,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
     Returns a tensor for a single output, else a tuple (None for an output that
     does not depend on the inputs). On static Variables the tangent equations are staged.
     """
-    if _static_state.armed:
+    if _static_state.armed and not _batched_among(outputs, inputs):
         from ..static.transforms import forward_grad as static_forward_grad, is_static
         if is_static(outputs, inputs):
             return static_forward_grad(outputs, inputs, grad_inputs)
@@ -60,6 +60,14 @@ def forward_grad(outputs, inputs, grad_inputs=None):
                 tangents[(id(node), index)] = t
     results = tuple(_broadcast(tangents.get(_key(y)), y) for y in outputs)
     return results[0] if single else results
+
+
+def _batched_among(*groups):
+    """Whether vmap is on and a tensor among `groups` is batched (static Variables are then
+    handled below, through their physical Variables)."""
+    return bool(batching.state.sizes) and any(
+        type(t) is batching.BatchedTensor
+        for g in groups for t in ([g] if isinstance(g, Tensor) else g))
 
 
 def _batched(outputs, inputs, grad_inputs):

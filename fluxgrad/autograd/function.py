@@ -237,7 +237,10 @@ class Function:
         tangents = None
         if _forward_state.level:
             tangents = tuple(getattr(x, "_tangent", None) for x in args)
-            if all(t is None for t in tangents):
+            if all(t is None for t in tangents) or any(
+                    getattr(x, "program", None) is not None for x in args):
+                # static Variables: forward's ops stage, tangents and all (the program
+                # transforms differentiate them, as they do in reverse mode)
                 tangents = None
         record = _grad_state.enabled and any(
             isinstance(x, Tensor) and x._requires_grad for x in args)
@@ -269,6 +272,8 @@ def _as_outputs(cls, outputs, primals):
         elif not isinstance(o, Tensor):
             raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
                             f"{i}; return Tensors")
+        elif getattr(o, "program", None) is not None:
+            o = o._shallow_copy() if id(o) in input_ids else o  # a static Variable: staged
         elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
             o = Tensor._make(o._data, version=o._counter())
         outs.append(o)

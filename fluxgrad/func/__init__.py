@@ -3,12 +3,15 @@
 Each transform takes a function of tensors (or nested tuples/lists/dicts of
 tensors) and returns a function. Reverse mode runs on the eager tape, forward
 mode on dual tensors; they nest: `hessian = jacfwd(jacrev(f))` (forward over
-reverse), `grad(grad(f))`, `grad` of a `jvp`.
+reverse), `grad(grad(f))`, `grad` of a `jvp`. On static Variables (static mode, or
+inside `fluxgrad.compile`) they build program equations: batching and JVP rules run as
+usual and the ops they issue stage, reverse mode is the program's staged VJP.
 """
 import numpy as np
 
 from .._core import batching
 from .._core.forward_mode import state as _forward_state
+from .._core.static_mode import state as _static_state
 from .._core.grad_mode import enable_grad, set_grad_enabled
 from .._core.tensor import Tensor
 from ..autograd import forward_ad
@@ -249,16 +252,29 @@ def linearize(f, *primals):
     return (out if nested else _detached(out)), jvp_fn
 
 
-def _unit_rows(leaves):
+def _unit_rows(leaves, caller):
     """The unit vectors of the space of all `leaves` flattened and joined end to end, stacked:
     one tensor per leaf, of shape [N] + its shape (N elements in all); row i of them together
     is the i-th unit vector."""
+    if _static_state.armed:
+        _refuse_unknown_sizes(leaves, caller)
     n, rows, offset = sum(x.numel() for x in leaves), [], 0
     for x in leaves:
         eye = np.eye(n, x.numel(), -offset, dtype=x._data.dtype)
         rows.append(Tensor(eye.reshape((n,) + tuple(x.shape))))
         offset += x.numel()
     return tuple(rows)
+
+
+def _refuse_unknown_sizes(leaves, caller):
+    from ..static.dims import has_symbol, pretty_shape
+    for x in leaves:
+        if has_symbol(x._data.shape):
+            raise ValueError(
+                f"{caller}: a tensor of shape {list(pretty_shape(x._data.shape))} has an unknown "
+                "size (a static Variable's None / -1 dimension), so the Jacobian's size is not "
+                "known when the program is built; give static.data a known size, or take "
+                "per-example Jacobians with vmap over the unknown axis")
 
 
 def _check_tensors(tree, what):
@@ -289,7 +305,8 @@ def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
                                [cotangents[k] for k in pulled], retain_graph=True,
                                create_graph=nested, allow_unused=True)
             return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, gs))
-        jacs = vmap(rows, chunk_size=chunk_size)(*_unit_rows(out_leaves)) if inputs else ()
+        jacs = vmap(rows, chunk_size=chunk_size)(*_unit_rows(out_leaves, "jacrev")) \
+            if inputs else ()
         if not nested and not any(batching.tangent_of(x) is not None for x in inputs):
             jacs, aux = [j.detach() for j in jacs], _detached(aux)
         sizes = [y.numel() for y in out_leaves]
@@ -324,7 +341,7 @@ def jacfwd(f, argnums=0, has_aux=False, *, chunk_size=None):
             if has_aux:
                 _check_tensors(aux[0], "jacfwd(has_aux=True): aux must be")
             return (dot, *aux)
-        dots, *aux = vmap(push, chunk_size=chunk_size)(*_unit_rows(flat))
+        dots, *aux = vmap(push, chunk_size=chunk_size)(*_unit_rows(flat, "jacfwd"))
         dot_leaves, rebuild_out = flatten(dots)
         sizes = [x.numel() for x in flat]
         per_arg = [(None, leaves, rebuild) for leaves, rebuild in trees]
@@ -362,7 +379,7 @@ def hessian_diag(f, x, method="exact", num_samples=64):
     """The diagonal of f's Hessian at x: exact (an HVP per element) or Hutchinson's estimate
     E[v * Hv] (random signs v); the HVPs run as one vectorised pass, differentiably."""
     if method == "exact":
-        return _mean_of_v_times_hv(f, x, _unit_rows([x])[0]) * x.numel()
+        return _mean_of_v_times_hv(f, x, _unit_rows([x], "hessian_diag")[0]) * x.numel()
     if method == "hutchinson":
         return _mean_of_v_times_hv(f, x, _rademacher(x, num_samples))
     raise ValueError(f"hessian_diag: method must be 'exact' or 'hutchinson', got {method!r}")

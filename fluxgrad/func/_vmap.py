@@ -8,6 +8,7 @@ once for the whole batch, and the results get their batch dimension back at
 import functools
 
 from .._core import batching
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..creation import get_rng
 from ._tree import flatten, is_tree_of_tensors
@@ -34,9 +35,14 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     def wrapper(*args, **kwargs):
         leaves, dims, rebuild = _leaves_and_dims(args, in_dims)
         size = _batch_size(leaves, dims)
+        unknown = _static_state.armed and _is_unknown(size)
+        if chunk_size is not None and unknown:
+            raise ValueError(f"vmap: chunk_size needs a batch of known size, and this batch's "
+                             f"size ({_name_of(size)}) is unknown (a static Variable's None / -1 "
+                             "dimension); leave chunk_size out")
         if chunk_size is None or chunk_size >= size:
             outs, _, rebuild_out = _run(f, leaves, dims, rebuild, size, out_dims, randomness,
-                                        kwargs)
+                                        kwargs, unknown)
             return rebuild_out(outs)
         from ..ops import concat, narrow
         rng_state = get_rng().bit_generator.state
@@ -46,7 +52,7 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
                 get_rng().bit_generator.state = rng_state
             n = min(chunk_size, size - start)
             part = [x if d is None else narrow(x, d, start, n) for x, d in zip(leaves, dims)]
-            chunks.append(_run(f, part, dims, rebuild, n, out_dims, randomness, kwargs))
+            chunks.append(_run(f, part, dims, rebuild, n, out_dims, randomness, kwargs, False))
         outs = [c[0] for c in chunks]
         _, out_d, rebuild_out = chunks[0]
         # an output with out_dim None is the same in every chunk
@@ -130,9 +136,20 @@ def _batch_size(leaves, dims):
     return distinct[0]
 
 
-def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs):
-    """(outputs, their out_dims, rebuild): `f` run once on the batch, its outputs flattened."""
-    level = batching.open_level(size, randomness)
+def _is_unknown(size):
+    from ..static.dims import has_symbol
+    return has_symbol((size,))
+
+
+def _name_of(size):
+    from ..static.dims import pretty_shape
+    return pretty_shape((size,))[0]
+
+
+def _run(f, leaves, dims, rebuild, size, out_dims, randomness, kwargs, unknown):
+    """(outputs, their out_dims, rebuild): `f` run once on the batch, its outputs flattened
+    (`unknown`: the batch size is a static program's unknown dimension)."""
+    level = batching.open_level(size, randomness, unknown)
     try:
         wrapped = [x if d is None else batching.wrap(x, level, d) for x, d in zip(leaves, dims)]
         out = f(*rebuild(wrapped), **kwargs)

@@ -11,13 +11,17 @@ optimise it, and run it as generated NumPy code.
     print(f.code)        # the generated Python source; f.traces: why each trace happened
     f(x, w).backward()   # one graph node; its backward is generated code too
 
-`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
-`value_and_grad` and `vjp` of a function compile too (they stage through Variables).
+`fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; every `func`
+transform of a function compiles too (`grad`, `value_and_grad`, `vjp`, `jvp`, `jacrev`,
+`jacfwd`, `hessian`, `hvp`, `vmap`, and their compositions): their batching and JVP rules
+run first and stage the ops they issue on the Variables. A compiled function called inside
+vmap or forward mode on batched or dual tensors runs its Python function inline (eagerly).
 A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` and
 `opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad) inside `fn`; parameters, buffers,
 `.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
-written back in place at each call as eager mode would (see `state`). Other captured tensors
-(closures) are constants of the trace.
+written back in place at each call as eager mode would (see `state`). Random ops (rand,
+dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
+constants of the trace.
 
 Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
 next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
@@ -39,14 +43,12 @@ state has its own guards, see `state`). Python values the function reads from el
 Refused (never a silently wrong result): a Python `if` on a traced value (use
 `static.nn.cond`), reading a traced value (`.item()`, `.numpy()`), a captured tensor that
 requires grad in a function that doesn't call backward() (pass it as an argument, e.g. a
-model's parameters through `func.functional_call`), random numbers NumPy draws directly,
-vmap and forward mode inside (so `func.hessian`, `jacfwd`, `hvp`), and what `state` lists
-for training steps. With `fullgraph=False` (the default, as torch.compile) any such refusal
-runs the function eagerly instead, with a one-time warning naming the line, and later calls
-with that argument structure run eagerly without tracing again (an error the function
-raises in eager mode too is raised as such); with `fullgraph=True` the refusal is raised.
-Called under vmap or forward mode, a compiled function runs `fn` inline. Not built yet:
-fusion and buffer reuse, `save()` as a standalone module.
+model's parameters through `func.functional_call`), numbers drawn by NumPy directly while
+tracing (`nn.init`), and what `state` lists for training steps. With `fullgraph=False` (the
+default, as torch.compile) any such refusal runs the function eagerly instead, with a
+one-time warning naming the line, and later calls with that argument structure run eagerly
+without tracing again (an error the function raises in eager mode too is raised as such);
+with `fullgraph=True` the refusal is raised.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
 eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,

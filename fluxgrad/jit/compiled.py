@@ -11,8 +11,9 @@ miss the function is traced (`trace`), optimised, run once equation by equation
 unknown, if the trace proves right for every size (`symbolic.trace_verified`); else it
 stays concrete. With `fullgraph=False` a trace that fails makes the structure run eagerly
 (`_fall_back`: one warning). Called on static Variables (inside another compiled
-function's trace, or in static mode) it stages `fn` inline; under vmap or forward mode it
-runs `fn` inline.
+function's trace, or in static mode) it stages `fn` inline; called under vmap or forward
+mode on batched or dual tensors it runs `fn` inline (eagerly, its ops through their
+batching and JVP rules).
 
 Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
 eager graph (`CompiledFunction`, an `autograd.Function`). Its forward runs the forward part
@@ -31,7 +32,7 @@ import warnings
 import numpy as np
 
 from .. import random_ops
-from .._core.batching import state as _batch_state
+from .._core.batching import BatchedTensor, state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
@@ -104,9 +105,11 @@ class Compiled:
         if _static_state.armed and _staging(args, kwargs):
             return self.fn(*args, **kwargs)  # called while staging: inline it
         if _batch_state.sizes or _forward_state.level:
-            # under vmap / forward mode: fn's ops run through their rules (the generated code
-            # would not see a batch dimension or tangents)
-            return self.fn(*args, **kwargs)
+            for t in signature.flatten_args(args, kwargs)[1]:
+                if type(t) is BatchedTensor or t._tangent is not None:
+                    # under vmap / forward mode: fn's ops run through their rules (the code
+                    # generated for one example's arrays would not see the batch or tangents)
+                    return self.fn(*args, **kwargs)
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):

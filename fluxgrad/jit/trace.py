@@ -8,28 +8,25 @@ inputs). With `lift`, the eager state the function reads and writes (parameters,
 `.grad`, optimizer state: see `state`) becomes further inputs and outputs, and
 `backward()` / `opt.step()` inside it are staged (what is staged under `no_grad` is cut
 from later backward() passes, as eager mode records no graph there); `Traced.state` says
-how to read and write that state at each call (None when the trace touched none). The program is then optimised
-by `static.passes.optimize`. Returns a `Traced`.
+how to read and write that state at each call (None when the trace touched none). The
+program is then optimised by `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
 a captured Tensor that requires grad (it would be frozen into the program as a constant, and
 its gradient silently lost) unless the function also writes state (a training step);
-any op run under vmap or forward mode while tracing (those don't stage, so they would
-compute on the Variables' stand-ins); `Tensor.backward()` while tracing without `lift` (what
-`state` refuses, it refuses too); random numbers drawn from fluxgrad's default generator by
-NumPy directly while tracing (nn.init, get_rng(): they would be frozen; the generator's
-state is restored). Random ops (rand, dropout, ...) are staged like any op (see
-`static.staging`) and leave the generator alone while tracing: each call of the compiled
-code draws anew.
+`Tensor.backward()` while tracing without `lift` (what `state` refuses, it refuses too);
+random numbers drawn from fluxgrad's default generator by NumPy directly while tracing
+(nn.init, get_rng(): they would be frozen; the generator's state is restored). Random ops
+(rand, dropout, ...) are staged like any op (see `static.staging`) and leave the generator
+alone while tracing: each call of the compiled code draws anew. vmap and forward mode run
+their rules first; the ops those issue on the Variables stage (see `static.staging`).
 """
 import contextlib
 import functools
 import keyword
 
 from .._core import engine as _engine
-from .._core.batching import state as _batch_state
-from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -66,7 +63,8 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     rng_before = rng.np, rng.get_state()
     tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
-    _static_state.stage = functools.partial(_guarded_stage, saved[0], fn, tracer)
+    if lift:
+        _static_state.stage = functools.partial(_lifting_stage, saved[0], tracer)
     _engine.backward = autograd.backward = tracer.backward if lift else \
         functools.partial(_refused_backward, fn)
     staging.programs.tracing = True  # random draws stage: every call draws anew
@@ -117,17 +115,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     return Traced(program, inputs, outputs, structure, before, binding)
 
 
-def _guarded_stage(stage, fn, tracer, prim, inputs, params):
-    # vmap and forward mode wrap values in objects that don't stage: running them on the
-    # Variables' stand-ins would bake wrong constants into the program
-    if _batch_state.sizes or _forward_state.level:
-        raise NotImplementedError(
-            f"fluxgrad.compile({_name(fn)}): {prim.name} runs inside "
-            f"{'vmap' if _batch_state.sizes else 'forward-mode AD'} (e.g. func.vmap, jvp, "
-            "jacfwd, hessian, hvp), which can't be traced yet; call this function without "
-            "compile (reverse mode, func.grad / value_and_grad / vjp, does trace)")
-    if tracer is None:
-        return stage(prim, inputs, params)
+def _lifting_stage(stage, tracer, prim, inputs, params):
     out = stage(prim, tracer.lift(inputs), params)
     if not _grad_state.enabled and prim.differentiable and out is not NotImplemented:
         # eager mode records no graph under no_grad: a later backward() must not reach it

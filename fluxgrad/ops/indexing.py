@@ -423,8 +423,9 @@ def _before(x):
     """The 'before' of an in-place op: x's data and history, on a version counter of its own
     (the rules of index_put never read x's values, which the op overwrites)."""
     if type(x) is BatchedTensor or getattr(x, "program", None) is not None:
-        return x._before_inplace()
-    before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
+        before = x._before_inplace()
+    else:
+        before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
     before._tangent = x._tangent
     return before
 

@@ -148,6 +148,14 @@ class Variable(Tensor):
         program.substitute(result, self)
         return self
 
+    def _shallow_copy(self):
+        """A new handle on the same value, without a tangent (forward mode and vmap attach
+        and strip tangents on handles): an alias equation, so that it stays a Variable of the
+        program (a plain Tensor would hold the stand-in's zeros)."""
+        from .._core.primitive import REGISTRY
+        from .staging import stage
+        return stage(REGISTRY["alias"], (self,), {})
+
     def detach(self):
         """The same value, through which the program transforms don't differentiate."""
         from ._ops import stop_gradient

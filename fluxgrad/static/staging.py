@@ -1,15 +1,18 @@
 """Staging: `apply` on static Variables appends an Equation instead of computing.
 
 `stage(prim, inputs, params)` is what the eager dispatch calls while static mode is
-armed. With no Variable among the inputs it returns NotImplemented (eager mode
-computes; in static mode such a value is a constant of the program), except for a
-random draw (`prim.draws`) while a program is built (static mode on, or
-`programs.tracing` for fluxgrad.compile): that is staged, so that every run draws.
-Otherwise the output Variables' shapes and dtypes come from abstract evaluation: the
-primitive's own `impl` run on small zero arrays (twice, under two bindings of the
-unknown dims, when there are any: see `dims`), or its `abstract` rule (control flow,
-random draws). An op that fails there raises at build time, naming the op, the input
-types and the user's line.
+armed, as its innermost level: vmap's batching rules and forward mode's JVP rules have
+already run (on BatchedTensors and dual tensors), and what reaches `stage` are the ops
+they issue on the underlying Variables (a BatchedTensor of a Variable reaching it was kept
+past its vmap: refused). With no Variable among the inputs it returns NotImplemented (eager
+mode computes; in static mode such a value is a constant of the program) unless
+`constants` is set (vmap repeating a constant over a batch of unknown size), or the op is a
+random draw (`prim.draws`) while a program is built (static mode on, or `programs.tracing`
+for fluxgrad.compile): that is staged, so that every run draws. Otherwise the output
+Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
+on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
+see `dims`), or its `abstract` rule (control flow, random draws). An op that fails there
+raises at build time, naming the op, the input types and the user's line.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
@@ -19,6 +22,7 @@ import contextlib
 
 import numpy as np
 
+from .._core.batching import BatchedTensor, layers
 from .._core.static_mode import state
 from .._core.tensor import Tensor
 from . import dims as _dims
@@ -52,12 +56,16 @@ def guard(main, startup=None):
         programs.main, programs.startup = old
 
 
-def stage(prim, inputs, params):
-    program = None
+def stage(prim, inputs, params, constants=False):
+    program = programs.main if constants else None
     for x in inputs:
         if isinstance(x, Variable):
             program = programs.main
-            break
+        elif type(x) is BatchedTensor and isinstance(layers(x)[1], Variable):
+            raise RuntimeError(
+                f"{prim.name}: a batched Variable ({x!r}) is used after its vmap returned; "
+                "return it from the vmapped function instead of keeping it elsewhere. "
+                f"At {user_line()}")
     if program is None:
         # a random draw is staged whenever a program is being built, inputs or not: its
         # numbers must be drawn at every run, not once now
