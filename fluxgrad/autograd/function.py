@@ -21,6 +21,7 @@ retain_graph, in-place checks and, when `backward` is written in fluxgrad ops,
 mode. `backward` returns one gradient per argument of `forward` (None for those
 without one), or one per Tensor argument (PaddlePaddle's convention).
 """
+import contextlib
 import numbers
 import weakref
 
@@ -235,10 +236,10 @@ class Function:
         if _batch_state.sizes and any(type(x) is BatchedTensor for x in args):
             return apply_batched(cls, args, kwargs)
         tangents = None
+        staged = any(getattr(x, "program", None) is not None for x in args)
         if _forward_state.level:
             tangents = tuple(getattr(x, "_tangent", None) for x in args)
-            if all(t is None for t in tangents) or any(
-                    getattr(x, "program", None) is not None for x in args):
+            if all(t is None for t in tangents) or staged:
                 # static Variables: forward's ops stage, tangents and all (the program
                 # transforms differentiate them, as they do in reverse mode)
                 tangents = None
@@ -248,7 +249,7 @@ class Function:
                                 for x in args))
         primals = args if tangents is None else tuple(
             x._shallow_copy() if t is not None else x for x, t in zip(args, tangents))
-        with no_grad():
+        with no_grad() if not staged else contextlib.nullcontext():  # staged: differentiated
             outputs = cls.forward(ctx, *primals, **kwargs)
         single = not isinstance(outputs, (tuple, list))
         outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals)
