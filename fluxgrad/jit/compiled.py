@@ -215,13 +215,16 @@ class Compiled:
                 kept = f"; sizes kept concrete: {_first_line(err)}"
         policy.last = shapes
         if traced is None:
+            failure = None
             try:
                 traced = _trace.trace(self.fn, args, kwargs, tensors, names,
                                       _grad_state.enabled, lift=True)
             except Exception as err:
                 if self.fullgraph:
                     raise
-                return self._fall_back(err, base, shapes, args, kwargs, tensors, reason)
+                failure = err
+            if failure is not None:  # (outside `except`: an eager error is not chained to it)
+                return self._fall_back(failure, base, shapes, args, kwargs, tensors, reason)
             if candidates:
                 reason += kept
         self.trace_count += 1
