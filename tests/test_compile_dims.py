@@ -213,3 +213,42 @@ def test_a_compiled_call_under_forward_mode_or_vmap_sees_the_tangents_and_the_ba
     np.testing.assert_allclose(tangent.numpy(), np.cos(x0), rtol=1e-12)
     batch = fluxgrad.func.vmap(compiled)(Tensor(np.stack([x0, 2 * x0])))
     np.testing.assert_allclose(batch.numpy(), np.sin(np.stack([x0, 2 * x0])), rtol=1e-12)
+
+
+def test_a_size_compared_for_equality_is_served_apart_and_the_rest_stay_symbolic():
+    def f(x):
+        return x * 2 if x.shape[0] == 3 else x.sum(0)
+    compiled = fluxgrad.compile(f)
+    for n in (2, 4, 3, 5, 6, 3, 7):
+        x = Tensor(rng.standard_normal((n, 2)))
+        np.testing.assert_allclose(compiled(x).numpy(), f(x).numpy(), rtol=1e-12)
+    assert compiled.trace_count == 3  # [2, 2], then [N0, 2] for every N0 but 3, then [3, 2]
+    assert compiled.traces[1].symbolic_dims == ("x.shape[0]",)
+
+
+def test_a_compiled_training_step_takes_symbolic_batch_sizes_and_matches_eager():
+    def make():
+        fluxgrad.manual_seed(0)
+        model = fluxgrad.nn.Sequential(fluxgrad.nn.Linear(4, 8), fluxgrad.nn.ReLU(),
+                                       fluxgrad.nn.Linear(8, 3))
+        return model, fluxgrad.optim.Adam(model.parameters(), lr=0.01)
+
+    def step(model, opt):
+        def run(x, y):
+            opt.zero_grad()
+            loss = fluxgrad.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return run
+    (m1, o1), (m2, o2) = make(), make()
+    compiled, eager = fluxgrad.compile(step(m1, o1)), step(m2, o2)
+    sizes = (5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 16, 17)
+    for n in sizes:
+        x = Tensor(rng.standard_normal((n, 4)).astype(np.float32))
+        y = Tensor(rng.integers(0, 3, n))
+        np.testing.assert_allclose(compiled(x, y).item(), eager(x, y).item(), rtol=1e-5)
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5,
+                                   atol=1e-6)
+    assert compiled.trace_count == 2

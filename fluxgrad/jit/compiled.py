@@ -53,10 +53,11 @@ class _Policy:
     """Per argument structure: the (leaf, axis) sizes traced as unknown, those that must stay
     concrete, the shapes of the latest trace (a size that changes becomes symbolic), and
     whether a trace failed (fullgraph=False then runs every call of the structure eagerly)."""
-    __slots__ = ("symbolic", "concrete", "last", "eager")
+    __slots__ = ("symbolic", "concrete", "excluded", "last", "eager")
 
     def __init__(self):
         self.symbolic, self.concrete, self.last, self.eager = set(), set(), None, False
+        self.excluded = {}  # (leaf, axis) -> sizes a symbolic trace does not serve
 
 
 Trace = collections.namedtuple("Trace", "reason equations_traced equations_after_passes "
@@ -153,7 +154,7 @@ class Compiled:
         shapes = tuple(t._data.shape for t in tensors)
         base = (grad, structure)
         policy = self._policies.get(base)
-        dims = _applicable(policy.symbolic if policy else (), shapes)
+        dims = _applicable(policy.symbolic, shapes, policy.excluded) if policy else None
         pattern = _pattern(base, shapes if dims is None else dims)
         entry = self._entries.get(pattern)
         arrays = None
@@ -200,14 +201,18 @@ class Compiled:
             candidates = set()
         candidates -= policy.concrete
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
-        dims = _applicable(candidates, shapes)
-        traced = None
+        dims = _applicable(candidates, shapes, policy.excluded)
+        traced, kept = None, ""
         if dims is not None:
             try:
-                traced = symbolic.trace_verified(functools.partial(
+                traced, excluded = symbolic.trace_verified(functools.partial(
                     _trace.trace, self.fn, args, kwargs, tensors, names, _grad_state.enabled,
                     lift=True, dims=dims))
                 policy.symbolic |= candidates
+                for leaf, row in enumerate(dims):
+                    for axis, d in enumerate(row):
+                        if d in excluded:
+                            policy.excluded.setdefault((leaf, axis), set()).update(excluded[d])
             except Exception as err:
                 policy.symbolic.clear()
                 policy.concrete |= candidates
@@ -225,8 +230,7 @@ class Compiled:
                 failure = err
             if failure is not None:  # (outside `except`: an eager error is not chained to it)
                 return self._fall_back(failure, base, shapes, args, kwargs, tensors, reason)
-            if candidates:
-                reason += kept
+            reason += kept
         self.trace_count += 1
         entry = _Entry()
         entry.signature = (base, shapes if dims is None else dims)
@@ -255,7 +259,7 @@ class Compiled:
         entry.vjp = entry.joint = None
         entry.joints = {}
         entry.run = _runner(entry, args, kwargs, tensors, shapes if dims is None else dims,
-                            base[0], _finish)
+                            base[0], _finish, policy.excluded if dims is not None else None)
         self.code = entry.source
         self._store(_pattern(base, shapes if dims is None else dims), entry)
         if self.check:
@@ -360,15 +364,17 @@ class Compiled:
         return Compiled(backward, cache_size=4, fullgraph=True)
 
 
-def _runner(entry, args, kwargs, tensors, dims, grad, finish):
+def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=None):
     """The generated guards-and-call of an entry, for calls of positional Tensors and Python
     scalars only (None otherwise)."""
     if kwargs or not entry.eager and entry.traced.state is not None:  # `state.run` serves it
         return None
     specs, leaf = [], 0
+    policy_excluded = policy_excluded or {}
     for a in args:
         if isinstance(a, Tensor):
-            specs.append(("tensor", type(a), a._data.dtype, a._requires_grad, dims[leaf]))
+            specs.append(("tensor", type(a), a._data.dtype, a._requires_grad, dims[leaf],
+                          [policy_excluded.get((leaf, axis), ()) for axis in range(a.ndim)]))
             leaf += 1
         elif type(a) in _GUARDED_VALUES:
             specs.append(("value", a))
@@ -410,11 +416,13 @@ def _staging(args, kwargs):
     return any(isinstance(t, Variable) for t in tensors)
 
 
-def _applicable(axes, shapes):
+def _applicable(axes, shapes, excluded):
     """Per leaf, its dims with the sizes at `axes` unknown (only sizes >= 2 are: 0 and 1 stay
-    concrete, broadcasting depends on them); None when no size is unknown."""
+    concrete, broadcasting depends on them, and so do the sizes in `excluded[(leaf, axis)]`,
+    which a symbolic trace compared with); None when no size is unknown."""
     chosen = {(leaf, axis) for leaf, axis in axes
-              if leaf < len(shapes) and axis < len(shapes[leaf]) and shapes[leaf][axis] >= 2}
+              if leaf < len(shapes) and axis < len(shapes[leaf]) and shapes[leaf][axis] >= 2
+              and shapes[leaf][axis] not in excluded.get((leaf, axis), ())}
     if not chosen or any(_dims.could_be_sentinel(s) for shape in shapes for s in shape):
         return None
     return symbolic.assign(shapes, chosen)[0]
@@ -451,6 +459,9 @@ def _why(previous, base, shapes, args, kwargs):
                 return (f"args[{i}] changed: {_describe(a, old_shapes[leaf:leaf + n])} -> "
                         f"{_describe(b, shapes[leaf:leaf + n])}")
             leaf += n
+        if old_structure == structure:
+            return ("a size the symbolic trace compared with (it serves every other size) "
+                    f"traces apart: {[list(shape) for shape in shapes]}")
     return "the arguments' structure or keyword arguments changed"
 
 
@@ -555,18 +566,20 @@ class CompiledFunction(Function):
 def _joint_for(entry, tensors):
     """The forward+backward code of an entry: one for every size when its sizes are symbolic
     and its backward is right for every size too, else one per concrete shape."""
-    if entry.joint:
+    if entry.joint and not entry.joint.excluded:
         return entry.joint
     shapes = tuple(t._data.shape for t in tensors)
-    parts = entry.joints.get(shapes)
-    if parts is not None:
-        return parts
-    outputs = entry.traced.outputs
     sizes = {}
     for dims, shape in zip(entry.dims or (), shapes):
         for d, size in zip(dims, shape):
             if isinstance(d, _dims.Dim):
                 sizes[d] = size
+    if entry.joint and not any(sizes[d] in values for d, values in entry.joint.excluded.items()):
+        return entry.joint
+    parts = entry.joints.get(shapes)
+    if parts is not None:
+        return parts
+    outputs = entry.traced.outputs
     out_types = [(tuple(sizes.get(d, d) for d in o.dims), o._data.dtype) if isinstance(
         o, Variable) else (o._data.shape, o._data.dtype) for o in outputs]
     build = functools.partial(joint.build, entry.owner.fn, entry.call_args, tensors,
@@ -576,9 +589,10 @@ def _joint_for(entry, tensors):
         try:
             entry.joint = build(dims=list(entry.dims) + [outputs[i].dims for i in
                                                          entry.diff_out])
-            return entry.joint
         except Exception:
             entry.joint = False  # its backward is not size-generic: one per shape
+        else:
+            return _joint_for(entry, tensors)
     parts = build()
     if entry.dims is None:
         entry.joint = parts

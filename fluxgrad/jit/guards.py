@@ -2,14 +2,14 @@
 running it.
 
 `runner(entry, specs, grad, finish, forward)` -> `run(args)` for calls with positional
-arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims)` or
+arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims, excluded)` or
 `("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each value argument
 has its type and value, and each Tensor argument has its class (exactly: never a static
 Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its
-concrete size (or, on an unknown axis, a size >= 2, equal to the other sizes sharing its
-unknown); else it calls `finish(entry, args, tensors, arrays)` (which runs the compiled code
-on the Tensors' arrays and wraps the results), or, given `forward` (code returning one array
-to wrap as a Tensor), calls that directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
+concrete size (or, on an unknown axis, a size >= 2, not in `excluded[axis]`, equal to the
+other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)`
+(which runs the compiled code on the Tensors' arrays and wraps the results), or, given
+`forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
 
     def run(args):
         if _grad.enabled is not True or _batch.sizes or _forward.level:
@@ -74,7 +74,8 @@ def runner(entry, specs, grad, finish, forward=None):
         lines += [f"if {' or '.join(checks)}:", "    return MISS"]
     first = {}
     for i in tensors:
-        row = specs[i][4]
+        spec = specs[i]
+        row = spec[4]
         if not any(isinstance(x, _dims.Dim) for x in row):
             lines += [f"if d{i}.shape != {tuple(row)!r}:", "    return MISS"]
             continue
@@ -87,6 +88,8 @@ def runner(entry, specs, grad, finish, forward=None):
             else:
                 first[x] = f"s{i}[{axis}]"
                 conds.append(f"s{i}[{axis}] < 2")
+            if isinstance(x, _dims.Dim) and spec[5][axis]:
+                conds.append(f"s{i}[{axis}] in {tuple(sorted(spec[5][axis]))!r}")
         lines += [f"s{i} = d{i}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
     if forward is not None:  # one Tensor result: no need to call `finish`
         lines.append(f"return _make(_code({', '.join(d)})[0])")

@@ -3,10 +3,10 @@
 `build(fn, call_args, tensors, n_out, grad_in, diff_out, name, dims)` traces one joint
 program: `fn` on the arguments, then its VJP (`static.transforms.vjp`) on cotangent
 Variables, and optimises it as a whole (given `dims`, the inputs' and then the output
-cotangents' dims with unknown sizes, the trace is checked to be right for every size, see
-`symbolic`). The program is then split: the forward part is every equation the outputs
-need; the backward part the rest. The forward's values that the backward reads are its
-residuals. Both parts are generated as code (`codegen`):
+cotangents' dims with unknown sizes, the trace is checked to be right for every size but
+`Joint.excluded`, see `symbolic`). The program is then split: the forward part is every
+equation the outputs need; the backward part the rest. The forward's values that the
+backward reads are its residuals. Both parts are generated as code (`codegen`):
 
     forward(*inputs) -> (*outputs, *residuals)
     backward(*inputs, *residuals, *out_bars) -> input cotangents (one per `grad_in`)
@@ -28,7 +28,8 @@ from . import codegen, signature, symbolic, trace as _trace
 
 
 class Joint:
-    __slots__ = ("forward", "backward", "forward_source", "backward_source", "n_out")
+    __slots__ = ("forward", "backward", "forward_source", "backward_source", "n_out",
+                 "excluded")
 
 
 def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name, dims=None):
@@ -50,7 +51,7 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     bar_names = [f"out_bar{k}" for k in range(len(bars))]
     trace = functools.partial(_trace.trace, joint, (list(tensors), bars), {},
                               list(tensors) + bars, list(names) + bar_names, dims=dims)
-    traced = trace() if dims is None else symbolic.trace_verified(trace)
+    traced, excluded = (trace(), {}) if dims is None else symbolic.trace_verified(trace)
     with random_ops.draws_undone(traced.program):  # only to learn `wrapped`
         _, wrapped = codegen.first_run(traced, [t._data for t in tensors] +
                                        [b._data for b in bars])
@@ -76,6 +77,7 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     residuals = list(residuals.values())
     result = Joint()
     result.n_out = n_out
+    result.excluded = excluded  # Dim -> the sizes it does not serve (`symbolic`)
     result.forward_source, result.forward = codegen.generate(
         _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, wrapped)
     result.backward_source, result.backward = codegen.generate(

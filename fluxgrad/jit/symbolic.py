@@ -8,10 +8,13 @@ equality, so `groups`, the pattern of equalities, is part of the cache key).
 `trace_verified(run)` calls `run()` (a trace with those dims) twice, the second time under the
 Dims' alternate sentinels (`dims.alternate_sentinels`), and accepts the first trace only if
 the two programs are the same up to the sentinels' multiples and no SymInt was compared or
-combined in Python meanwhile; else it raises `Unsound` saying why (the caller then keeps the
-sizes concrete). The accepted program's equations whose params or scalar inputs hold a
-sentinel-derived int (`reshape(x, (n * 4, -1))`, a mean's element count) are rewritten to
-re-bind them at run time from the input arrays' shapes (`_BoundPrimitive`).
+combined in Python meanwhile, except for equality with small ints; else it raises `Unsound`
+saying why (the caller then keeps the sizes concrete). It returns (traced, excluded):
+`excluded[dim]`, the sizes that equality was tested against, for which the trace does not
+hold (the caller's guards send them to another trace). The accepted program's equations
+whose params or scalar inputs hold a sentinel-derived int (`reshape(x, (n * 4, -1))`, a
+mean's element count) are rewritten to re-bind them at run time from the input arrays'
+shapes (`_BoundPrimitive`).
 """
 import numpy as np
 
@@ -51,13 +54,17 @@ def trace_verified(run):
             second = run()
     finally:
         seen, _dims.recorder = _dims.recorder, None
-    if seen:
-        raise Unsound(f"the traced code used an unknown size in Python ({seen[0]})")
+    uses = [x for x in seen if isinstance(x, str)]
+    if uses:
+        raise Unsound(f"the traced code used an unknown size in Python ({uses[0]})")
     difference = _difference(first, second)
     if difference:
         raise Unsound(difference)
     bind_sizes(first)
-    return first
+    excluded = {}
+    for x in seen:
+        excluded.setdefault(x[0], set()).add(x[1])
+    return first, excluded
 
 
 _CANONICAL = {d.index: 1_000_003 + 2 * d.index for d in _dims.SYMBOLS}

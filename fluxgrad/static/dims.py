@@ -17,7 +17,9 @@ For `fluxgrad.compile`, which must never give a silently wrong result: `alternat
 lets a function be traced a second time with other sentinels (two traces that differ beyond
 the multiples of the sentinels used a size in a way the program can't re-bind), and while
 `recorder` is a list, a SymInt compared or combined in Python (`x.shape[0] > 64`, `n - 1`)
-is noted there (such a use can't be re-bound either).
+is noted there as text (such a use can't be re-bound either), except a comparison for
+equality with a small int (`x.shape == (3,)`), noted as (Dim, int): the trace holds for
+every size but that one.
 """
 import contextlib
 
@@ -46,9 +48,12 @@ class SymInt(int):
     __hash__ = int.__hash__
 
     def _note(self, op, other, result):
-        # a size >= 2 is known to exceed 0 and 1 (and equals itself), whatever its value
-        if recorder is not None and not (
-                type(other) in (int, SymInt) and (int(other) == int(self) or int(other) <= 1)):
+        if recorder is None or type(other) in (int, SymInt) and (
+                int(other) == int(self) or int(other) <= 1):
+            return result  # a size >= 2 exceeds 0 and 1 and equals itself, whatever its value
+        if op in ("==", "!=") and type(other) is int and other < 10007:
+            recorder.append((self.dim, other))  # right for every size but `other`: a guard
+        else:
             recorder.append(f"{self.dim.name} {op} {other!r}")
         return result
 
