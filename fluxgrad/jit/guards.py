@@ -9,7 +9,8 @@ Variable), dtype (the same object), requires_grad flag (in grad mode) and, per a
 concrete size (or, on an unknown axis, a size >= 2, not in `excluded[axis]`, equal to the
 other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)`
 (which runs the compiled code on the Tensors' arrays and wraps the results), or, given
-`forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace of `x: f32[N0, 4]`, `w: f32[4, 3]`:
+`forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace
+of `x: f32[N0, 4]`, `w: f32[4, 3]`:
 
     def run(args):
         if _grad.enabled is not True or _batch.sizes or _forward.level:
