@@ -35,6 +35,8 @@ from .static import enable_static, disable_static, in_dynamic_mode
 from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
 from .dlpack import from_dlpack
+from .settings import *  # noqa: F401,F403
+from . import special, testing
 
 globals().update(_public_with_out(globals()))
 

@@ -1,0 +1,215 @@
+"""The torch functions and Tensor methods added by fluxgrad/ops/{math,linalg,index}_extras.py,
+special_functions.py and tensor_extras.py, fluxgrad.special and fluxgrad.testing: each
+against torch (values, dtypes, gradients where differentiable, exception types)."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import fluxgrad as fg
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3, 4))
+B = rng.standard_normal((4, 5))
+SQ = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+V3 = rng.standard_normal(3)
+V4 = rng.standard_normal(4)
+B3 = rng.standard_normal((2, 3, 4))
+B4 = rng.standard_normal((2, 4, 5))
+POS = rng.uniform(0.5, 3.0, (3, 4))
+NAN = np.array([[1.0, np.nan, 3.0, -2.0], [np.nan, np.nan, np.nan, np.nan],
+                [0.5, 4.0, -1.0, 2.0]])
+INTS = np.array([3, 0, 7, 2, 2, 9, 4])
+SORTED = np.array([1.0, 2.0, 2.0, 5.0, 8.0])
+
+
+def t(L, a, dtype=None):
+    """`a` as a tensor of library L (float64 unless told)."""
+    a = np.asarray(a)
+    if dtype is None:
+        dtype = L.float64 if a.dtype.kind == "f" else (L.bool if a.dtype == bool else L.int64)
+    return L.tensor(a.tolist(), dtype=dtype)
+
+
+FUNCTIONS = {
+    # elementwise
+    "absolute": lambda L: L.absolute(t(L, A)),
+    "positive": lambda L: L.positive(t(L, A)),
+    "sgn": lambda L: L.sgn(t(L, A)),
+    "float_power": lambda L: L.float_power(t(L, INTS), 2),
+    "float_power tensors": lambda L: L.float_power(t(L, POS, L.float32), t(L, A)),
+    "fmax": lambda L: L.fmax(t(L, NAN), t(L, NAN[::-1].copy())),
+    "fmin": lambda L: L.fmin(t(L, NAN), t(L, A)),
+    "frexp": lambda L: tuple(L.frexp(t(L, A * 100, L.float32))),
+    "gcd": lambda L: L.gcd(t(L, INTS), t(L, INTS[::-1].copy())),
+    "lcm": lambda L: L.lcm(t(L, INTS), t(L, [6] * 7)),
+    "heaviside": lambda L: L.heaviside(t(L, [-1.0, 0.0, 2.0]), t(L, [0.5, 0.5, 0.5])),
+    "hypot": lambda L: L.hypot(t(L, A), t(L, POS)),
+    "hypot huge float32": lambda L: L.hypot(t(L, [3e30, 0.0], L.float32),
+                                            t(L, [4e30, 0.0], L.float32)),
+    "ldexp": lambda L: L.ldexp(t(L, A), t(L, [[1, 2, -1, 0]])),
+    "logaddexp2": lambda L: L.logaddexp2(t(L, A), t(L, POS)),
+    "nextafter": lambda L: L.nextafter(t(L, A), t(L, POS)),
+    "xlogy": lambda L: L.xlogy(t(L, [0.0, 0.0, 2.0, 1.5]), t(L, [0.0, np.nan, 3.0, 0.5])),
+    "xlogy scalar": lambda L: L.xlogy(2, t(L, POS)),
+    "isneginf": lambda L: L.isneginf(t(L, [1.0, -np.inf, np.inf, np.nan])),
+    "isposinf": lambda L: L.isposinf(t(L, [1.0, -np.inf, np.inf, np.nan])),
+    "isposinf int": lambda L: L.isposinf(t(L, INTS)),
+    "isreal": lambda L: L.isreal(t(L, A)),
+    "isin": lambda L: L.isin(t(L, INTS), t(L, [2, 9])),
+    "isin invert": lambda L: L.isin(t(L, INTS), t(L, [2, 9]), invert=True),
+    "mvlgamma": lambda L: L.mvlgamma(t(L, POS + 2), 3),
+    "lgamma": lambda L: L.lgamma(t(L, A * 4)),
+    "lgamma int": lambda L: L.lgamma(t(L, INTS + 1)),
+    "digamma": lambda L: L.digamma(t(L, A * 4)),
+    "polygamma 2": lambda L: L.polygamma(2, t(L, A * 4)),
+    "polygamma 3": lambda L: L.polygamma(3, t(L, POS)),
+    "erfinv": lambda L: L.erfinv(t(L, np.tanh(A))),
+    "erfinv ends": lambda L: L.erfinv(t(L, [-1.0, 1.0, 1.5, 0.0])),
+    "i0": lambda L: L.i0(t(L, A * 5)),
+    # products and matrices
+    "addmm": lambda L: L.addmm(t(L, V4[:1]), t(L, A), t(L, B[:, :1]), beta=0.5, alpha=2),
+    "addmm beta 0 ignores nan": lambda L: L.addmm(t(L, np.full((3, 5), np.nan)), t(L, A),
+                                                  t(L, B), beta=0),
+    "addmv": lambda L: L.addmv(t(L, V3), t(L, A), t(L, V4)),
+    "addr": lambda L: L.addr(t(L, A), t(L, V3), t(L, V4), alpha=3),
+    "baddbmm": lambda L: L.baddbmm(t(L, np.ones((2, 3, 5))), t(L, B3), t(L, B4)),
+    "addbmm": lambda L: L.addbmm(t(L, np.ones((3, 5))), t(L, B3), t(L, B4), beta=2),
+    "chain_matmul": lambda L: L.linalg.multi_dot([t(L, A), t(L, B)]) if L is torch else
+    L.chain_matmul(t(L, A), t(L, B)),
+    "ger": lambda L: L.ger(t(L, V3), t(L, V4)),
+    "inner": lambda L: L.inner(t(L, B3), t(L, A)),
+    "inner 0-d": lambda L: L.inner(t(L, 2.0), t(L, A)),
+    "vdot": lambda L: L.vdot(t(L, V4), t(L, V4[::-1].copy())),
+    "logdet": lambda L: L.logdet(t(L, SQ)),
+    "logdet negative": lambda L: L.logdet(t(L, [[0.0, 1.0], [1.0, 0.0]])),
+    "dist": lambda L: L.dist(t(L, A), t(L, POS)),
+    "dist p=1": lambda L: L.dist(t(L, A), t(L, POS), 1),
+    "pdist": lambda L: L.nn.functional.pdist(t(L, A)) if L is torch else L.pdist(t(L, A)),
+    "pdist p=3": lambda L: L.nn.functional.pdist(t(L, A), 3) if L is torch else
+    L.pdist(t(L, A), 3),
+    "renorm": lambda L: L.renorm(t(L, A), 2, 0, 1.5),
+    "block_diag": lambda L: L.block_diag(t(L, A), t(L, 2.0), t(L, V3), t(L, SQ)),
+    "block_diag int": lambda L: L.block_diag(t(L, INTS), t(L, [[1], [2]])),
+    "cartesian_prod": lambda L: L.cartesian_prod(t(L, V3), t(L, [1.0, 2.0])),
+    "combinations": lambda L: L.combinations(t(L, V4)),
+    "combinations r=3 replacement": lambda L: L.combinations(t(L, V3), 3, True),
+    "vander": lambda L: L.vander(t(L, V3)),
+    "vander int increasing": lambda L: L.vander(t(L, INTS[:4]), 3, True),
+    "diagflat": lambda L: L.diagflat(t(L, A[:2, :2]), 1),
+    "cov": lambda L: L.cov(t(L, A)),
+    "cov 1-d": lambda L: L.cov(t(L, V4), correction=0),
+    "cov weights": lambda L: L.cov(t(L, A), fweights=t(L, [1, 2, 1, 3]),
+                                   aweights=t(L, POS[0])),
+    "corrcoef": lambda L: L.corrcoef(t(L, A)),
+    "trapezoid": lambda L: L.trapezoid(t(L, A)),
+    "trapezoid x": lambda L: L.trapezoid(t(L, A), t(L, np.cumsum(POS[0]))),
+    "trapezoid dx dim": lambda L: L.trapezoid(t(L, A), dx=0.5, dim=0),
+    "trapz": lambda L: L.trapz(t(L, A), t(L, np.cumsum(POS[0]))),
+    "cumulative_trapezoid": lambda L: L.cumulative_trapezoid(t(L, A), dx=2.0),
+    "cumulative_trapezoid x": lambda L: L.cumulative_trapezoid(
+        t(L, A), t(L, np.cumsum(POS[:, 0])), dim=0),
+    # indexing, splitting, counting
+    "index_copy": lambda L: L.index_copy(t(L, A), 1, t(L, [3, 0]), t(L, POS[:, :2])),
+    "index_fill": lambda L: L.index_fill(t(L, A), 0, t(L, [2, 0]), -1.5),
+    "index_reduce prod": lambda L: L.index_reduce(t(L, A), 0, t(L, [0, 2, 0]), t(L, POS),
+                                                  "prod"),
+    "index_reduce amax no self": lambda L: L.index_reduce(t(L, A), 1, t(L, [1, 1, 3, 1]),
+                                                          t(L, POS), "amax",
+                                                          include_self=False),
+    "index_reduce mean": lambda L: L.index_reduce(t(L, A), 0, t(L, [1, 1, 0]), t(L, POS),
+                                                  "mean"),
+    "masked_scatter": lambda L: L.masked_scatter(t(L, A), t(L, A > 0), t(L, POS)),
+    "masked_scatter broadcast": lambda L: L.masked_scatter(t(L, A), t(L, [True, False, True,
+                                                                        False]), t(L, POS)),
+    "select_scatter": lambda L: L.select_scatter(t(L, A), t(L, V3), 1, -1),
+    "slice_scatter": lambda L: L.slice_scatter(t(L, A), t(L, POS[:, :2]), 1, 0, 4, 2),
+    "slice_scatter rows": lambda L: L.slice_scatter(t(L, A), t(L, POS[:2]), start=1),
+    "tensor_split int": lambda L: L.tensor_split(t(L, B), 3, 1),
+    "tensor_split indices": lambda L: L.tensor_split(t(L, B), [1, 3, 10], 1),
+    "tensor_split tensor": lambda L: L.tensor_split(t(L, B), t(L, 2)),
+    "hsplit": lambda L: L.hsplit(t(L, A), 2),
+    "hsplit 1-d": lambda L: L.hsplit(t(L, V4), [1]),
+    "vsplit": lambda L: L.vsplit(t(L, B), [1, 2]),
+    "dsplit": lambda L: L.dsplit(t(L, B3), 2),
+    "narrow_copy": lambda L: L.narrow_copy(t(L, A), 1, 1, 2),
+    "argwhere": lambda L: L.argwhere(t(L, A > 0)),
+    "unravel_index": lambda L: L.unravel_index(t(L, [0, 5, 11, -1]), (3, 4)),
+    "tril_indices": lambda L: L.tril_indices(4, 3, 1),
+    "triu_indices": lambda L: L.triu_indices(3, 5, -1),
+    "bincount": lambda L: L.bincount(t(L, INTS)),
+    "bincount weights": lambda L: L.bincount(t(L, INTS), t(L, INTS * 0.5, L.float32), 12),
+    "histc": lambda L: L.histc(t(L, A, L.float32), 5),
+    "histc range": lambda L: L.histc(t(L, A), 4, -1, 1),
+    "searchsorted": lambda L: L.searchsorted(t(L, SORTED), t(L, [[2.0, 0.0], [9.0, 5.0]])),
+    "searchsorted right int32": lambda L: L.searchsorted(t(L, SORTED), t(L, [2.0, 5.0]),
+                                                         right=True, out_int32=True),
+    "searchsorted side scalar": lambda L: L.searchsorted(t(L, SORTED), 2.0, side="right"),
+    "searchsorted rows": lambda L: L.searchsorted(t(L, np.sort(A, 1)), t(L, POS[:, :2])),
+    "bucketize": lambda L: L.bucketize(t(L, [[2.0, 0.0], [9.0, 5.0]]), t(L, SORTED)),
+    "bucketize right": lambda L: L.bucketize(t(L, [2.0, 5.0]), t(L, SORTED), right=True),
+    "msort": lambda L: L.msort(t(L, A)),
+    "aminmax": lambda L: tuple(L.aminmax(t(L, A))),
+    "aminmax dim": lambda L: tuple(L.aminmax(t(L, A), dim=1, keepdim=True)),
+    "nansum": lambda L: L.nansum(t(L, NAN)),
+    "nansum dim": lambda L: L.nansum(t(L, NAN), 1, keepdim=True),
+    "nansum int": lambda L: L.nansum(t(L, INTS)),
+    "nanmean": lambda L: L.nanmean(t(L, NAN[::2].copy()), 0),
+    "quantile": lambda L: L.quantile(t(L, A), 0.3),
+    "quantile dim": lambda L: L.quantile(t(L, A), 0.75, dim=1, keepdim=True),
+    "quantile q tensor": lambda L: L.quantile(t(L, A), t(L, [0.0, 0.5, 0.9]), dim=0),
+    "quantile nan": lambda L: L.quantile(t(L, NAN), 0.5, dim=1),
+    "quantile keepdim all": lambda L: L.quantile(t(L, A), t(L, [0.2, 0.6]), keepdim=True),
+    **{f"quantile {mode}": (lambda L, mode=mode: L.quantile(t(L, A), t(L, [0.1, 0.5, 0.85]), 1,
+                                                            interpolation=mode))
+       for mode in ("lower", "higher", "midpoint", "nearest")},
+    "nanquantile": lambda L: L.nanquantile(t(L, NAN), t(L, [0.25, 0.5]), dim=1),
+    "nanquantile all": lambda L: L.nanquantile(t(L, NAN), 0.4),
+    # dtypes and global queries
+    "is_floating_point": lambda L: L.is_floating_point(t(L, A)),
+    "is_complex": lambda L: L.is_complex(t(L, A)),
+    "is_nonzero": lambda L: L.is_nonzero(t(L, [0.5])),
+    "broadcast_shapes": lambda L: tuple(L.broadcast_shapes((3, 1), (4,), (2, 1, 1))),
+    "result_type": lambda L: str(L.result_type(t(L, INTS), 2.5)).split(".")[-1],
+    "result_type tensors": lambda L: str(L.result_type(t(L, [1], L.int8),
+                                                       t(L, [1], L.uint8))).split(".")[-1],
+    "promote_types": lambda L: str(L.promote_types(L.int32, L.float16)).split(".")[-1],
+    "can_cast": lambda L: (L.can_cast(L.float64, L.int32), L.can_cast(L.int32, L.float32),
+                           L.can_cast(L.int64, L.int8), L.can_cast(L.bool, L.uint8)),
+    "get_float32_matmul_precision": lambda L: L.get_float32_matmul_precision(),
+    "are_deterministic_algorithms_enabled": lambda L: L.are_deterministic_algorithms_enabled(),
+    "is_inference_mode_enabled": lambda L: L.is_inference_mode_enabled(),
+}
+
+
+def _as_numpy(v):
+    if isinstance(v, (tuple, list)):
+        return [_as_numpy(x) for x in v]
+    if isinstance(v, torch.Tensor):
+        return (v.detach().numpy(), str(v.dtype).split(".")[-1])
+    if isinstance(v, fg.Tensor):
+        return (v.detach().numpy(), str(v.dtype).split(".")[-1])
+    return v
+
+
+def _assert_same(ours, theirs):
+    if isinstance(theirs, list):
+        assert isinstance(ours, list) and len(ours) == len(theirs)
+        for a, b in zip(ours, theirs):
+            _assert_same(a, b)
+    elif isinstance(theirs, tuple) and len(theirs) == 2 and isinstance(theirs[0], np.ndarray):
+        assert ours[1] == theirs[1], f"dtype {ours[1]} != torch's {theirs[1]}"
+        assert ours[0].shape == theirs[0].shape
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-9)
+    else:
+        assert ours == theirs
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_function_matches_torch(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _as_numpy(FUNCTIONS[name](torch))
+    _assert_same(_as_numpy(FUNCTIONS[name](fg)), theirs)
