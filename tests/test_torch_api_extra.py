@@ -213,3 +213,177 @@ def test_function_matches_torch(name):
         warnings.simplefilter("ignore")
         theirs = _as_numpy(FUNCTIONS[name](torch))
     _assert_same(_as_numpy(FUNCTIONS[name](fg)), theirs)
+
+
+SPECIAL = {
+    **{name: (lambda L, name=name: getattr(L.special, name)(t(L, A * 2)))
+       for name in ("erf", "erfc", "expit", "exp2", "expm1", "sinc", "round", "i0", "i0e", "i1",
+                    "i1e", "ndtr", "log_ndtr")},
+    **{name: (lambda L, name=name: getattr(L.special, name)(t(L, POS + 0.3)))
+       for name in ("digamma", "psi", "gammaln", "entr", "log1p")},
+    "entr edges": lambda L: L.special.entr(t(L, [-1.0, 0.0, 0.5])),
+    "erfcx": lambda L: L.special.erfcx(t(L, A * 3)),
+    "erfinv": lambda L: L.special.erfinv(t(L, np.tanh(A))),
+    "ndtri": lambda L: L.special.ndtri(t(L, 1 / (1 + np.exp(-A)))),
+    "logit": lambda L: L.special.logit(t(L, 1 / (1 + np.exp(-A)))),
+    "logit eps": lambda L: L.special.logit(t(L, [0.0, 0.5, 1.0]), eps=1e-3),
+    "polygamma": lambda L: L.special.polygamma(2, t(L, POS)),
+    "multigammaln": lambda L: L.special.multigammaln(t(L, POS + 2), 2),
+    "xlogy": lambda L: L.special.xlogy(t(L, [0.0, 2.0]), t(L, [0.0, 3.0])),
+    "xlog1py": lambda L: L.special.xlog1py(t(L, [0.0, 2.0, 0.0]), t(L, [-1.0, 3.0, np.nan])),
+    "softmax": lambda L: L.special.softmax(t(L, A), 1),
+    "log_softmax": lambda L: L.special.log_softmax(t(L, A), 0),
+    "logsumexp": lambda L: L.special.logsumexp(t(L, A), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_special_function_matches_torch_special(name):
+    _assert_same(_as_numpy(SPECIAL[name](fg)), _as_numpy(SPECIAL[name](torch)))
+
+
+METHODS = {
+    "H": lambda L: t(L, A).H,
+    "mH": lambda L: t(L, B3).mH,
+    "adjoint": lambda L: t(L, B3).adjoint(),
+    "ndimension": lambda L: t(L, B3).ndimension(),
+    "nelement": lambda L: t(L, B3).nelement(),
+    "element_size": lambda L: t(L, A, L.float16).element_size(),
+    "itemsize": lambda L: t(L, INTS, L.int32).itemsize,
+    "nbytes": lambda L: t(L, A).nbytes,
+    "stride": lambda L: t(L, B3).stride(),
+    "stride of a transpose": lambda L: t(L, B3).transpose(0, 2).stride(1),
+    "storage_offset": lambda L: t(L, B3)[1, 1:].storage_offset(),
+    "data_ptr shared by a view": lambda L: (lambda x: x.data_ptr() == x[0].data_ptr())(t(L, A)),
+    "sum_to_size": lambda L: t(L, B3).sum_to_size(2, 1, 4),
+    "is_signed": lambda L: (t(L, A).is_signed(), t(L, INTS, L.uint8).is_signed()),
+    "is_complex": lambda L: t(L, A).is_complex(),
+    "is_nonzero": lambda L: t(L, [[0]]).is_nonzero(),
+    "not pinned, not sparse": lambda L: (t(L, A).is_pinned(), t(L, A).is_sparse),
+    "layout": lambda L: str(t(L, A).layout).split(".")[-1],
+    "output_nr": lambda L: t(L, A).output_nr,
+    "msort": lambda L: t(L, A).msort(),
+    "tensor_split": lambda L: t(L, V4).tensor_split(3),
+    "polygamma": lambda L: t(L, POS).polygamma(1),
+    "put": lambda L: t(L, A).put(t(L, [0, 11]), t(L, [7.0, 8.0])),
+    "baddbmm": lambda L: t(L, np.ones((2, 3, 5))).baddbmm(t(L, B3), t(L, B4), alpha=0.5),
+    "index_fill": lambda L: t(L, A).index_fill(1, t(L, [0, 3]), 9.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_tensor_method_matches_torch(name):
+    _assert_same(_as_numpy(METHODS[name](fg)), _as_numpy(METHODS[name](torch)))
+
+
+# in-place methods: (call on x, the input), checked for value, version bump, identity
+INPLACE = {
+    "eq_": (lambda x, L: x.eq_(t(L, POS)), A),
+    "ge_ scalar": (lambda x, L: x.ge_(0.1), A),
+    "lt_": (lambda x, L: x.lt_(t(L, V4)), A),
+    "logical_not_": (lambda x, L: x.logical_not_(), np.round(A)),
+    "logical_and_": (lambda x, L: x.logical_and_(t(L, np.round(POS))), np.round(A)),
+    "nan_to_num_": (lambda x, L: x.nan_to_num_(1.5), NAN),
+    "absolute_": (lambda x, L: x.absolute_(), A),
+    "asin_": (lambda x, L: x.asin_(), np.tanh(A)),
+    "lgamma_": (lambda x, L: x.lgamma_(), POS),
+    "digamma_": (lambda x, L: x.digamma_(), POS),
+    "erfinv_": (lambda x, L: x.erfinv_(), np.tanh(A)),
+    "polygamma_": (lambda x, L: x.polygamma_(2), POS),
+    "xlogy_": (lambda x, L: x.xlogy_(t(L, POS)), A),
+    "hypot_": (lambda x, L: x.hypot_(t(L, POS)), A),
+    "cumsum_": (lambda x, L: x.cumsum_(1), A),
+    "addmm_": (lambda x, L: x.addmm_(t(L, A[:, :3]), t(L, SQ[:, :1]).expand(3, 4), beta=2), A),
+    "index_fill_": (lambda x, L: x.index_fill_(0, t(L, [1]), -2.0), A),
+    "index_copy_": (lambda x, L: x.index_copy_(1, t(L, [2]), t(L, V3[:, None])), A),
+    "masked_scatter_": (lambda x, L: x.masked_scatter_(t(L, A > 0), t(L, POS)), A),
+    "fill_diagonal_": (lambda x, L: x.fill_diagonal_(3.0), A),
+    "fill_diagonal_ wrap": (lambda x, L: x.fill_diagonal_(3.0, wrap=True),
+                            rng.standard_normal((7, 2))),
+    "put_": (lambda x, L: x.put_(t(L, [1, -1]), t(L, [5.0, 6.0])), A),
+    "put_ accumulate": (lambda x, L: x.put_(t(L, [1, 1]), t(L, [5.0, 6.0]), True), A),
+    "tril_": (lambda x, L: x.tril_(), A),
+    "renorm_": (lambda x, L: x.renorm_(1, 1, 1.0), A),
+    "squeeze_": (lambda x, L: x.squeeze_(), A[None, :, None]),
+    "unsqueeze_": (lambda x, L: x.unsqueeze_(-1), A),
+    "t_": (lambda x, L: x.t_(), A),
+    "transpose_": (lambda x, L: x.transpose_(0, 2), B3),
+    "resize_ same size": (lambda x, L: x.resize_(2, 6), A),
+    "float_power_": (lambda x, L: x.float_power_(2), A),
+    "sgn_": (lambda x, L: x.sgn_(), A),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_method_matches_torch_and_bumps_the_version(name):
+    call, data = INPLACE[name]
+    results = []
+    for L in (fg, torch):
+        x = t(L, data)
+        before = x._version
+        out = call(x, L)
+        assert out is x
+        assert x._version > before
+        results.append(_as_numpy(x))
+    _assert_same(*results)
+
+
+@pytest.mark.parametrize("name", ["eq_", "tril_", "cumsum_", "lgamma_", "unsqueeze_", "t_",
+                                  "index_fill_", "masked_scatter_", "fill_diagonal_", "put_",
+                                  "addmm_", "squeeze_", "xlogy_"])
+def test_inplace_method_on_a_non_leaf_gives_torchs_gradient(name):
+    call, data = INPLACE[name]
+    grads = []
+    for L in (fg, torch):
+        leaf = t(L, data).requires_grad_()
+        y = leaf * 1.5
+        call(y, L)
+        (y * y).sum().backward()
+        grads.append(leaf.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["eq_", "unsqueeze_", "cumsum_"])
+def test_inplace_method_on_a_leaf_that_requires_grad_raises(name):
+    call, data = INPLACE[name]
+    x = t(fg, data).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf"):
+        call(x, fg)
+    assert x.shape == tuple(np.shape(data)) and x._version == 0
+
+
+def test_unsqueeze_in_place_through_a_view_writes_the_base():
+    for L in (fg, torch):
+        base = t(L, A)
+        view = base[1]
+        view.unsqueeze_(0)
+        view[0, 2] = 100.0
+        assert tuple(view.shape) == (1, 4) and base[1, 2].item() == 100.0
+
+
+def test_resize_to_another_number_of_elements_is_refused_and_changes_nothing():
+    x = t(fg, A)
+    with pytest.raises(RuntimeError, match="same number of elements"):
+        x.resize_(4, 5)
+    assert x.shape == (3, 4) and x._version == 0
+
+
+@pytest.mark.parametrize("name, draw", [
+    ("cauchy_", lambda x: x.cauchy_(1.0, 0.5)),
+    ("log_normal_", lambda x: x.log_normal_(0.0, 0.5)),
+    ("geometric_", lambda x: x.geometric_(0.3)),
+])
+def test_random_fills_follow_their_distribution(name, draw):
+    fg.manual_seed(0)
+    x = draw(fg.zeros(20000, dtype=fg.float64)).numpy()
+    if name == "cauchy_":
+        assert abs(np.median(x) - 1.0) < 0.03 and abs(np.percentile(x, 75) - 1.5) < 0.05
+    elif name == "log_normal_":
+        assert (x > 0).all() and abs(np.log(x).mean()) < 0.02 and abs(np.log(x).std() - 0.5) < 0.02
+    else:
+        assert x.min() >= 1 and (x == np.round(x)).all() and abs(x.mean() - 1 / 0.3) < 0.1
+
+
+def test_pin_memory_and_share_memory_return_the_tensor_itself():
+    x = t(fg, A)
+    assert x.pin_memory() is x and x.share_memory_() is x

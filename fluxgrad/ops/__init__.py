@@ -5,7 +5,7 @@ from .. import creation
 from . import (activation, alias, conv, decompositions, elementwise, indexing, inplace, linalg,
                matrix_functions, reduce, shape, sorting, stacks)
 from . import softmax as _softmax_module  # the name `softmax` is the function, below
-from . import index_extras, linalg_extras, math_extras, special_functions
+from . import index_extras, linalg_extras, math_extras, special_functions, tensor_extras
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
