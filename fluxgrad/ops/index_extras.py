@@ -10,7 +10,7 @@ import collections
 
 import numpy as np
 
-from .._core.errors import DTypeError, IndexOutOfRange, ShapeError
+from .._core.errors import DTypeError, IndexOutOfRange, ShapeError, ShapeIndexError
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from .math_extras import as_operand
 from .elementwise import cast, isnan, where
@@ -24,6 +24,10 @@ __all__ = ["index_copy", "index_fill", "index_reduce", "masked_scatter", "select
            "argwhere", "unravel_index", "tril_indices", "triu_indices", "bincount", "histc",
            "searchsorted", "bucketize", "msort", "aminmax", "nansum", "nanmean", "quantile",
            "nanquantile"]
+
+
+class IndexDTypeError(DTypeError, IndexError):
+    """An index tensor of a non-integer dtype (PyTorch: IndexError)."""
 
 
 def _dim(dim, ndim, op):
@@ -41,9 +45,9 @@ def _at(dim, index):
 def _index_vector(index, size, op):
     index = as_operand(index)
     if index._data.dtype.kind not in "iu":
-        raise DTypeError(f"{op}(): Expected dtype int64 for index, got {index.dtype}")
+        raise IndexDTypeError(f"{op}(): Expected dtype int64 for index, got {index.dtype}")
     if index.ndim > 1:
-        raise ShapeError(f"{op}(): Index is supposed to be a vector, got shape "
+        raise ShapeIndexError(f"{op}(): Index is supposed to be a vector, got shape "
                          f"{list(index.shape)}")
     data = index._data.reshape(-1)
     if data.size and (data.min() < -size or data.max() >= size):
@@ -60,7 +64,7 @@ def index_copy(x, dim, index, source):
     source = as_operand(source)
     expected = x.shape[:dim] + (index.shape[0],) + x.shape[dim + 1:]
     if x.ndim and source.shape != expected:
-        raise ShapeError(f"index_copy(): the source of shape {list(source.shape)} must have the "
+        raise ShapeIndexError(f"index_copy(): the source of shape {list(source.shape)} must have the "
                          f"shape {list(expected)} (x's, with {index.shape[0]} slices along dim "
                          f"{dim})")
     if not x.ndim:
@@ -231,7 +235,8 @@ def argwhere(x):
 
 
 def unravel_index(indices, shape):
-    """The coordinates in `shape` of flat `indices`, one int64 tensor per dimension."""
+    """The coordinates in `shape` of flat `indices` (taken modulo the number of elements),
+    one int64 tensor per dimension."""
     indices = as_operand(indices)
     if indices._data.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
@@ -240,11 +245,8 @@ def unravel_index(indices, shape):
         raise ValueError("'shape' cannot have negative values, but got "
                          f"{tuple(shape)}")
     total = int(np.prod(shape))
-    data = indices._data
-    if data.size and (data.min() < -total or data.max() >= total):
-        raise RuntimeError(f"unravel_index: index out of bounds for the shape {tuple(shape)} "
-                           f"of {total} elements")
-    coords = np.unravel_index(np.where(data < 0, data + total, data), shape)
+    # as PyTorch: indices outside [0, total) wrap around
+    coords = np.unravel_index(np.mod(indices._data, total) if total else indices._data, shape)
     return tuple(Tensor._make(np.asarray(c, dtype=np.int64)) for c in coords)
 
 
@@ -270,8 +272,9 @@ def bincount(x, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer x (or the sum of
     `weights` at its occurrences)."""
     if x._data.dtype.kind not in "iub" or x.ndim != 1:
-        raise RuntimeError(f"bincount only supports 1-d non-negative integral inputs, got a "
-                           f"{x.ndim}-d {x.dtype} tensor")
+        error = NotImplementedError if x._data.dtype.kind == "f" else RuntimeError
+        raise error(f"bincount only supports 1-d non-negative integral inputs, got a "
+                    f"{x.ndim}-d {x.dtype} tensor")
     if x.numel() and x._data.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:

@@ -16,7 +16,7 @@ from .._core.primitive import Primitive
 from .._core.errors import DTypeError
 from .._core.tensor import Tensor, as_array, tensor_method
 from ._family import float_result, promote
-from .elementwise import (abs, cast, equal, isnan, log, logaddexp, logical_not, logical_or,
+from .elementwise import (abs, cast, equal, isinf, isnan, log, logaddexp, logical_not, logical_or,
                           maximum, no_grad_primitive, sign, sqrt, where)
 from ._batch import front
 from .reduce import any as any_, sum as _sum
@@ -42,8 +42,8 @@ sgn = sign
 def positive(x):
     """x itself (refused for bool tensors, as PyTorch's unary +)."""
     if x._data.dtype == np.bool_:
-        raise TypeError("positive: the unary + is not supported on a bool tensor; use "
-                        "logical_not / bitwise ops for truth values")
+        raise RuntimeError("positive: the unary + is not supported on a bool tensor; use "
+                           "logical_not / bitwise ops for truth values")
     return x
 
 
@@ -152,11 +152,13 @@ def nextafter(x, y):
 
 @tensor_method("xlogy")
 def xlogy(x, y):
-    """x * log(y), and 0 where x == 0 (unless y is NaN)."""
+    """x * log(y), and 0 where x == 0 (unless y is NaN). The gradient in x is log(y), also
+    where x == 0 (PyTorch's); at x == 0 with y 0 or inf it is 0."""
     x, y = promote(x, y)
     x, y = float_result(as_operand(x)), float_result(as_operand(y))
-    zero = equal(x, 0) & ~isnan(y)
-    return where(zero, 0.0, x * log(where(zero, 1.0, y)))
+    log_y = log(y)
+    zero = equal(x, 0) & isinf(log_y)
+    return where(zero, 0.0, x * where(zero, 0.0, log_y))
 
 
 @tensor_method("isneginf")

@@ -176,7 +176,7 @@ def put(x, index, source, accumulate=False):
     index = math_extras.as_operand(index)
     source = math_extras.as_operand(source)
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of "
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
                            f"elements, but got source.numel() = {source.numel()}, "
                            f"index.numel() = {index.numel()}")
     n = x.numel()
