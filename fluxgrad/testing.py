@@ -110,8 +110,9 @@ def _compare_arrays(actual, expected, rtol, atol, equal_nan, check_dtype, path):
         _report_scalars(a.item(), e.item(), rtol, atol, exact, path)
     diff = np.abs(a - e) if not exact else np.abs(a.astype(np.int64) - e.astype(np.int64))
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = (diff / np.abs(e)).astype(np.float64) if not exact else (
-            diff / np.abs(e).astype(np.float64))
+        # integers: the relative difference in the default float dtype, as PyTorch
+        rel = diff / np.abs(e) if not exact else (
+            diff.astype(np.float32) / np.abs(e).astype(np.float32))
     diff = np.where(close, 0, diff) if not exact else diff
     rel = np.where(close, 0, rel)
     n_bad, n = int((~close).sum()), close.size

@@ -528,3 +528,138 @@ def test_vander_gradient_is_the_derivative_of_the_powers():
     x = t(fg, V3).requires_grad_()
     fg.vander(x, 4).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 1 + 2 * V3 + 3 * V3 ** 2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("options", [dict(precision=2), dict(sci_mode=True),
+                                     dict(profile="short"), dict(precision=6, sci_mode=False)])
+def test_set_printoptions_prints_as_torch(options):
+    values = [[1.23456, 2.5, -3.0], [0.5, 1e-3, 2.0]]
+    try:
+        texts = []
+        for L in (fg, torch):
+            L.set_printoptions(**options)
+            texts.append(repr(L.tensor(values)))
+    finally:
+        fg.set_printoptions(profile="default")
+        torch.set_printoptions(profile="default")
+    assert texts[0] == texts[1]
+    assert repr(fg.tensor([1.23456])) == "tensor([1.2346])"
+
+
+def test_set_printoptions_threshold_summarises_long_tensors():
+    try:
+        fg.set_printoptions(threshold=5, edgeitems=2)
+        text = repr(fg.arange(10.0))
+    finally:
+        fg.set_printoptions(profile="default")
+    assert text.replace(" ", "") == "tensor([0.,1.,...,8.,9.])"
+    assert repr(fg.arange(10.0)).count(".") == 10
+
+
+def test_set_printoptions_refuses_an_unknown_profile():
+    with pytest.raises(ValueError, match="profile"):
+        fg.set_printoptions(profile="long")
+
+
+def test_is_inference_mode_enabled_inside_inference_mode_only():
+    assert not fg.is_inference_mode_enabled()
+    with fg.inference_mode():
+        assert fg.is_inference_mode_enabled() and not fg.is_grad_enabled()
+        with fg.inference_mode(False):
+            assert fg.is_inference_mode_enabled()  # as torch: False keeps the enclosing mode
+    with fg.no_grad():
+        assert not fg.is_inference_mode_enabled()
+
+    @fg.inference_mode()
+    def inside():
+        return fg.is_inference_mode_enabled()
+    assert inside() and not fg.is_inference_mode_enabled()
+
+
+def test_deterministic_and_matmul_precision_switches_are_recorded():
+    try:
+        fg.use_deterministic_algorithms(True, warn_only=True)
+        fg.set_float32_matmul_precision("high")
+        assert fg.are_deterministic_algorithms_enabled()
+        assert fg.is_deterministic_algorithms_warn_only_enabled()
+        assert fg.get_float32_matmul_precision() == "high"
+        with pytest.warns(UserWarning, match="not one of"):
+            fg.set_float32_matmul_precision("fastest")
+        assert fg.get_float32_matmul_precision() == "high"
+    finally:
+        fg.use_deterministic_algorithms(False)
+        fg.set_float32_matmul_precision("highest")
+
+
+# --- fluxgrad.testing ------------------------------------------------------------------------
+CLOSE_CASES = {
+    "close tensors": lambda L: ((t(L, [1.0, 2.0], L.float32), t(L, [1.0, 2.000001], L.float32)),
+                                {}),
+    "tensors differ": lambda L: ((t(L, [1.0, 2.0], L.float32), t(L, [1.0, 2.1], L.float32)), {}),
+    "2-d differ": lambda L: ((t(L, [[1.0, 2.0], [3.0, 4.0]]), t(L, [[1.0, 2.0], [3.0, 5.0]])),
+                             {}),
+    "0-d": lambda L: ((t(L, 1.0, L.float32), t(L, 2.0, L.float32)), {}),
+    "nan": lambda L: ((t(L, [np.nan]), t(L, [np.nan])), {}),
+    "nan equal_nan": lambda L: ((t(L, [np.nan]), t(L, [np.nan])), dict(equal_nan=True)),
+    "ints": lambda L: ((t(L, [1, 2]), t(L, [1, 3])), {}),
+    "bools": lambda L: ((t(L, [True]), t(L, [False])), {}),
+    "rtol and atol": lambda L: ((t(L, [1.0, 2.0]), t(L, [1.0, 2.1])), dict(rtol=0.1, atol=0)),
+    "custom msg": lambda L: ((t(L, [1.0]), t(L, [2.0])), dict(msg="custom")),
+    "sequence": lambda L: (([t(L, 1.0, L.float32), t(L, 2.0, L.float32)],
+                            [t(L, 1.0, L.float32), t(L, 3.0, L.float32)]), {}),
+    "mapping": lambda L: (({"a": t(L, 1.0, L.float32)}, {"a": t(L, 3.0, L.float32)}), {}),
+    "python floats": lambda L: ((1.0, 1.1), {}),
+    "python ints": lambda L: ((1, 2), {}),
+    "close python floats": lambda L: ((1.0, 1.0 + 1e-9), {}),
+    "lengths differ": lambda L: (([1, 2], [1, 2, 3]), {}),
+    "dtype unchecked": lambda L: ((t(L, [1.0], L.float32), t(L, [1.0])), dict(check_dtype=False)),
+    "infinities": lambda L: ((t(L, [1.0, np.inf]), t(L, [1.0, np.inf])), {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSE_CASES))
+def test_assert_close_passes_and_fails_as_torch_with_its_message(name):
+    outcomes = []
+    for L in (fg, torch):
+        args, kwargs = CLOSE_CASES[name](L)
+        try:
+            L.testing.assert_close(*args, **kwargs)
+            outcomes.append(None)
+        except AssertionError as err:
+            outcomes.append(str(err))
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda L: L.testing.assert_close(t(L, [1.0]), t(L, [1.0]), rtol=0.1), ValueError),
+    (lambda L: L.testing.assert_close(t(L, [1.0]), [1.0]), TypeError),
+    (lambda L: L.testing.assert_close(t(L, [1.0]), t(L, [1.0], L.float32)), AssertionError),
+    (lambda L: L.testing.assert_close(t(L, [1.0, 2.0]), t(L, [1.0])), AssertionError),
+])
+def test_assert_close_raises_torchs_exception(call, error):
+    for L in (fg, torch):
+        with pytest.raises(error):
+            call(L)
+
+
+@pytest.mark.parametrize("dtype, low, high", [("float32", None, None), ("float64", -1, 2),
+                                              ("int64", None, None), ("uint8", None, None),
+                                              ("int32", 3, 7), ("bool", None, None)])
+def test_make_tensor_draws_in_torchs_default_ranges(dtype, low, high):
+    x = fg.testing.make_tensor(50, 40, dtype=getattr(fg, dtype), device="cpu", low=low,
+                               high=high)
+    theirs = torch.testing.make_tensor(50, 40, dtype=getattr(torch, dtype), device="cpu",
+                                       low=low, high=high)
+    assert str(x.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    assert tuple(x.shape) == (50, 40)
+    data, ref = x.numpy().astype(float), theirs.numpy().astype(float)
+    # both fill their range: the same extremes, up to sampling
+    assert data.min() >= ref.min() - 0.05 * (ref.max() - ref.min() + 1)
+    assert data.max() <= ref.max() + 0.05 * (ref.max() - ref.min() + 1)
+    assert abs(data.mean() - ref.mean()) < 0.1 * (ref.max() - ref.min() + 1)
+
+
+def test_make_tensor_options():
+    x = fg.testing.make_tensor((3, 4), dtype=fg.float64, requires_grad=True, exclude_zero=True,
+                               noncontiguous=True)
+    assert x.requires_grad and not x.is_contiguous() and (x.detach().numpy() != 0).all()
