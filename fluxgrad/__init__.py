@@ -37,6 +37,7 @@ from .jit import compile  # noqa: A001 (torch.compile's name)
 from .dlpack import from_dlpack
 from .settings import *  # noqa: F401,F403
 from . import special, testing
+from .func import vmap
 
 globals().update(_public_with_out(globals()))
 

@@ -2,8 +2,10 @@
 result_type, promote_types, can_cast, is_floating_point, is_complex, is_nonzero,
 set_printoptions, the determinism and matmul-precision switches (recorded: fluxgrad's NumPy
 kernels are deterministic and compute float32 products in float32 whatever is asked),
-is_inference_mode_enabled, and the `strided` layout every tensor has.
+is_inference_mode_enabled, the thread-count switches (recorded), and the `strided` layout
+every tensor has.
 """
+import os
 import warnings
 
 import numpy as np
@@ -18,7 +20,8 @@ __all__ = ["broadcast_shapes", "result_type", "promote_types", "can_cast", "is_f
            "is_complex", "is_nonzero", "set_printoptions", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_float32_matmul_precision", "get_float32_matmul_precision",
-           "is_inference_mode_enabled", "layout", "strided"]
+           "is_inference_mode_enabled", "layout", "strided", "is_signed", "get_num_threads",
+           "set_num_threads", "get_num_interop_threads", "set_num_interop_threads"]
 
 
 class layout:
@@ -73,6 +76,10 @@ def is_floating_point(x):
 
 def is_complex(x):
     return False
+
+
+def is_signed(x):
+    return x.dtype.is_signed
 
 
 def is_nonzero(x):
@@ -133,3 +140,28 @@ def set_float32_matmul_precision(precision):
 
 def get_float32_matmul_precision():
     return _matmul_precision[0]
+
+
+_threads = {"intra": os.cpu_count() or 1, "inter": os.cpu_count() or 1}
+
+
+def get_num_threads():
+    return _threads["intra"]
+
+
+def set_num_threads(n):
+    """Recorded only: NumPy's own thread pool does the work."""
+    if int(n) <= 0:
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
+    _threads["intra"] = int(n)
+
+
+def get_num_interop_threads():
+    return _threads["inter"]
+
+
+def set_num_interop_threads(n):
+    """Recorded only."""
+    if int(n) <= 0:
+        raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n}")
+    _threads["inter"] = int(n)

@@ -171,6 +171,10 @@ FUNCTIONS = {
     "is_floating_point": lambda L: L.is_floating_point(t(L, A)),
     "is_complex": lambda L: L.is_complex(t(L, A)),
     "is_nonzero": lambda L: L.is_nonzero(t(L, [0.5])),
+    "is_signed": lambda L: (L.is_signed(t(L, A)), L.is_signed(t(L, INTS, L.uint8))),
+    "rsub": lambda L: L.rsub(t(L, A), t(L, POS), alpha=2),
+    "rsub scalar": lambda L: L.rsub(t(L, INTS), 3),
+    "vmap": lambda L: L.vmap(lambda row: (row * row).sum())(t(L, A)),
     "broadcast_shapes": lambda L: tuple(L.broadcast_shapes((3, 1), (4,), (2, 1, 1))),
     "result_type": lambda L: str(L.result_type(t(L, INTS), 2.5)).split(".")[-1],
     "result_type tensors": lambda L: str(L.result_type(t(L, [1], L.int8),
@@ -268,6 +272,11 @@ METHODS = {
     "put": lambda L: t(L, A).put(t(L, [0, 11]), t(L, [7.0, 8.0])),
     "baddbmm": lambda L: t(L, np.ones((2, 3, 5))).baddbmm(t(L, B3), t(L, B4), alpha=0.5),
     "index_fill": lambda L: t(L, A).index_fill(1, t(L, [0, 3]), 9.0),
+    "real, conj, resolve_conj, resolve_neg": lambda L: (lambda x: (
+        x.real is x, x.conj() is x, x.resolve_conj() is x, x.resolve_neg() is x, x.is_conj(),
+        x.is_neg()))(t(L, A)),
+    "is_same_size": lambda L: (t(L, A).is_same_size(t(L, POS)), t(L, A).is_same_size(t(L, B))),
+    "split_with_sizes": lambda L: t(L, B).split_with_sizes([2, 3], 1),
 }
 
 
@@ -504,6 +513,7 @@ ERRORS = {
     "is_nonzero of two": lambda L: L.is_nonzero(t(L, V3[:2])),
     "H of 3-d": lambda L: t(L, B3).H,
     "H of 1-d": lambda L: t(L, V3).H,
+    "imag of a real tensor": lambda L: t(L, V3).imag,
     "sum_to_size not expandable": lambda L: t(L, A).sum_to_size(2, 4),
     "fill_diagonal_ unequal dims": lambda L: t(L, B3).fill_diagonal_(1.0),
     "fill_diagonal_ 1-d": lambda L: t(L, V3).fill_diagonal_(1.0),
@@ -574,6 +584,19 @@ def test_is_inference_mode_enabled_inside_inference_mode_only():
     def inside():
         return fg.is_inference_mode_enabled()
     assert inside() and not fg.is_inference_mode_enabled()
+
+
+def test_thread_counts_are_recorded_and_must_be_positive():
+    before = fg.get_num_threads()
+    try:
+        fg.set_num_threads(3)
+        fg.set_num_interop_threads(2)
+        assert fg.get_num_threads() == 3 and fg.get_num_interop_threads() == 2
+        with pytest.raises(RuntimeError):
+            fg.set_num_threads(0)
+        assert fg.get_num_threads() == 3
+    finally:
+        fg.set_num_threads(before)
 
 
 def test_deterministic_and_matmul_precision_switches_are_recorded():

@@ -23,7 +23,7 @@ from .reduce import any as any_, sum as _sum
 from .shape import broadcast_to, reshape, stack
 from .special_functions import lgamma
 
-__all__ = ["absolute", "positive", "sgn", "float_power", "fmax", "fmin", "frexp", "gcd", "lcm",
+__all__ = ["rsub", "absolute", "positive", "sgn", "float_power", "fmax", "fmin", "frexp", "gcd", "lcm",
            "heaviside", "hypot", "ldexp", "logaddexp2", "nextafter", "xlogy", "isneginf",
            "isposinf", "isreal", "isin", "mvlgamma"]
 
@@ -36,6 +36,11 @@ def as_operand(x):
 
 absolute = abs
 sgn = sign
+
+
+def rsub(x, other, *, alpha=1):
+    """other - alpha * x."""
+    return other - (x if alpha == 1 else x * alpha)
 
 
 @tensor_method("positive")

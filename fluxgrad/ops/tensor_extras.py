@@ -267,6 +267,18 @@ def _is_nonzero(self):
     return is_nonzero(self)
 
 
+def _imag(self):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+Tensor.real = property(lambda self: self, doc="The real part: the tensor itself (no complex "
+                                                "dtypes).")
+Tensor.imag = property(_imag)
+Tensor.conj = Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self
+Tensor.is_conj = Tensor.is_neg = lambda self: False
+Tensor.is_same_size = lambda self, other: self._data.shape == other._data.shape
+Tensor.split_with_sizes = lambda self, split_sizes, dim=0: shape.split(self, list(split_sizes),
+                                                                       dim)
 Tensor.H = property(_matrix_adjoint, doc="The conjugate transpose of a matrix (real: .T).")
 Tensor.mH = property(lambda self: self.mT, doc="The conjugate transpose of batched matrices.")
 Tensor.adjoint = lambda self: self.mT
