@@ -85,8 +85,8 @@ def is_signed(x):
 def is_nonzero(x):
     """The truth of a one-element tensor."""
     if x.numel() != 1:
-        raise RuntimeError(f"Boolean value of Tensor with {'no' if not x.numel() else 'more than one'}"
-                           " values is ambiguous")
+        count = "no" if not x.numel() else "more than one"
+        raise RuntimeError(f"Boolean value of Tensor with {count} values is ambiguous")
     return bool(x.item())
 
 

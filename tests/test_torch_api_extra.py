@@ -1,7 +1,6 @@
 """The torch functions and Tensor methods added by fluxgrad/ops/{math,linalg,index}_extras.py,
 special_functions.py and tensor_extras.py, fluxgrad.special and fluxgrad.testing: each
 against torch (values, dtypes, gradients where differentiable, exception types)."""
-import math
 import warnings
 
 import numpy as np
@@ -686,3 +685,26 @@ def test_make_tensor_options():
     x = fg.testing.make_tensor((3, 4), dtype=fg.float64, requires_grad=True, exclude_zero=True,
                                noncontiguous=True)
     assert x.requires_grad and not x.is_contiguous() and (x.detach().numpy() != 0).all()
+
+
+def test_composites_vmap_like_a_loop_over_examples():
+    x = t(fg, NAN)
+    for fn in (lambda r: fg.quantile(r, 0.4), lambda r: fg.nansum(r * 2),
+               lambda r: fg.masked_scatter(r, t(fg, [True, False, True, False]), r * 10),
+               lambda r: fg.hypot(r, 2.0), lambda r: fg.special.xlog1py(r, r)):
+        batched = fg.vmap(fn)(x).numpy()
+        looped = np.stack([fn(x[i]).numpy() for i in range(x.shape[0])])
+        np.testing.assert_array_equal(batched, looped)
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("searchsorted", lambda r: fg.searchsorted(t(fg, SORTED), r)),
+    ("bincount", lambda r: fg.bincount(r.long().abs())),
+    ("histc", lambda r: fg.histc(r, 3)),
+    ("nanquantile", lambda r: fg.nanquantile(r, 0.5)),
+    ("masked_scatter", lambda r: fg.masked_scatter(r, r > 0, r)),
+    ("index_fill", lambda r: fg.index_fill(r, 0, r.long().abs() % 2, 1.0)),
+])
+def test_value_dependent_functions_refuse_vmap_over_what_they_read(name, fn):
+    with pytest.raises(RuntimeError, match=f"vmap: {name}"):
+        fg.vmap(fn)(t(fg, A))

@@ -12,10 +12,10 @@ import numpy as np
 
 from .._core.errors import DTypeError, IndexOutOfRange, ShapeError, ShapeIndexError
 from .._core.tensor import Tensor, is_scalar, tensor_method
-from .math_extras import as_operand
+from .math_extras import as_operand, refuse_batched
 from .elementwise import cast, isnan, where
-from .indexing import _index_array, index_put, nonzero, scatter_reduce, take_along_dim
-from .reduce import amax, amin, sum as _sum
+from .indexing import index_put, nonzero, scatter_reduce, take_along_dim
+from .reduce import amax, amin, any as reduce_any, sum as _sum
 from .shape import clone, flatten, moveaxis, narrow, reshape, squeeze, unsqueeze
 from .sorting import sort
 
@@ -44,6 +44,7 @@ def _at(dim, index):
 
 def _index_vector(index, size, op):
     index = as_operand(index)
+    refuse_batched(op, index)
     if index._data.dtype.kind not in "iu":
         raise IndexDTypeError(f"{op}(): Expected dtype int64 for index, got {index.dtype}")
     if index.ndim > 1:
@@ -64,9 +65,9 @@ def index_copy(x, dim, index, source):
     source = as_operand(source)
     expected = x.shape[:dim] + (index.shape[0],) + x.shape[dim + 1:]
     if x.ndim and source.shape != expected:
-        raise ShapeIndexError(f"index_copy(): the source of shape {list(source.shape)} must have the "
-                         f"shape {list(expected)} (x's, with {index.shape[0]} slices along dim "
-                         f"{dim})")
+        raise ShapeIndexError(f"index_copy(): the source of shape {list(source.shape)} must have "
+                              f"the shape {list(expected)} (x's, with {index.shape[0]} slices "
+                              f"along dim {dim})")
     if not x.ndim:
         return reshape(index_put(reshape(x, (1,)), (index,), reshape(source, (-1,))), ())
     return index_put(x, _at(dim, index), cast(source, x.dtype))
@@ -107,6 +108,7 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
 def masked_scatter(x, mask, source):
     """x with the entries where `mask` (broadcast to x) holds taken, in order, from `source`."""
     mask = as_operand(mask)
+    refuse_batched("masked_scatter", mask)
     if mask._data.dtype != np.bool_:
         raise DTypeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                          f"{mask.dtype}")
@@ -238,6 +240,7 @@ def unravel_index(indices, shape):
     """The coordinates in `shape` of flat `indices` (taken modulo the number of elements),
     one int64 tensor per dimension."""
     indices = as_operand(indices)
+    refuse_batched("unravel_index", indices)
     if indices._data.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
@@ -271,6 +274,7 @@ def triu_indices(row, col, offset=0, *, dtype="int64", device=None, layout=None)
 def bincount(x, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer x (or the sum of
     `weights` at its occurrences)."""
+    refuse_batched("bincount", x, weights)
     if x._data.dtype.kind not in "iub" or x.ndim != 1:
         error = NotImplementedError if x._data.dtype.kind == "f" else RuntimeError
         raise error(f"bincount only supports 1-d non-negative integral inputs, got a "
@@ -292,6 +296,7 @@ def bincount(x, weights=None, minlength=0):
 def histc(x, bins=100, min=0, max=0):
     """Counts of x's elements in `bins` equal bins spanning [min, max] (the data's range when
     min == max); elements outside are ignored. The result has x's (floating) dtype."""
+    refuse_batched("histc", x)
     if x._data.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{x.dtype}'")
     if bins <= 0:
@@ -324,6 +329,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
+    refuse_batched("searchsorted", sorted_sequence, values, sorter)
     seq = as_operand(sorted_sequence)._data
     scalar = is_scalar(values)
     vals = np.asarray(values._data if isinstance(values, Tensor) else values)
@@ -400,6 +406,8 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
     if x._data.dtype.kind != "f":
         raise DTypeError(f"{op}() input tensor must be either float or double dtype")
+    if skip_nan:
+        refuse_batched(op, x)  # the count of NaN sets the ranks
     if interpolation not in _INTERPOLATIONS:
         raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint "
                          f"or nearest. Got {interpolation}")
@@ -425,8 +433,10 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
         data = moveaxis(x, axis, -1) if ndim else reshape(x, (1,))
     values = sort(data, -1)[0]  # NaN last
     n = values.shape[-1]
-    missing = np.isnan(data._data).sum(-1, keepdims=True)
-    count = (n - missing) if skip_nan else np.full_like(missing, n)
+    if skip_nan:
+        count = n - np.isnan(data._data).sum(-1, keepdims=True)
+    else:
+        count = np.full(values.shape[:-1] + (1,), n)
     rank = qs.reshape((-1,) + (1,) * values.ndim) * (count - 1)  # (Q, ..., 1)
     if interpolation == "lower":
         rank = np.floor(rank)
@@ -436,13 +446,16 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
         rank = np.round(rank)
     low = np.clip(np.floor(rank), 0, n - 1).astype(np.int64)
     high = np.clip(np.ceil(rank), 0, n - 1).astype(np.int64)
-    weight = Tensor._make((np.full_like(rank, 0.5) if interpolation == "midpoint" else rank - low).astype(
-        x._data.dtype))
+    fraction = np.full_like(rank, 0.5) if interpolation == "midpoint" else rank - low
+    weight = Tensor._make(fraction.astype(x._data.dtype))
     below = take_along_dim(unsqueeze(values, 0), Tensor._make(low), -1)
     above = take_along_dim(unsqueeze(values, 0), Tensor._make(high), -1)
     out = below + (above - below) * weight
-    invalid = (count == 0) if skip_nan else (missing > 0)
-    out = where(Tensor._make(np.broadcast_to(invalid, out.shape).copy()), float("nan"), out)
+    if skip_nan:
+        out = where(Tensor._make(np.broadcast_to(count == 0, out.shape).copy()), float("nan"),
+                    out)
+    else:
+        out = where(reduce_any(isnan(values), -1, True), float("nan"), out)
     out = squeeze(out, -1)  # (Q, *rest)
     if keepdim:
         if dim is None:

@@ -11,10 +11,10 @@ import numpy as np
 from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._family import promote_all
-from .math_extras import as_operand
+from .math_extras import as_operand, refuse_batched
 from .elementwise import cast, clamp, sqrt, where
 from .indexing import index_select
-from .linalg import bmm, diag, matmul, mm, mv, outer, slogdet, tensordot
+from .linalg import bmm, diag, mm, mv, outer, slogdet, tensordot
 from .matrix_functions import vector_norm
 from .reduce import cumsum, sum as _sum
 from .shape import concat, flatten, meshgrid, narrow, reshape, stack, transpose, unsqueeze
@@ -166,10 +166,9 @@ def block_diag(*tensors):
     rows, left = [], 0
     for b in blocks:
         r, c = b.shape
-        zeros = np.zeros((r, 0), b._data.dtype)
         parts = [Tensor._make(np.zeros((r, left), b._data.dtype)), b,
                  Tensor._make(np.zeros((r, width - left - c), b._data.dtype))]
-        rows.append(concat([p for p in parts if p.shape[1]] or [Tensor._make(zeros)], 1))
+        rows.append(concat([p for p in parts if p.shape[1]] or [b], 1))
         left += c
     return concat(rows, 0)
 
@@ -233,6 +232,7 @@ def cov(x, *, correction=1, fweights=None, aweights=None):
     if data._data.dtype.kind != "f":
         data = cast(data, "float32")
     n = data.shape[1]
+    refuse_batched("cov (its weights)", fweights, aweights)
     w = None
     if fweights is not None:
         if fweights._data.dtype.kind not in "iu":

@@ -11,23 +11,35 @@ import math
 import numpy as np
 
 from .._core import dtypes
+from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
-from .._core.primitive import Primitive
 from .._core.errors import DTypeError
+from .._core.primitive import Primitive
 from .._core.tensor import Tensor, as_array, tensor_method
-from ._family import float_result, promote
-from .elementwise import (abs, cast, equal, isinf, isnan, log, logaddexp, logical_not, logical_or,
-                          maximum, no_grad_primitive, sign, sqrt, where)
 from ._batch import front
+from ._family import float_result, promote
+from .elementwise import (abs, cast, equal, isinf, isnan, log, logaddexp, logical_not,
+                          logical_or, maximum, no_grad_primitive, sign, sqrt, where)
 from .reduce import any as any_, sum as _sum
 from .shape import broadcast_to, reshape, stack
 from .special_functions import lgamma
 
-__all__ = ["rsub", "absolute", "positive", "sgn", "float_power", "fmax", "fmin", "frexp", "gcd", "lcm",
-           "heaviside", "hypot", "ldexp", "logaddexp2", "nextafter", "xlogy", "isneginf",
+__all__ = ["rsub", "absolute", "positive", "sgn", "float_power", "fmax", "fmin", "frexp", "gcd",
+           "lcm", "heaviside", "hypot", "ldexp", "logaddexp2", "nextafter", "xlogy", "isneginf",
            "isposinf", "isreal", "isin", "mvlgamma"]
 
 _LN2 = math.log(2.0)
+
+
+def refuse_batched(op, *tensors):
+    """Refuse, inside vmap, an op that reads the values of a tensor that differs between the
+    examples of the batch (its result's shape or positions would depend on them)."""
+    for t in tensors:
+        if type(t) is BatchedTensor:
+            raise RuntimeError(
+                f"vmap: {op} reads the values of a tensor of shape {list(t.shape)} that differs "
+                "between the examples of the batch, so it cannot be vmapped; call it on each "
+                "example outside vmap")
 
 
 def as_operand(x):
@@ -82,6 +94,7 @@ FrexpResult = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(x):
     """(mantissa, exponent) with x = mantissa * 2**exponent, |mantissa| in [0.5, 1); the
     exponent is int32. Floating tensors only."""
+    refuse_batched("frexp", x)
     if x._data.dtype.kind != "f":
         raise DTypeError(f"frexp: expected a floating tensor, got {x.dtype}; convert it with "
                          ".float() first")
