@@ -2,7 +2,8 @@
 per dtype, its checks of shape and dtype, and its messages) and `make_tensor`.
 
 Inputs may be tensors, NumPy arrays, Python numbers, or sequences and mappings of them
-(compared item by item). A 0-d tensor is reported as a scalar, as PyTorch does.
+(compared item by item); as in PyTorch, a tensor is compared only with a tensor, an array
+with an array, a number with a number. A 0-d tensor is reported as a scalar, as PyTorch does.
 """
 import math
 import numbers
@@ -62,7 +63,7 @@ def _compare(actual, expected, rtol, atol, equal_nan, check_dtype, path):
         raise TypeError(f"No comparison pair was able to handle inputs of type "
                         f"{type(actual)} and {type(expected)}.")
     if kinds[0] == "number":
-        _compare_numbers(actual, expected, rtol, atol, equal_nan, path)
+        _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path)
     else:
         _compare_arrays(actual, expected, rtol, atol, equal_nan, check_dtype, path)
 
@@ -72,8 +73,10 @@ def _is_sequence(x):
 
 
 def _kind(x):
-    if isinstance(x, (Tensor, np.ndarray)):
-        return "array"
+    if isinstance(x, Tensor):
+        return "tensor"
+    if isinstance(x, np.ndarray):
+        return "ndarray"
     if isinstance(x, numbers.Number):
         return "number"
     return None
@@ -146,7 +149,10 @@ def _close(a, e, rtol, atol, equal_nan):
     return close
 
 
-def _compare_numbers(actual, expected, rtol, atol, equal_nan, path):
+def _compare_numbers(actual, expected, rtol, atol, equal_nan, check_dtype, path):
+    if check_dtype and type(actual) is not type(expected):
+        raise _Mismatch(_at(f"The (d)types do not match: {type(actual)} != {type(expected)}.",
+                            path))
     exact = all(isinstance(v, (bool, int)) for v in (actual, expected))
     if rtol is None:
         rtol, atol = (0.0, 0.0) if exact else _TOLERANCES[np.dtype("float64")]

@@ -636,6 +636,9 @@ CLOSE_CASES = {
     "lengths differ": lambda L: (([1, 2], [1, 2, 3]), {}),
     "dtype unchecked": lambda L: ((t(L, [1.0], L.float32), t(L, [1.0])), dict(check_dtype=False)),
     "infinities": lambda L: ((t(L, [1.0, np.inf]), t(L, [1.0, np.inf])), {}),
+    "int and float numbers": lambda L: ((1, 1.0), {}),
+    "numpy arrays": lambda L: ((np.array([1.0, 2.0]), np.array([1.0, 3.0])), {}),
+    "tuple and list": lambda L: (((t(L, 1.0),), [t(L, 1.0)]), {}),
 }
 
 
@@ -655,6 +658,8 @@ def test_assert_close_passes_and_fails_as_torch_with_its_message(name):
 @pytest.mark.parametrize("call, error", [
     (lambda L: L.testing.assert_close(t(L, [1.0]), t(L, [1.0]), rtol=0.1), ValueError),
     (lambda L: L.testing.assert_close(t(L, [1.0]), [1.0]), TypeError),
+    (lambda L: L.testing.assert_close(t(L, [1.0]), np.array([1.0])), TypeError),
+    (lambda L: L.testing.assert_close(t(L, 1.0), 1.0), TypeError),
     (lambda L: L.testing.assert_close(t(L, [1.0]), t(L, [1.0], L.float32)), AssertionError),
     (lambda L: L.testing.assert_close(t(L, [1.0, 2.0]), t(L, [1.0])), AssertionError),
 ])
