@@ -38,6 +38,8 @@ from .dlpack import from_dlpack
 from .settings import *  # noqa: F401,F403
 from . import special, testing
 from .func import vmap
+from .windows import *  # noqa: F401,F403
+from .nn.functional import cosine_similarity
 
 globals().update(_public_with_out(globals()))
 

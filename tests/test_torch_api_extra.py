@@ -166,6 +166,20 @@ FUNCTIONS = {
        for mode in ("lower", "higher", "midpoint", "nearest")},
     "nanquantile": lambda L: L.nanquantile(t(L, NAN), t(L, [0.25, 0.5]), dim=1),
     "nanquantile all": lambda L: L.nanquantile(t(L, NAN), 0.4),
+    # windows, histogram
+    **{f"{name} {n} {periodic}": (lambda L, name=name, n=n, periodic=periodic:
+                                  getattr(L, name)(n, periodic))
+       for name in ("hann_window", "hamming_window", "blackman_window", "bartlett_window",
+                    "kaiser_window") for n in (0, 1, 6) for periodic in (True, False)},
+    "hamming_window alpha beta float64": lambda L: L.hamming_window(5, False, 0.5, 0.4,
+                                                                    dtype=L.float64),
+    "kaiser_window beta": lambda L: L.kaiser_window(7, True, 5.0),
+    "histogram": lambda L: tuple(L.histogram(t(L, A), 4)),
+    "histogram range": lambda L: tuple(L.histogram(t(L, A, L.float32), 3, range=(-1.0, 1.0))),
+    "histogram edges weight density": lambda L: tuple(L.histogram(
+        t(L, A), t(L, [-2.0, 0.0, 0.5, 3.0]), weight=t(L, POS), density=True)),
+    "histogram constant": lambda L: tuple(L.histogram(t(L, [3.0, 3.0]), 2)),
+    "cosine_similarity": lambda L: L.cosine_similarity(t(L, A), t(L, POS)),
     # dtypes and global queries
     "is_floating_point": lambda L: L.is_floating_point(t(L, A)),
     "is_complex": lambda L: L.is_complex(t(L, A)),
@@ -205,7 +219,8 @@ def _assert_same(ours, theirs):
     elif isinstance(theirs, tuple) and len(theirs) == 2 and isinstance(theirs[0], np.ndarray):
         assert ours[1] == theirs[1], f"dtype {ours[1]} != torch's {theirs[1]}"
         assert ours[0].shape == theirs[0].shape
-        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-9)
+        atol = 1e-9 if theirs[1] == "float64" else 1e-6  # float32 rounding near 0
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=atol)
     else:
         assert ours == theirs
 
@@ -498,6 +513,9 @@ ERRORS = {
     "bincount negative": lambda L: L.bincount(t(L, [-1, 2])),
     "bincount float": lambda L: L.bincount(t(L, V4)),
     "histc of ints": lambda L: L.histc(t(L, INTS)),
+    "histogram of ints": lambda L: L.histogram(t(L, INTS)),
+    "window of negative length": lambda L: L.hann_window(-1),
+    "window of int dtype": lambda L: L.hann_window(4, dtype=L.int64),
     "histc min above max": lambda L: L.histc(t(L, A), 4, 2, 1),
     "searchsorted side and right": lambda L: L.searchsorted(t(L, SORTED), t(L, V3),
                                                             right=True, side="left"),
