@@ -6,6 +6,11 @@
 Cases (from the nn/optim issue): an MLP 784-512-512-10 at batch 256 with an SGD
 step (target <= 1.1x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 (target <= 1.5x), and VGG-11 forward+backward on one 224x224 image (reported).
+From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
+step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
+<= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
+and `memory`: the peak traced memory (tracemalloc, which sees NumPy's buffers) of
+one compiled step against one eager fluxgrad step (target: no higher).
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
 """
@@ -65,7 +70,18 @@ def torch_training_step(model, x, y, opt):
     return step
 
 
-def mlp():
+def compiled_training_step(model, x, y, opt):
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = fg.compile(step)
+    return lambda: compiled(x, y)
+
+
+def mlp(step=training_step, target=1.1, title=""):
     fg.manual_seed(0)
     model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                           nn.Linear(512, 10))
@@ -76,11 +92,27 @@ def mlp():
     rng = np.random.default_rng(0)
     x = rng.standard_normal((256, 784)).astype(np.float32)
     y = rng.integers(0, 10, 256)
-    ours = training_step(model, fg.tensor(x), fg.tensor(y), fg.optim.SGD(model.parameters(),
-                                                                          lr=0.01))
+    ours = step(model, fg.tensor(x), fg.tensor(y), fg.optim.SGD(model.parameters(), lr=0.01))
     theirs = torch_training_step(t_model, torch.tensor(x), torch.tensor(y),
                                  torch.optim.SGD(t_model.parameters(), lr=0.01))
-    return "MLP 784-512-512-10, batch 256, SGD step", ours, theirs, 30, 1.1
+    return f"MLP 784-512-512-10, batch 256, SGD step{title}", ours, theirs, 30, target
+
+
+def small_mlp():
+    """Where Python overhead dominates: a small MLP's Adam step, compiled (reported)."""
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 10))
+    t_model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(),
+                                  torch.nn.Linear(64, 10))
+    copy_weights(model, t_model)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 32)).astype(np.float32)
+    y = rng.integers(0, 10, 16)
+    ours = compiled_training_step(model, fg.tensor(x), fg.tensor(y),
+                                  fg.optim.Adam(model.parameters(), lr=1e-3))
+    theirs = torch_training_step(t_model, torch.tensor(x), torch.tensor(y),
+                                 torch.optim.Adam(t_model.parameters(), lr=1e-3))
+    return "MLP 32-64-10, batch 16, Adam step, compiled", ours, theirs, 300, None
 
 
 def _cnn(lib):
@@ -92,18 +124,18 @@ def _cnn(lib):
         n.Linear(128, 10))
 
 
-def cnn():
+def cnn(step=training_step, target=1.5, title=""):
     fg.manual_seed(0)
     model, t_model = _cnn(fg), _cnn(torch)
     copy_weights(model, t_model)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((32, 3, 32, 32)).astype(np.float32)
     y = rng.integers(0, 10, 32)
-    ours = training_step(model, fg.tensor(x), fg.tensor(y),
-                         fg.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
+    ours = step(model, fg.tensor(x), fg.tensor(y),
+                fg.optim.SGD(model.parameters(), lr=0.01, momentum=0.9))
     theirs = torch_training_step(t_model, torch.tensor(x), torch.tensor(y),
                                  torch.optim.SGD(t_model.parameters(), lr=0.01, momentum=0.9))
-    return "small VGG-style CNN, 3x32x32, batch 32, SGD step", ours, theirs, 30, 1.5
+    return f"small VGG-style CNN, 3x32x32, batch 32, SGD step{title}", ours, theirs, 30, target
 
 
 def vgg11():
@@ -142,7 +174,35 @@ def vgg11():
     return "VGG-11, one 224x224 image, forward+backward", ours, theirs, 3, None
 
 
-CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11}
+def peak_memory(step, warmup=3):
+    """The peak traced memory of one step (after `warmup` steps), in bytes above the start."""
+    import tracemalloc
+    for _ in range(warmup):
+        step()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        step()
+        return tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+
+
+def memory():
+    print("peak memory of one step (tracemalloc), compiled / eager fluxgrad (target <= 1.0x):")
+    for case in (mlp, cnn):
+        title, eager, _, _, _ = case()
+        _, compiled, _, _, _ = case(compiled_training_step)
+        e, c = peak_memory(eager), peak_memory(compiled)
+        print(f"  {title:<46} eager {e / 2**20:7.2f} MiB, compiled {c / 2**20:7.2f} MiB: "
+              f"{c / e:.2f}x  {'met' if c <= e else 'MISSED'}", flush=True)
+
+
+CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11,
+         "mlp-compiled": lambda: mlp(compiled_training_step, 0.9, ", compiled"),
+         "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled"),
+         "small-compiled": small_mlp}
+REPORTS = {"memory": memory}
 
 
 def main(names):
@@ -152,6 +212,9 @@ def main(names):
     print(f"{'case':<48} {'fluxgrad':>10} {'torch':>10} {'back to back':>13} "
           f"{'interleaved':>12}  target")
     for name in names:
+        if name in REPORTS:
+            REPORTS[name]()
+            continue
         title, ours, theirs, repeat, target = CASES[name]()
         t_ours, t_theirs = median_times(ours, theirs, repeat, interleaved=False)
         i_ours, i_theirs = median_times(ours, theirs, repeat, interleaved=True)
@@ -163,4 +226,4 @@ def main(names):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or list(CASES))
+    main(sys.argv[1:] or list(CASES) + list(REPORTS))

@@ -35,6 +35,11 @@ from .static import enable_static, disable_static, in_dynamic_mode
 from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
 from .dlpack import from_dlpack
+from .threads import get_num_threads, set_num_threads
+from .memory_format import (memory_format, contiguous_format, preserve_format, channels_last,
+                            channels_last_3d)
+from . import amp
+from .amp import autocast
 from .settings import *  # noqa: F401,F403
 from . import special, testing
 from .func import vmap

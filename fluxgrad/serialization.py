@@ -4,6 +4,11 @@ The file is a NumPy .npz archive: one entry per array, plus a JSON description
 of the containing structure (dicts, lists, tuples, numbers, strings). Nothing in
 it is pickled, so a file can't run code.
 
+What that format can't hold (a whole `nn.Module`, a set, an arbitrary object) is pickled
+instead, as PyTorch's `torch.save` does, into one entry of the same archive. As with PyTorch's
+`weights_only=True` default, `load` refuses to unpickle it unless called with
+`weights_only=False`, since unpickling can run code from the file.
+
 `save` checks that everything can be stored before it writes a byte, then writes
 beside the target, flushes, fsyncs and renames over it: a save that fails midway
 (a full disk, an interrupted process) leaves the previous file as it was.
@@ -17,6 +22,7 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import secrets
 import stat
 import zipfile
@@ -27,10 +33,11 @@ import numpy as np
 
 from ._core.tensor import Tensor, _STORED
 
-__all__ = ["save", "load", "CheckpointError"]
+__all__ = ["save", "load", "CheckpointError", "UnsafeCheckpointError"]
 
 _STRUCTURE = "__structure__"
 _FORMAT = "fluxgrad-1"
+_PICKLED = "fluxgrad-pickle-1"
 _MAX_DEPTH = 100
 _DEFAULT_MAX_BYTES = 1 << 30
 
@@ -39,12 +46,28 @@ class CheckpointError(ValueError, RuntimeError):
     """A file `load` can't read: not a valid fluxgrad checkpoint (the message says why)."""
 
 
-def save(obj, f, protocol=None, **kwargs):
-    """Write `obj` (tensors, arrays, numbers, strings, None in nested dicts/lists/tuples) to `f`,
-    a path or a binary file object. A path is replaced atomically."""
+class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
+    """A file holding pickled objects, loaded without `weights_only=False`."""
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol=pickle.DEFAULT_PROTOCOL, **kwargs):
+    """Write `obj` to `f`, a path or a binary file object. A path is replaced atomically.
+    Tensors, arrays, numbers, strings and None in nested dicts/lists/tuples go into the safe
+    format; anything else is pickled (see the module docstring)."""
     arrays = {}
-    root = _encode(obj, arrays, "obj", 0)
-    structure = json.dumps({"format": _FORMAT, "root": root})
+    try:
+        root = _encode(obj, arrays, "obj", 0)
+        structure = {"format": _FORMAT, "root": root}
+    except (TypeError, ValueError):  # not representable: an object, or a container in a cycle
+        try:
+            pickled = pickle_module.dumps(obj, protocol=pickle_protocol)
+        except (pickle.PicklingError, TypeError, AttributeError) as e:
+            raise TypeError(f"save: can't store {type(obj).__name__} objects: it holds something "
+                            f"that can't be pickled ({e}); save its state_dict() instead"
+                            ) from None
+        arrays = {"pickle": np.frombuffer(pickled, np.uint8)}
+        structure = {"format": _PICKLED, "root": {"ndarray": "pickle"}}
+    structure = json.dumps(structure)
     arrays[_STRUCTURE] = np.frombuffer(structure.encode("utf-8"), np.uint8)
     if not _is_path(f):
         buffer = io.BytesIO()
@@ -54,8 +77,10 @@ def save(obj, f, protocol=None, **kwargs):
     _write_beside(os.fsdecode(f), lambda out: np.savez(out, allow_pickle=False, **arrays))
 
 
-def load(f, max_bytes=None, **kwargs):
-    """Read back what `save` wrote: tensors come back as tensors, containers as containers.
+def load(f, map_location=None, pickle_module=pickle, *, weights_only=None, max_bytes=None,
+         **kwargs):
+    """Read back what `save` wrote: tensors come back as tensors, containers as containers;
+    pickled objects only with `weights_only=False` (otherwise `UnsafeCheckpointError`).
 
     The arrays may take at most `max_bytes` bytes in memory (default: the file's size or
     1 GiB, whichever is larger); raise it to load a larger, trusted, compressed archive.
@@ -68,7 +93,17 @@ def load(f, max_bytes=None, **kwargs):
         try:
             with zipfile.ZipFile(source) as archive:
                 arrays = _Archive(archive, limit)
-                return _decode(_read_structure(arrays), arrays, "root", 0)
+                root, pickled = _read_structure(arrays)
+                if pickled and weights_only is not False:
+                    raise UnsafeCheckpointError(
+                        f"{name} holds pickled Python objects (saved with fluxgrad.save of an "
+                        "object such as a whole model); unpickling can run code from the file, "
+                        "so load refuses it by default, as torch.load(weights_only=True) does. "
+                        "If you trust where the file came from, pass weights_only=False; "
+                        "better, save and load model.state_dict()")
+                value = _decode(root, arrays, "root", 0)
+        except UnsafeCheckpointError:
+            raise
         except CheckpointError as e:
             raise CheckpointError(f"{name} is not a valid fluxgrad checkpoint: {e}") from None
         except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError,
@@ -76,6 +111,7 @@ def load(f, max_bytes=None, **kwargs):
             raise CheckpointError(f"{name} is not a valid fluxgrad checkpoint: it is not a "
                                   "readable .npz archive (truncated, or not written by "
                                   f"fluxgrad.save): {type(e).__name__}: {e}") from e
+    return pickle_module.loads(value.tobytes()) if pickled else value
 
 
 def _is_path(f):
@@ -221,10 +257,10 @@ def _read_structure(arrays):
         raise CheckpointError(f"its structure entry is not valid JSON ({e})") from None
     if not isinstance(structure, dict) or "root" not in structure:
         raise CheckpointError("its structure entry is not a fluxgrad structure")
-    if structure.get("format") != _FORMAT:
+    if structure.get("format") not in (_FORMAT, _PICKLED):
         raise CheckpointError(f"unknown checkpoint format {structure.get('format')!r} "
-                              f"(this fluxgrad reads {_FORMAT!r})")
-    return structure["root"]
+                              f"(this fluxgrad reads {_FORMAT!r} and {_PICKLED!r})")
+    return structure["root"], structure["format"] == _PICKLED
 
 
 _KINDS = ("tensor", "ndarray", "dict", "list", "tuple")

@@ -2,7 +2,7 @@
 result_type, promote_types, can_cast, is_floating_point, is_complex, is_nonzero,
 set_printoptions, the determinism and matmul-precision switches (recorded: fluxgrad's NumPy
 kernels are deterministic and compute float32 products in float32 whatever is asked),
-is_inference_mode_enabled, the thread-count switches (recorded), and the `strided` layout
+is_inference_mode_enabled, the inter-op thread count (recorded), and the `strided` layout
 every tensor has.
 """
 import os
@@ -20,8 +20,8 @@ __all__ = ["broadcast_shapes", "result_type", "promote_types", "can_cast", "is_f
            "is_complex", "is_nonzero", "set_printoptions", "use_deterministic_algorithms",
            "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
            "set_float32_matmul_precision", "get_float32_matmul_precision",
-           "is_inference_mode_enabled", "layout", "strided", "is_signed", "get_num_threads",
-           "set_num_threads", "get_num_interop_threads", "set_num_interop_threads"]
+           "is_inference_mode_enabled", "layout", "strided", "is_signed",
+           "get_num_interop_threads", "set_num_interop_threads"]
 
 
 class layout:
@@ -142,26 +142,16 @@ def get_float32_matmul_precision():
     return _matmul_precision[0]
 
 
-_threads = {"intra": os.cpu_count() or 1, "inter": os.cpu_count() or 1}
-
-
-def get_num_threads():
-    return _threads["intra"]
-
-
-def set_num_threads(n):
-    """Recorded only: NumPy's own thread pool does the work."""
-    if int(n) <= 0:
-        raise RuntimeError(f"set_num_threads expects a positive integer, got {n}")
-    _threads["intra"] = int(n)
+_interop_threads = [os.cpu_count() or 1]
 
 
 def get_num_interop_threads():
-    return _threads["inter"]
+    return _interop_threads[0]
 
 
 def set_num_interop_threads(n):
-    """Recorded only."""
+    """Recorded only: fluxgrad runs no inter-op thread pool (see set_num_threads for NumPy's
+    BLAS threads)."""
     if int(n) <= 0:
         raise RuntimeError(f"set_num_interop_threads expects a positive integer, got {n}")
-    _threads["inter"] = int(n)
+    _interop_threads[0] = int(n)

@@ -91,3 +91,11 @@ def test_graph_summary_lists_nodes_inputs_and_saved_memory():
     assert "MulBackward" in text and "saved buffers hold 36 B" in text
     w.backward()
     assert graph_summary(w).total_bytes == 0
+
+
+def test_set_detect_anomaly_as_a_context_restores_the_mode_before_it():
+    with fg.autograd.set_detect_anomaly(True):
+        assert fg.autograd.is_anomaly_enabled()
+        y = fg.tensor(1.0, requires_grad=True) * 2
+    assert not fg.autograd.is_anomaly_enabled()
+    assert y.grad_fn.trace is not None

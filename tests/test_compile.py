@@ -211,17 +211,6 @@ def test_compiled_hessian_is_refused_clearly_not_wrong():
         fluxgrad.compile(fluxgrad.func.hessian(f))(Tensor(np.array([0.1, 0.2])))
 
 
-@pytest.mark.parametrize("fn", [lambda x: x + fluxgrad.rand(3),
-                                lambda x: fluxgrad.nn.functional.dropout(x, 0.5)],
-                         ids=["rand", "dropout"])
-def test_random_ops_are_refused_not_frozen_and_the_generator_is_untouched(fn):
-    fluxgrad.manual_seed(5)
-    state = fluxgrad.get_rng_state()
-    with pytest.raises(NotImplementedError, match="random"):
-        fluxgrad.compile(fn)(Tensor(np.ones(3)))
-    assert fluxgrad.get_rng_state() == state
-
-
 def test_a_model_compiles_through_functional_call_with_its_parameters_as_arguments():
     model = fluxgrad.nn.Sequential(fluxgrad.nn.Linear(4, 8), fluxgrad.nn.Tanh(),
                                    fluxgrad.nn.Linear(8, 1))

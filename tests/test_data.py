@@ -64,3 +64,48 @@ def test_random_split_partitions_the_dataset():
     assert (len(c), len(d)) == (8, 2)
     with pytest.raises(ValueError, match="sum to 9"):
         random_split(_dataset(), [5, 4])
+
+
+
+def _streams(torch_data, base):
+    class Counting(base):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            for i in range(self.n):
+                yield np.array([i, 10 * i], np.float32), i
+    return Counting
+
+
+@pytest.mark.parametrize("batch_size, drop_last", [(4, False), (4, True), (None, False), (5, False)])
+def test_iterable_dataset_batches_the_stream_as_torch(batch_size, drop_last):
+    torch = pytest.importorskip("torch")
+    ours = _streams(fg.data, fg.data.IterableDataset)(10)
+    theirs = _streams(torch.utils.data, torch.utils.data.IterableDataset)(10)
+    got = list(DataLoader(ours, batch_size=batch_size, drop_last=drop_last))
+    want = list(torch.utils.data.DataLoader(theirs, batch_size=batch_size, drop_last=drop_last))
+    assert len(got) == len(want)
+    for (gx, gy), (wx, wy) in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(gx), np.asarray(wx))
+        np.testing.assert_array_equal(np.asarray(gy), np.asarray(wy))
+
+
+def test_iterable_dataset_refuses_shuffle_and_samplers_and_unknown_length():
+    stream = _streams(fg.data, fg.data.IterableDataset)(3)
+    with pytest.raises(ValueError, match="IterableDataset: expected unspecified shuffle"):
+        DataLoader(stream, shuffle=True)
+    with pytest.raises(ValueError, match="unspecified sampler"):
+        DataLoader(stream, sampler=[0, 1])
+    with pytest.raises(TypeError, match="without __len__"):
+        len(DataLoader(stream, batch_size=2))
+    with pytest.raises(TypeError, match="can't be indexed"):
+        stream[0]
+
+
+def test_chained_and_concatenated_datasets():
+    stream = _streams(fg.data, fg.data.IterableDataset)
+    assert [y for _, y in stream(2) + stream(3)] == [0, 1, 0, 1, 2]
+    both = TensorDataset(fg.arange(2)) + TensorDataset(fg.arange(3))
+    assert len(both) == 5 and both[4][0].item() == 2
+    assert fg.data.get_worker_info() is None

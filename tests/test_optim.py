@@ -239,3 +239,45 @@ def test_grad_clip_by_value_clamps_each_element():
 def test_grad_clip_that_is_not_a_clipping_object_raises():
     with pytest.raises(TypeError, match="grad_clip"):
         fg.optim.Adam(parameters=[fg.nn.Parameter(fg.zeros(2))], grad_clip=1.0)
+
+
+def _custom_momentum_sgd(lib):
+    class MomentumSGD(lib.optim.Optimizer):
+        def __init__(self, params, lr=0.1, momentum=0.9):
+            super().__init__(params, dict(lr=lr, momentum=momentum))
+
+        @lib.no_grad()
+        def step(self, closure=None):
+            with lib.enable_grad():
+                loss = closure()
+            for group in self.param_groups:
+                for p in group["params"]:
+                    state = self.state[p]  # a defaultdict(dict), as PyTorch's
+                    if not state:
+                        state["step"] = 0
+                        state["buf"] = lib.zeros_like(p, memory_format=lib.preserve_format)
+                    state["step"] += 1
+                    state["buf"].mul_(group["momentum"]).add_(p.grad)
+                    p.add_(state["buf"], alpha=-group["lr"])
+            return loss
+    return MomentumSGD
+
+
+def test_an_optimizer_subclass_written_for_pytorch_runs_as_in_pytorch():
+    import torch
+    results = []
+    for lib in (fg, torch):
+        w = lib.tensor([1.0, -2.0], requires_grad=True)
+        opt = _custom_momentum_sgd(lib)([w])
+
+        def closure():
+            opt.zero_grad()
+            loss = (w ** 3).sum()
+            loss.backward()
+            return loss
+        losses = [opt.step(closure).item() for _ in range(4)]
+        results.append((losses, w.detach().numpy().copy(), opt.state[w]["step"]))
+    (ours, w_ours, n_ours), (theirs, w_theirs, n_theirs) = results
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    np.testing.assert_allclose(w_ours, w_theirs, rtol=1e-6)
+    assert n_ours == n_theirs == 4

@@ -1,4 +1,5 @@
 """save / load: round trips of tensors, state dicts and optimizer state in a pickle-free file."""
+import pickle
 import zipfile
 
 import numpy as np
@@ -52,9 +53,21 @@ def test_file_is_a_plain_npz_without_pickles(tmp_path):
         assert archive["a0"].tolist() == [1.0, 1.0]
 
 
+def test_whole_model_round_trips_pickled_only_with_weights_only_false(tmp_path):
+    fg.manual_seed(0)
+    model = fg.nn.Sequential(fg.nn.Linear(3, 4), fg.nn.Tanh(), fg.nn.Linear(4, 1))
+    fg.save(model, tmp_path / "model.pt")
+    with pytest.raises(pickle.UnpicklingError, match="weights_only=False"):
+        fg.load(tmp_path / "model.pt")
+    back = fg.load(tmp_path / "model.pt", weights_only=False)
+    x = fg.randn(2, 3)
+    np.testing.assert_array_equal(back(x).detach().numpy(), model(x).detach().numpy())
+    assert [p.requires_grad for p in back.parameters()] == [True] * 4
+
+
 def test_unsupported_objects_and_foreign_files_raise(tmp_path):
-    with pytest.raises(TypeError, match="can't store a object"):
-        fg.save({"x": object()}, tmp_path / "bad.fg")
+    with pytest.raises(TypeError, match="can't be pickled"):
+        fg.save({"x": lambda: 0}, tmp_path / "bad.fg")
     np.savez(tmp_path / "other.npz", x=np.zeros(2))
     with pytest.raises(ValueError, match="not a valid fluxgrad checkpoint"):
         fg.load(tmp_path / "other.npz")

@@ -443,15 +443,3 @@ def test_unknown_sizes_print_by_name_and_work_in_shape_arithmetic(fresh):
         fluxgrad.matmul(x, w)
     out, = static.Executor().run(feed={'x': np.ones((2, 3), np.float32)}, fetch_list=[y])
     assert out.shape == (2, 3)
-
-
-def test_random_draws_while_building_a_program_raise_instead_of_freezing():
-    fluxgrad.enable_static()
-    try:
-        x = fluxgrad.static.data('x', shape=(None, 4), dtype='float32')
-        with pytest.raises(NotImplementedError, match="drawn once.*feed"):
-            fluxgrad.rand(4)
-        with pytest.raises(NotImplementedError, match="rand: random numbers"):
-            fluxgrad.nn.functional.dropout(x, 0.5)
-    finally:
-        fluxgrad.disable_static()

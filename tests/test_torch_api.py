@@ -653,3 +653,40 @@ def test_legacy_new_and_get_device_match_torch():
         assert made.shape == tuple(expected.shape) and made.dtype == fg.float64
     assert ours.new([1, 2]).tolist() == [1.0, 2.0]
     assert ours.get_device() == theirs.get_device() == -1
+
+
+def test_set_num_threads_limits_numpys_blas_threads():
+    import threadpoolctl  # the test extra installs fluxgrad[threads]
+    before = fg.get_num_threads()
+    try:
+        fg.set_num_threads(1)
+        assert fg.get_num_threads() == 1
+        assert all(p["num_threads"] == 1 for p in threadpoolctl.threadpool_info())
+    finally:
+        fg.set_num_threads(before)
+    assert fg.get_num_threads() == before
+    with pytest.raises(ValueError, match="at least 1"):
+        fg.set_num_threads(0)
+    with pytest.raises(TypeError, match="expected an int"):
+        fg.set_num_threads(1.5)
+
+
+@pytest.mark.parametrize("a, b", [([1.0, 2.0], [1.0, 2.0]), ([1.0, 2.0], [1.0, 3.0]),
+                                  ([1.0, 2.0], [[1.0, 2.0]]), ([float("nan")], [float("nan")])])
+def test_equal_is_one_bool_as_torch(a, b):
+    want = torch.equal(torch.tensor(a), torch.tensor(b))
+    got = fg.equal(fg.tensor(a), fg.tensor(b))
+    assert type(got) is bool and got == want
+    assert fg.tensor(a).equal(fg.tensor(b)) == want
+    np.testing.assert_array_equal(fg.eq(fg.tensor([1.0, 2.0]), 1.0).numpy(), [True, False])
+
+
+def test_memory_formats_are_accepted_and_change_no_value():
+    x = fg.arange(24.0).reshape(1, 2, 3, 4)
+    for fmt in (fg.contiguous_format, fg.preserve_format, fg.channels_last):
+        np.testing.assert_array_equal(x.to(memory_format=fmt).numpy(), x.numpy())
+        np.testing.assert_array_equal(x.contiguous(memory_format=fmt).numpy(), x.numpy())
+        assert fg.zeros_like(x, memory_format=fmt).shape == x.shape
+    conv = fg.nn.Conv2d(2, 3, 3).to(memory_format=fg.channels_last)
+    assert conv(x).shape == (1, 3, 1, 2)
+    assert repr(fg.channels_last) == "fluxgrad.channels_last"

@@ -83,6 +83,19 @@ CASES = {
  "cumsum dim": lambda L: L.ones(2).cumsum(3),
  "std dim": lambda L: L.ones(2).std(3),
  "norm dim": lambda L: L.ones(2).norm(dim=3),
+ "linear in": lambda L: L.nn.Linear(3, 2)(L.ones(4, 5)),
+ "conv2d module ch": lambda L: L.nn.Conv2d(3, 4, 3)(L.ones(1, 2, 5, 5)),
+ "layer_norm shape": lambda L: _functional(L).layer_norm(L.ones(2, 3), (4,)),
+ "one_hot range": lambda L: _functional(L).one_hot(L.tensor([0, 5]), 3),
+ "ce index shape": lambda L: _functional(L).cross_entropy(L.ones(2, 3), L.zeros(3, dtype=L.int64)),
+ "ce prob shape": lambda L: _functional(L).cross_entropy(L.ones(2, 3), L.tensor([0.0, 1.0])),
+ "item of many": lambda L: L.ones(2).item(),
+ "randint empty": lambda L: L.randint(5, 5, (2,)),
+ "randperm neg": lambda L: L.randperm(-1),
+ "multinomial 3d": lambda L: L.multinomial(L.ones(2, 2, 2), 1),
+ "mean of ints": lambda L: L.tensor([1, 2]).mean(),
+ "int @ float": lambda L: L.ones(2, 2, dtype=L.int64) @ L.ones(2, 2),
+ "linear int input": lambda L: L.nn.Linear(2, 2)(L.ones(3, 2, dtype=L.int64)),
 }
 
 

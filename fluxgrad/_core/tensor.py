@@ -12,6 +12,7 @@ import numpy as np
 from . import dtypes
 from .constructor import TensorType
 from .devices import CPU
+from .errors import ArgumentError
 from .grad_mode import state as _grad_state
 from .hooks import HookHandle
 from .size import Size
@@ -103,8 +104,8 @@ class Tensor(metaclass=TensorType):
 
     def item(self):
         if self._data.size != 1:
-            raise ValueError(f"item() needs a tensor with one element, this one has shape "
-                             f"{list(self.shape)} ({self._data.size} elements)")
+            raise ArgumentError(f"item() needs a tensor with one element, this one has shape "
+                                f"{list(self.shape)} ({self._data.size} elements)")
         return self._data.item()
 
     def tolist(self):

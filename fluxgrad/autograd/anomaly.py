@@ -65,12 +65,27 @@ def _check(node, x_bars):
             "0, division by 0, overflow), or clamp/mask them before the op.", node, trace)
 
 
-def set_detect_anomaly(mode):
-    """Turn anomaly mode on or off globally (PyTorch's `torch.autograd.set_detect_anomaly`)."""
+def _set_enabled(mode):
     _state.enabled = bool(mode)
     if _state.enabled:
         _state.record = _record
         _state.check = _check
+
+
+class set_detect_anomaly:
+    """Turn anomaly mode on or off (PyTorch's `torch.autograd.set_detect_anomaly`): called, it
+    sets the mode globally; used in a `with`, the mode before it comes back at the end."""
+
+    def __init__(self, mode, check_nan=True):
+        self.previous = _state.enabled
+        _set_enabled(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _set_enabled(self.previous)
+        return False
 
 
 def is_anomaly_enabled():
@@ -85,11 +100,11 @@ class detect_anomaly:
 
     def __enter__(self):
         self.previous = _state.enabled
-        set_detect_anomaly(self.mode)
+        _set_enabled(self.mode)
         return self
 
     def __exit__(self, *exc):
-        set_detect_anomaly(self.previous)
+        _set_enabled(self.previous)
         return False
 
     def __call__(self, fn):

@@ -14,9 +14,10 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
                       SubsetRandomSampler, WeightedRandomSampler, positive_int)
 from .distributed import DistributedSampler  # noqa: F401
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "DataLoader", "random_split",
-           "default_collate", "Sampler", "SequentialSampler", "RandomSampler",
-           "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler"]
+__all__ = ["Dataset", "IterableDataset", "ChainDataset", "get_worker_info", "TensorDataset",
+           "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
+           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler"]
 
 
 class Dataset:
@@ -27,6 +28,44 @@ class Dataset:
 
     def __len__(self):
         raise NotImplementedError(f"{type(self).__name__} must define __len__")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A stream of samples: subclass it with `__iter__`. A DataLoader batches the stream in
+    order (no sampler, no shuffle)."""
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __getitem__(self, index):
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate it, it can't "
+                        "be indexed")
+
+    def __add__(self, other):
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """The samples of several IterableDatasets, one stream after another."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+
+    def __iter__(self):
+        for dataset in self.datasets:
+            yield from dataset
+
+    def __len__(self):
+        return sum(len(d) for d in self.datasets)
+
+
+def get_worker_info():
+    """None: samples are always loaded in the main process (`num_workers` is accepted and
+    ignored), as PyTorch reports there."""
+    return None
 
 
 class TensorDataset(Dataset):
@@ -157,6 +196,14 @@ class DataLoader:
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.collate_fn, self.drop_last, self.generator = collate_fn, drop_last, generator
         self.num_workers = num_workers
+        if isinstance(dataset, IterableDataset):
+            for name, value in (("shuffle", shuffle), ("sampler", sampler),
+                                ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(
+                        f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                        f"but got {name}={value!r}; an IterableDataset yields its samples in "
+                        "its own order, so shuffle inside its __iter__")
 
     def _order(self):
         if self.sampler is not None:
@@ -176,7 +223,23 @@ class DataLoader:
                 return
             yield batch
 
+    def _stream(self):
+        collate = self.collate_fn or (default_collate if self.batch_size is not None else None)
+        samples = iter(self.dataset)
+        if self.batch_size is None:
+            for sample in samples:
+                yield collate(sample) if collate else sample
+            return
+        while True:
+            batch = [s for _, s in zip(range(self.batch_size), samples)]
+            if not batch or (len(batch) < self.batch_size and self.drop_last):
+                return
+            yield collate(batch)
+
     def __iter__(self):
+        if isinstance(self.dataset, IterableDataset):
+            yield from self._stream()
+            return
         if self.batch_size is None and self.batch_sampler is None:
             for i in self._order():
                 sample = self.dataset[int(i)]
@@ -197,6 +260,9 @@ class DataLoader:
     def __len__(self):
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
+        if type(self.dataset).__len__ is Dataset.__len__:
+            raise TypeError(f"DataLoader: {type(self.dataset).__name__} is an IterableDataset "
+                            "without __len__, so the number of batches is unknown")
         n = len(self.sampler) if self.sampler is not None else len(self.dataset)
         if self.batch_size is None:
             return n

@@ -13,17 +13,22 @@ optimise it, and run it as generated NumPy code.
 
 `fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
 `value_and_grad` and `vjp` of a function compile too (they stage through Variables).
-Captured tensors (closures) are constants of the trace.
+A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` and
+`opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad) inside `fn`; parameters, buffers,
+`.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
+written back in place at each call as eager mode would (see `state`). Other captured tensors
+(closures) are constants of the trace.
 
 Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
-(use `static.nn.cond`), a captured tensor that requires grad (pass it as an argument, e.g.
-a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
-(so `func.hessian`, `jacfwd`, `hvp`), and `backward()` inside the traced function. Not built
-yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
+(use `static.nn.cond`), a captured tensor that requires grad in a function that doesn't
+call backward() (pass it as an argument, e.g. a model's parameters through
+`func.functional_call`), random numbers, vmap and forward mode (so `func.hessian`, `jacfwd`,
+`hvp`), and what `state` lists for training steps. Not built yet: symbolic dims (each new shape
 traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
 standalone module, the eager fallback of `fullgraph=False`.
 
-Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
+Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
+eager state of a training step as inputs, outputs and guards), `codegen`
 (Program -> Python source), `joint` (one forward+VJP program split into forward and
 backward code), `compiled` (the cache, and the eager-graph node that makes compiled calls
 differentiable).

@@ -22,12 +22,13 @@ import functools
 
 import numpy as np
 
+from .. import random_ops
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static.program import Variable
-from . import codegen, joint, signature, trace as _trace
+from . import codegen, joint, signature, state as _state, trace as _trace
 
 
 class _Entry:
@@ -94,10 +95,18 @@ class Compiled:
         if entry is None:
             entry, arrays = self._compile(key, args, kwargs, tensors)
             if self.check:
-                self._check(key, arrays, args, kwargs)
+                if entry.traced.state is not None and entry.traced.state.writes:
+                    _state.refuse_check(self)
+                with random_ops.draws_undone(entry.traced.program):  # eager draws the same
+                    self._check(key, arrays, args, kwargs)
+            if random_ops.draws_in(entry.traced.program):
+                arrays = None
         else:
             self._cache.move_to_end(key)
             arrays = None
+        state = entry.traced.state
+        if state is not None and (state.writes or not (entry.grad_in and _grad_state.enabled)):
+            return _state.run(self, key, entry, arrays, args, kwargs, tensors)
         if entry.grad_in and _grad_state.enabled:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
@@ -129,12 +138,15 @@ class Compiled:
 
     def _compile(self, key, args, kwargs, tensors):
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
-        traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled)
+        traced = _trace.trace(self.fn, args, kwargs, tensors, names, _grad_state.enabled,
+                              lift=True)
         self.trace_count += 1
         previous = next(reversed(self._cache), None)
         self.traces.append(Trace(_why(previous, key), traced.equations_before,
                                  len(traced.program.equations)))
-        arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors])
+        state = traced.state.read() if traced.state is not None else []
+        with random_ops.draws_undone(traced.program):  # the call's own run draws
+            arrays, wrapped = codegen.first_run(traced, [t._data for t in tensors] + state)
         entry = _Entry()
         entry.owner = self
         placeholders = iter([Tensor._make(np.zeros(())) for _ in tensors])
@@ -206,6 +218,7 @@ class CompiledFunction(Function):
             entry.joint = joint.build(entry.owner.fn, entry.call_args, tensors, len(outputs),
                                       [(o._data.shape, o._data.dtype) for o in outputs],
                                       entry.grad_in, entry.diff_out, entry.names, entry.name)
+        ctx.draws = random_ops.generator_states(entry.traced.program)  # for create_graph
         results = entry.joint.forward(*[t._data for t in tensors])
         n_out = entry.joint.n_out
         ctx.residuals = results[n_out:]
@@ -230,7 +243,8 @@ class CompiledFunction(Function):
         if _grad_state.enabled:  # create_graph: a backward that is differentiable again
             if entry.vjp is None:
                 entry.vjp = entry.owner._vjp_of(entry, *entry.call_args)
-            x_bars = entry.vjp(list(xs), bars)
+            with random_ops.replaying(ctx.draws):  # it recomputes the forward's draws
+                x_bars = entry.vjp(list(xs), bars)
         else:
             x_bars = [Tensor._make(a) for a in entry.joint.backward(
                 *[x._data for x in xs], *ctx.residuals, *[b._data for b in bars])]

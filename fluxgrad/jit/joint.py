@@ -9,12 +9,15 @@ its residuals. Both parts are generated as code (`codegen`):
     forward(*inputs) -> (*outputs, *residuals)
     backward(*inputs, *residuals, *out_bars) -> input cotangents (one per `grad_in`)
 
-The residuals are NumPy arrays outside any graph, so this backward serves `backward()` and
-`grad()` without `create_graph`; a backward that must be differentiable again recomputes
-the forward instead (`compiled.Compiled._vjp_of`).
+Random draws all run in the forward part (their numbers are residuals where the backward
+reads them). The residuals are NumPy arrays outside any graph, so this backward serves
+`backward()` and `grad()` without `create_graph`; a backward that must be differentiable
+again recomputes the forward instead (`compiled.Compiled._vjp_of`, which replays the
+forward's draws).
 """
 import numpy as np
 
+from .. import random_ops
 from .._core.tensor import Tensor
 from ..static.program import Variable
 from . import codegen, signature, trace as _trace
@@ -43,8 +46,9 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     bar_names = [f"out_bar{k}" for k in range(len(bars))]
     traced = _trace.trace(joint, (list(tensors), bars), {}, list(tensors) + bars,
                           list(names) + bar_names)
-    _, wrapped = codegen.first_run(traced, [t._data for t in tensors] +
-                                   [b._data for b in bars])
+    with random_ops.draws_undone(traced.program):  # only to learn `wrapped`
+        _, wrapped = codegen.first_run(traced, [t._data for t in tensors] +
+                                       [b._data for b in bars])
     n_x = len(tensors)
     x_vars, bar_vars = traced.inputs[:n_x], traced.inputs[n_x:]
     outputs, x_bars = traced.outputs[:n_out], traced.outputs[n_out:]
@@ -52,7 +56,8 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     needed = {id(o) for o in outputs if isinstance(o, Variable)}
     forward_eqs = []
     for eq in reversed(equations):
-        if any(id(o) in needed for o in eq.outputs):
+        # every random draw runs in the forward, in order: the backward reads its numbers
+        if any(id(o) in needed for o in eq.outputs) or getattr(eq.prim, "draws", False):
             forward_eqs.append(eq)
             needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
     forward_eqs.reverse()

@@ -1,46 +1,59 @@
 """Tracing: a Python function of Tensors -> an optimised static Program.
 
-`trace(fn, args, kwargs, tensors, names, check_captures)` calls `fn` with a data Variable of
-a fresh Program in place of each Tensor leaf (same shape and dtype, named after the
-argument), so every op stages through the ordinary dispatch; the result's Tensor leaves are
-the outputs (Variables of the program, or constants when they don't depend on the inputs).
-The program is then optimised by `static.passes.optimize`. Returns a `Traced`.
+`trace(fn, args, kwargs, tensors, names, check_captures, lift)` calls `fn` with a data
+Variable of a fresh Program in place of each Tensor leaf (same shape and dtype, named after
+the argument), so every op stages through the ordinary dispatch; the result's Tensor leaves
+are the outputs (Variables of the program, or constants when they don't depend on the
+inputs). With `lift`, the eager state the function reads and writes (parameters, buffers,
+`.grad`, optimizer state: see `state`) becomes further inputs and outputs, and
+`backward()` / `opt.step()` inside it are staged (what is staged under `no_grad` is cut
+from later backward() passes, as eager mode records no graph there); `Traced.state` says
+how to read and write that state at each call (None when the trace touched none). The program is then optimised
+by `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
 a captured Tensor that requires grad (it would be frozen into the program as a constant, and
-its gradient silently lost); any op
-run under vmap or forward mode while tracing (those don't stage, so they would compute on
-the Variables' stand-ins); random numbers drawn from fluxgrad's default generator while
-tracing (they would be frozen; the generator's state is restored); `Tensor.backward()`
-while tracing (training steps are not traced yet).
+its gradient silently lost) unless the function also writes state (a training step);
+any op run under vmap or forward mode while tracing (those don't stage, so they would
+compute on the Variables' stand-ins); `Tensor.backward()` while tracing without `lift` (what
+`state` refuses, it refuses too); random numbers drawn from fluxgrad's default generator by
+NumPy directly while tracing (nn.init, get_rng(): they would be frozen; the generator's
+state is restored). Random ops (rand, dropout, ...) are staged like any op (see
+`static.staging`) and leave the generator alone while tracing: each call of the compiled
+code draws anew.
 """
+import contextlib
 import functools
 import keyword
 
 from .._core import engine as _engine
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
+from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import autograd, random as _random
 from ..static import passes, staging
 from ..static.program import Program, Variable
-from . import signature
+from . import signature, state as _state
 
 
 class Traced:
-    __slots__ = ("program", "inputs", "outputs", "out_structure", "equations_before")
+    __slots__ = ("program", "inputs", "outputs", "out_structure", "equations_before", "state")
 
-    def __init__(self, program, inputs, outputs, out_structure, equations_before):
+    def __init__(self, program, inputs, outputs, out_structure, equations_before, state=None):
         self.program = program
-        self.inputs = inputs  # data Variables, one per Tensor leaf of the arguments
-        self.outputs = outputs  # per result leaf: a Variable of the program or a Tensor
+        self.inputs = inputs  # data Variables: one per Tensor leaf of the arguments, then
+        # the lifted state's (`state.read()` gives their arrays)
+        self.outputs = outputs  # per result leaf: a Variable of the program or a Tensor;
+        # then the new values of the state `state.write` writes back
         self.out_structure = out_structure
         self.equations_before = equations_before  # before the passes
+        self.state = state  # a `state.Binding`, or None
 
 
-def trace(fn, args, kwargs, tensors, names, check_captures=True):
+def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False):
     program = Program()
     inputs = []
     for tensor, name in zip(tensors, names):
@@ -50,23 +63,32 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
     _static_state.armed = True
     rng = _random.default_generator
     rng_before = rng.np, rng.get_state()
-    saved = _static_state.stage, _engine.backward, autograd.backward
-    _static_state.stage = functools.partial(_guarded_stage, saved[0], fn)
-    _engine.backward = autograd.backward = functools.partial(_refused_backward, fn)
+    tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
+    saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
+    _static_state.stage = functools.partial(_guarded_stage, saved[0], fn, tracer)
+    _engine.backward = autograd.backward = tracer.backward if lift else \
+        functools.partial(_refused_backward, fn)
+    staging.programs.tracing = True  # random draws stage: every call draws anew
     try:
-        with staging.guard(program, Program()):
+        with staging.guard(program, Program()), \
+                tracer.patched() if lift else contextlib.nullcontext():
             leaves = iter(inputs)
             result = fn(*signature.substitute(args, leaves),
                         **signature.substitute(kwargs, leaves))
     finally:
-        _static_state.stage, _engine.backward, autograd.backward = saved
+        (_static_state.stage, _engine.backward, autograd.backward,
+         staging.programs.tracing) = saved
     if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
+        # staged draws leave the generator alone while tracing: this one was made by NumPy
+        # directly (nn.init, a layer built inside, get_rng()) and would be frozen
         rng.np = rng_before[0]
         rng.set_state(rng_before[1])
         raise NotImplementedError(
-            f"fluxgrad.compile({_name(fn)}): it draws random numbers (rand, randn, dropout, "
-            "...), which tracing would freeze into the program as constants; random ops in "
-            "compiled functions are not supported yet: call it without compile")
+            f"fluxgrad.compile({_name(fn)}): it draws random numbers outside fluxgrad's random "
+            "ops (nn.init, a layer created inside the function, get_rng(), manual_seed), which "
+            "tracing would freeze into the program as constants; create layers and initialise "
+            "weights outside the compiled function (rand, randn, dropout, ... inside it draw "
+            "anew at every call)")
     out_leaves = []
     structure = signature.flatten_value(result, out_leaves)
     for i, leaf in enumerate(out_leaves):
@@ -75,15 +97,26 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True):
                              "Variable of another program; return values computed from the "
                              "arguments")
     if check_captures:
-        _refuse_captured_grads(program, fn)
+        _refuse_captured_grads(program, fn, tracer)
+    n_results = len(out_leaves)
+    written, values = tracer.written() if lift else ((), ())
+    out_leaves += values
     before = len(program.equations)
     variables = [o for o in out_leaves if isinstance(o, Variable)]
     program = passes.optimize(program, variables)
     outputs = [_resolve(program, o) for o in out_leaves]
-    return Traced(program, inputs, outputs, structure, before)
+    binding = None
+    if lift and tracer.slots:
+        # the lifted state the optimised program reads (unread state is not even read)
+        used = {id(x) for eq in program.equations for x in eq.inputs}
+        used.update(id(o) for o in outputs)
+        lifted = [v for v in program.data[len(inputs):] if id(v) in used]
+        binding = _state.Binding(tracer, written, n_results, lifted)
+        inputs = inputs + lifted
+    return Traced(program, inputs, outputs, structure, before, binding)
 
 
-def _guarded_stage(stage, fn, prim, inputs, params):
+def _guarded_stage(stage, fn, tracer, prim, inputs, params):
     # vmap and forward mode wrap values in objects that don't stage: running them on the
     # Variables' stand-ins would bake wrong constants into the program
     if _batch_state.sizes or _forward_state.level:
@@ -92,14 +125,21 @@ def _guarded_stage(stage, fn, prim, inputs, params):
             f"{'vmap' if _batch_state.sizes else 'forward-mode AD'} (e.g. func.vmap, jvp, "
             "jacfwd, hessian, hvp), which can't be traced yet; call this function without "
             "compile (reverse mode, func.grad / value_and_grad / vjp, does trace)")
-    return stage(prim, inputs, params)
+    if tracer is None:
+        return stage(prim, inputs, params)
+    out = stage(prim, tracer.lift(inputs), params)
+    if not _grad_state.enabled and prim.differentiable and out is not NotImplemented:
+        # eager mode records no graph under no_grad: a later backward() must not reach it
+        from ..static._ops import stop_gradient
+        return stop_gradient(out) if prim.n_outputs == 1 else tuple(map(stop_gradient, out))
+    return out
 
 
 def _refused_backward(fn, *args, **kwargs):
     raise NotImplementedError(
-        f"fluxgrad.compile({_name(fn)}): backward() inside a compiled function (a whole "
-        "training step) is not supported yet; compile the loss function and call backward() "
-        "and opt.step() outside it, or use func.grad / value_and_grad inside it")
+        f"fluxgrad.compile({_name(fn)}): backward() inside a function traced for its "
+        "gradient is not supported; call the function without compile, or use func.grad / "
+        "value_and_grad inside it")
 
 
 def _resolve(program, x):
@@ -108,7 +148,14 @@ def _resolve(program, x):
     return x
 
 
-def _refuse_captured_grads(program, fn):
+def _refuse_captured_grads(program, fn, tracer):
+    for slot in tracer.captured_grad_reads() if tracer is not None else ():
+        raise NotImplementedError(
+            f"fluxgrad.compile({_name(fn)}): an op (at {slot.source}) reads a tensor "
+            f"{list(slot.owner._data.shape)} that requires grad but is not an argument of the "
+            "compiled function (a closure or a module's parameter), and the function does not "
+            "call backward() on it; its gradient would be lost. Pass it as an argument, detach "
+            "it, or compile the whole training step (backward() and opt.step() inside)")
     for eq in program.equations:
         for x in eq.inputs:
             if isinstance(x, Tensor) and not isinstance(x, Variable) and x._requires_grad:

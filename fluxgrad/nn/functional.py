@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import batching, dtypes
-from .._core.errors import DTypeError, ShapeError
+from .._core.errors import ArgumentError, DTypeError, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import rand
@@ -63,7 +63,7 @@ def linear(input, weight, bias=None):
     """`input @ weight.T + bias`, with weight [out_features, in_features] (PyTorch's layout)."""
     x = _tensor(input)
     if x.shape[-1:] != weight.shape[-1:]:
-        raise ValueError(f"linear: the input's last dimension is {x.shape[-1:]} but the weight "
+        raise ShapeError(f"linear: the input's last dimension is {x.shape[-1:]} but the weight "
                          f"{list(weight.shape)} expects {weight.shape[-1]} features; input shape "
                          f"{list(x.shape)}")
     require_same_float_dtype("linear", x, weight, ("input", "weight"))
@@ -125,14 +125,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     "(track_running_stats=False / running_mean=None)")
             with no_grad():
                 m = momentum
-                batch_mean = x._data.mean(axis=axes)
-                unbiased = var._data.reshape(-1) * count / (count - 1)
-                running_mean._data *= 1 - m
-                running_mean._data += m * batch_mean
-                running_var._data *= 1 - m
-                running_var._data += m * unbiased
-                running_mean._bump_version()
-                running_var._bump_version()
+                if getattr(x, "program", None) is not None:  # staged: the updates are ops
+                    running_mean.mul_(1 - m).add_(m * _ops.mean(x, axis=axes))
+                    running_var.mul_(1 - m).add_(m * (var.reshape(-1) * count / (count - 1)))
+                else:
+                    batch_mean = x._data.mean(axis=axes)
+                    unbiased = var._data.reshape(-1) * count / (count - 1)
+                    running_mean._data *= 1 - m
+                    running_mean._data += m * batch_mean
+                    running_var._data *= 1 - m
+                    running_var._data += m * unbiased
+                    running_mean._bump_version()
+                    running_var._bump_version()
         y = centered / _ops.sqrt(var + eps)
     else:
         mean = _ops.reshape(running_mean, shape)
@@ -152,7 +156,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     normalized_shape = tuple(normalized_shape)
     n = len(normalized_shape)
     if tuple(x.shape[x.ndim - n:]) != normalized_shape:
-        raise ValueError(f"layer_norm: the input's trailing dimensions {list(x.shape[x.ndim - n:])} "
+        raise ShapeError(f"layer_norm: the input's trailing dimensions {list(x.shape[x.ndim - n:])} "
                          f"don't match normalized_shape {list(normalized_shape)}; input shape "
                          f"{list(x.shape)}")
     centered, var = _norm_stats(x, tuple(range(x.ndim - n, x.ndim)))
@@ -169,7 +173,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     x = _tensor(input)
     n, c = x.shape[:2]
     if c % num_groups:
-        raise ValueError(f"group_norm: {c} channels can't be split into {num_groups} groups")
+        raise ShapeError(f"group_norm: {c} channels can't be split into {num_groups} groups")
     grouped = _ops.reshape(x, (n, num_groups, -1))
     centered, var = _norm_stats(grouped, (2,))
     y = _ops.reshape(centered / _ops.sqrt(var + eps), x.shape)
@@ -216,7 +220,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, *, sparse=False):
                          f"is out of range for {num} embeddings")
     out = weight[rows]
     if padding_idx is not None:
-        mask = _ops.unsqueeze(_ops.equal(rows, padding_idx % num), -1)
+        mask = _ops.unsqueeze(_ops.eq(rows, padding_idx % num), -1)
         out = _ops.where(mask, weight.detach()[rows], out)
     return out
 
@@ -227,9 +231,9 @@ def one_hot(input, num_classes=-1):
     if num_classes < 0:
         num_classes = int(idx.max()) + 1 if idx.size else 0
     if idx.size and (idx.min() < 0 or idx.max() >= num_classes):
-        raise ValueError(f"one_hot: class values must be in [0, {num_classes}), got values in "
-                         f"[{idx.min()}, {idx.max()}]")
-    matches = _ops.equal(_ops.unsqueeze(classes, -1), Tensor(np.arange(num_classes)))
+        raise ArgumentError(f"one_hot: class values must be in [0, {num_classes}), got values in "
+                            f"[{idx.min()}, {idx.max()}]")
+    matches = _ops.eq(_ops.unsqueeze(classes, -1), Tensor(np.arange(num_classes)))
     return _ops.cast(matches, dtypes.int64)
 
 
@@ -335,7 +339,7 @@ def _index_targets(x, target, axis, ignore_index, op):
         elif target.numel() == int(np.prod(expected)) and target.ndim <= 1:
             target = _ops.reshape(target, expected)
     if target.shape != expected:
-        raise ValueError(f"{op}: expected class-index targets of shape {list(expected)} for input "
+        raise ShapeError(f"{op}: expected class-index targets of shape {list(expected)} for input "
                          f"shape {list(x.shape)} (classes on axis {axis}), got "
                          f"{list(target.shape)}")
     classes = x.shape[axis]
@@ -355,7 +359,7 @@ def _target_matrix(x, idx, valid, axis, weight, smoothing):
     cls_shape = [1] * x.ndim
     cls_shape[axis] = classes
     picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
-    onehot = _ops.cast(_ops.equal(picked, Tensor(np.arange(classes).reshape(cls_shape))), x.dtype)
+    onehot = _ops.cast(_ops.eq(picked, Tensor(np.arange(classes).reshape(cls_shape))), x.dtype)
     counted = _ops.cast(_ops.unsqueeze(valid, axis), x.dtype)
     t = onehot * (1.0 - smoothing) + smoothing / classes if smoothing else onehot
     if weight is None:
@@ -387,7 +391,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     target = _tensor(target)
     if soft_label or (soft_label is None and target._data.dtype.kind == "f"):
         if target.shape != x.shape:
-            raise ValueError(f"{op}: probability targets must have the input's shape "
+            raise ShapeError(f"{op}: probability targets must have the input's shape "
                              f"{list(x.shape)}, got {list(target.shape)}")
         t = target
         if label_smoothing:

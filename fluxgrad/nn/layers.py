@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
+from .._core.errors import ShapeError
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
@@ -203,7 +204,7 @@ class Linear(Module):
 
     def forward(self, x):
         if x.shape[-1:] != (self.in_features,):
-            raise ValueError(f"Linear({self.in_features}, {self.out_features}): expected input "
+            raise ShapeError(f"Linear({self.in_features}, {self.out_features}): expected input "
                              f"with last dimension {self.in_features}, got shape "
                              f"{list(x.shape)}")
         return F.linear(x, self.weight, self.bias)
@@ -261,13 +262,13 @@ class Dropout(Module):
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, x):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self):
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Embedding(Module):
@@ -340,7 +341,7 @@ class _ConvNd(Module):
         channels = x.ndim - self._dims - 1  # the channel axis: 0 unbatched, 1 batched
         if channels not in (0, 1) or x.shape[channels] != self.in_channels:
             layout = "[C, L] or [N, C, L]" if self._dims == 1 else "[C, H, W] or [N, C, H, W]"
-            raise ValueError(f"{type(self).__name__}: expected input {layout} with C="
+            raise ShapeError(f"{type(self).__name__}: expected input {layout} with C="
                              f"{self.in_channels} channels, got shape {list(x.shape)}")
 
     def extra_repr(self):
@@ -489,7 +490,10 @@ class _BatchNorm(Module):
                              f"{self.num_features} channels on axis 1, got shape {list(x.shape)}")
         use_batch = self.training or not self.track_running_stats
         if self.training and self.track_running_stats:
-            self.num_batches_tracked._data += 1
+            if getattr(x, "program", None) is not None:  # staged (compile): an op
+                self.num_batches_tracked.add_(1)
+            else:
+                self.num_batches_tracked._data += 1
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight,
                             self.bias, use_batch, self.momentum, self.eps)

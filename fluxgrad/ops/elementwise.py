@@ -61,7 +61,7 @@ def cast(x, dtype):
 
 
 @tensor_method("to")
-def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False):
+def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
     """PyTorch's `to`: a dtype, another tensor's dtype, or a device ('cpu', the only one)."""
     for arg in args + ((device,) if device is not None else ()):
         if isinstance(arg, Tensor):
@@ -415,16 +415,16 @@ def no_grad_primitive(name, impl):
     return Primitive(name, impl, batch=broadcasting(name))
 
 
-def _no_grad_binary(np_fn, name, *dunders):
+def _no_grad_binary(np_fn, name, *methods):
     prim = no_grad_primitive(name, np_fn)
 
     def op(x, y):
         return apply(prim, *promote(x, y))
     op.__name__ = name
-    return tensor_method(name, *dunders)(op)
+    return tensor_method(*(methods or (name,)))(op)
 
 
-equal = _no_grad_binary(np.equal, "equal", "__eq__", "eq")
+eq = _no_grad_binary(np.equal, "equal", "__eq__", "eq")
 not_equal = _no_grad_binary(np.not_equal, "not_equal", "__ne__", "ne")
 less = _no_grad_binary(np.less, "less", "__lt__", "lt", "less_than")
 less_equal = _no_grad_binary(np.less_equal, "less_equal", "__le__", "le")
@@ -433,7 +433,7 @@ greater_equal = _no_grad_binary(np.greater_equal, "greater_equal", "__ge__", "ge
 logical_and = _no_grad_binary(np.logical_and, "logical_and")
 logical_or = _no_grad_binary(np.logical_or, "logical_or")
 logical_xor = _no_grad_binary(np.logical_xor, "logical_xor")
-eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
+ne, lt, le, gt, ge = not_equal, less, less_equal, greater, greater_equal
 less_than, greater_than = less, greater
 
 
@@ -651,7 +651,7 @@ def where(condition, x, y):
 
 def _selected(out_bar, wins, x, y):
     # the larger (smaller) input takes the gradient; ties split it evenly, as PyTorch
-    return where(wins, out_bar, where(equal(x, y), out_bar * 0.5, 0.0))
+    return where(wins, out_bar, where(eq(x, y), out_bar * 0.5, 0.0))
 
 
 def _select_jvp(beats):
@@ -779,6 +779,14 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
                          f"{list(np.shape(getattr(b, '_data', b)))} don't broadcast") from None
 
 
+@tensor_method("equal")
+def equal(input, other):
+    """Whether the two tensors have the same shape and elements, as a Python bool (PyTorch's
+    `torch.equal`; the elementwise comparison is `eq`, or `==`)."""
+    a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
 @tensor_method("nan_to_num")
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """`x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (default: the
@@ -791,7 +799,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     posinf = float(info.max) if posinf is None else posinf
     neginf = float(info.min) if neginf is None else neginf
     out = where(isnan(x), nan, x)
-    return where(equal(x, math.inf), posinf, where(equal(x, -math.inf), neginf, out))
+    return where(eq(x, math.inf), posinf, where(eq(x, -math.inf), neginf, out))
 
 
 # --- composites: signs, angles, sinc -----------------------------------------------------------

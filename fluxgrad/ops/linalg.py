@@ -39,12 +39,13 @@ def _mT(x):
 
 # --- matmul -----------------------------------------------------------------------------
 def require_same_float_dtype(op, x, y, names=("mat1", "mat2")):
-    """Refuse two floating tensors of different dtypes, as PyTorch does for matmul, linear and
-    conv (a float64 batch into a float32 model would otherwise run silently in float64)."""
+    """Refuse two tensors of different dtypes when one is floating, as PyTorch does for matmul,
+    linear and conv (a float64 batch into a float32 model would otherwise run silently in
+    float64, an integer batch silently promoted)."""
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)):
         return
     a, b = x._data.dtype, y._data.dtype
-    if a != b and a.kind == "f" and b.kind == "f":
+    if a != b and (a.kind == "f" or b.kind == "f"):
         raise DTypeError(f"{op}: {names[0]} and {names[1]} must have the same dtype, but got "
                          f"{x.dtype} and {y.dtype}; convert one first, e.g. with .float(), "
                          ".double() or .to(dtype) (a model: model.to(dtype))")

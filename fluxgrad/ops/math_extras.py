@@ -18,7 +18,7 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor, as_array, tensor_method
 from ._batch import front
 from ._family import float_result, promote
-from .elementwise import (abs, cast, equal, isinf, isnan, log, logaddexp, logical_not,
+from .elementwise import (abs, cast, eq, isinf, isnan, log, logaddexp, logical_not,
                           logical_or, maximum, no_grad_primitive, sign, sqrt, where)
 from .reduce import any as any_, sum as _sum
 from .shape import broadcast_to, reshape, stack
@@ -140,7 +140,7 @@ def hypot(x, y):
     x, y = float_result(as_operand(x)), float_result(as_operand(y))
     # hypot is homogeneous of degree 1, so the (constant) scale carries no gradient
     scale = maximum(abs(x), abs(y)).detach()
-    scale = where(equal(scale, 0), 1.0, scale)
+    scale = where(eq(scale, 0), 1.0, scale)
     return scale * sqrt((x / scale) ** 2 + (y / scale) ** 2)
 
 
@@ -175,20 +175,20 @@ def xlogy(x, y):
     x, y = promote(x, y)
     x, y = float_result(as_operand(x)), float_result(as_operand(y))
     log_y = log(y)
-    zero = equal(x, 0) & isinf(log_y)
+    zero = eq(x, 0) & isinf(log_y)
     return where(zero, 0.0, x * where(zero, 0.0, log_y))
 
 
 @tensor_method("isneginf")
 def isneginf(x):
     """Where x is -inf, a bool tensor."""
-    return equal(x, -math.inf) if x._data.dtype.kind == "f" else _nowhere(x)
+    return eq(x, -math.inf) if x._data.dtype.kind == "f" else _nowhere(x)
 
 
 @tensor_method("isposinf")
 def isposinf(x):
     """Where x is +inf, a bool tensor."""
-    return equal(x, math.inf) if x._data.dtype.kind == "f" else _nowhere(x)
+    return eq(x, math.inf) if x._data.dtype.kind == "f" else _nowhere(x)
 
 
 def _nowhere(x):
@@ -209,7 +209,7 @@ def _isin_batch(bdims, x, test, *, invert):
     x = front(x, bdims[0]) if bdims[0] is not None else broadcast_to(x, (size,) + x.shape)
     lead = x.shape
     # each example's x against that example's test elements, along a last dimension
-    hits = any_(equal(reshape(x, lead + (1,)),
+    hits = any_(eq(reshape(x, lead + (1,)),
                       reshape(test, (size,) + (1,) * (len(lead) - 1) + (-1,))), -1)
     return (logical_not(hits) if invert else hits), 0
 

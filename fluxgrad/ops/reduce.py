@@ -17,13 +17,13 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import ShapeError, ShapeIndexError
+from .._core.errors import DTypeError, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
-from .elementwise import (abs, cast, equal, exp, log, logical_and, maximum, minimum, sign,
+from .elementwise import (abs, cast, eq, exp, log, logical_and, maximum, minimum, sign,
                           where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
 
@@ -111,7 +111,12 @@ def sum(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
 
 @tensor_method("mean")
 def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
-    """Arithmetic mean over `axis`."""
+    """Arithmetic mean over `axis`; an integer or bool tensor needs a floating `dtype`, as in
+    PyTorch."""
+    if dtype is None and isinstance(x, Tensor) and x._data.dtype.kind not in "fc":
+        raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                         f"floating point or complex dtype. Got: {x.dtype}; convert it first "
+                         "(x.float()) or pass dtype=")
     x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
     return sum(x, axis, keepdims) / _count(x, axis)
@@ -127,13 +132,13 @@ def _prod_partials(x, out, axis):
     #   k > 2: 0, a product of two or more zeros, whose derivative is 0 as well.
     if _count(x, axis) == 1:
         return ones_like(x)
-    zero = equal(x, 0)
+    zero = eq(x, 0)
     k = sum(zero, axis, True)
     x_nonzero = where(zero, 1.0, x)
     p = prod(x_nonzero, axis, True)
     zeros_sum = sum(where(zero, x, 0.0), axis, True)
-    z = where(equal(k, 0), 1.0, where(equal(k, 1), zeros_sum, 0.0))
-    z_without_i = where(equal(k, 1), 1.0, where(equal(k, 2), zeros_sum - x, 0.0))
+    z = where(eq(k, 0), 1.0, where(eq(k, 1), zeros_sum, 0.0))
+    z_without_i = where(eq(k, 1), 1.0, where(eq(k, 2), zeros_sum - x, 0.0))
     return p * where(zero, z_without_i, z / x_nonzero)
 
 
@@ -151,7 +156,7 @@ def prod(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
 # --- extrema -----------------------------------------------------------------------------
 def _tie_partials(x, out, axis):
     # ties split the gradient evenly, as torch.amax
-    hit = cast(equal(x, out), x.dtype)
+    hit = cast(eq(x, out), x.dtype)
     return hit / sum(hit, axis, True)
 
 
@@ -235,7 +240,7 @@ def _index_partials(arg):
     def partials(x, out, axis):
         a = axis[0]
         positions = np.arange(x.shape[a]).reshape([-1 if i == a else 1 for i in range(x.ndim)])
-        return cast(equal(Tensor._make(positions), arg(x, a, True)), x.dtype)
+        return cast(eq(Tensor._make(positions), arg(x, a, True)), x.dtype)
     return partials
 
 
@@ -381,14 +386,14 @@ def _norm_partials(x, out, axis, *, p):
     if p == 1:
         return sign(x)
     if p in (np.inf, -np.inf):
-        hit = cast(equal(abs(x), out), x.dtype)
+        hit = cast(eq(abs(x), out), x.dtype)
         return sign(x) * hit / sum(hit, axis, True)
-    out = where(equal(out, 0), 1.0, out)
+    out = where(eq(out, 0), 1.0, out)
     if p == 2:
         return x / out
     ratio = abs(x) / out
     if p < 1:
-        ratio = where(equal(x, 0), 1.0, ratio)
+        ratio = where(eq(x, 0), 1.0, ratio)
     return sign(x) * ratio ** (p - 1)
 
 
@@ -437,9 +442,9 @@ def _cumprod_parts(x, axis, reverse):
     Returns the zero mask, the masks of the first and second zero, x with its zeros as 1,
     c, and the zeros' contribution when x_i is nonzero, the first zero, the second zero.
     """
-    zero = equal(x, 0)
+    zero = eq(x, 0)
     seen = apply(cumsum_p, cast(zero, dtypes.int64), axis=axis, reverse=reverse)
-    none, one, two = equal(seen, 0), equal(seen, 1), equal(seen, 2)
+    none, one, two = eq(seen, 0), eq(seen, 1), eq(seen, 2)
     first, second = logical_and(zero, one), logical_and(zero, two)
     z1 = sum(where(first, x, 0.0), axis, True)
     z2 = sum(where(second, x, 0.0), axis, True)

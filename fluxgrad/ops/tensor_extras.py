@@ -63,7 +63,7 @@ _DIFFERENTIABLE = {
     "hardtanh_": activation.hardtanh,
 }
 _NO_GRADIENT = {
-    "eq_": elementwise.equal, "ne_": elementwise.not_equal, "not_equal_": elementwise.not_equal,
+    "eq_": elementwise.eq, "ne_": elementwise.not_equal, "not_equal_": elementwise.not_equal,
     "lt_": elementwise.less, "less_": elementwise.less, "le_": elementwise.less_equal,
     "less_equal_": elementwise.less_equal, "gt_": elementwise.greater,
     "greater_": elementwise.greater, "ge_": elementwise.greater_equal,
@@ -195,23 +195,27 @@ Tensor.put_ = lambda self, index, source, accumulate=False: apply_inplace(
     self, put, index, source, accumulate)
 
 
-# --- random fills ----------------------------------------------------------------------------
-def _random_fill(x, draw, generator):
-    from ..random import _fill, numpy_generator
-    return _fill(x, draw(numpy_generator(generator), x.shape), "")
+# --- random fills: transforms of the uniform and normal draws (which stage in programs) ----
+def _random_fill(x, draw, generator, op):
+    from .. import random_ops
+    from ..random import _fill, _generator
+    generator = _generator(generator)
+    return _fill(x, lambda: draw(random_ops, generator), op)
 
 
 @tensor_method("cauchy_")
 def cauchy_(x, median=0.0, sigma=1.0, *, generator=None):
     """Fill with samples of the Cauchy distribution."""
-    return _random_fill(x, lambda g, s: median + sigma * np.tan(math.pi * (g.random(s) - 0.5)),
-                        generator)
+    return _random_fill(x, lambda ops, g: elementwise.tan(
+        (ops.uniform(x.shape, np.float64, generator=g) - 0.5) * math.pi) * sigma + median,
+        generator, "cauchy_")
 
 
 @tensor_method("log_normal_")
 def log_normal_(x, mean=1.0, std=2.0, *, generator=None):
     """Fill with samples whose log is normal(mean, std)."""
-    return _random_fill(x, lambda g, s: np.exp(g.normal(mean, std, s)), generator)
+    return _random_fill(x, lambda ops, g: elementwise.exp(
+        ops.normal(float(mean), float(std), x.shape, np.float64, g)), generator, "log_normal_")
 
 
 @tensor_method("geometric_")
@@ -219,7 +223,10 @@ def geometric_(x, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
-    return _random_fill(x, lambda g, s: g.geometric(p, s), generator)
+    # floor(log V / log(1 - p)) + 1 for V uniform on (0, 1]
+    return _random_fill(x, lambda ops, g: elementwise.floor(elementwise.log(
+        1 - ops.uniform(x.shape, np.float64, generator=g)) / math.log1p(-p)) + 1,
+        generator, "geometric_")
 
 
 # --- memory and type queries -------------------------------------------------------------------

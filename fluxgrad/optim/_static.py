@@ -5,7 +5,9 @@ alone, as in PaddlePaddle) come from the static transforms (prim on: linearize +
 transpose; off: staged VJPs). Each optimizer's update is the same formula
 as its eager `_update`, written in fluxgrad ops on Variables; optimizer state (moments,
 step counts) lives in persistable Variables named `<param>.<slot>`, set to their
-initial values by the startup program. Every new value is a program update, applied to
+initial values by the startup program. The update formulas (`_update`) take the state
+through an interface (`_State`: `state(slot, init, shape)`, `set`, `on_first_step`) that
+`jit.state` also implements over an eager optimizer's `state`, for compiled training steps. Every new value is a program update, applied to
 the scope after a run. The learning rate is read when `minimize` is called.
 """
 import numpy as np
@@ -70,6 +72,12 @@ class _State:
     def set(self, var, value):
         self.program.set_update(var, value)
 
+    def on_first_step(self, first, later):
+        """`first` on the first step, `later` on the others (counted in a "step" slot)."""
+        step = self("step", shape=())
+        self.set(step, step + 1)
+        return ops.where(step == 0, first, later)
+
 
 def _update(opt, group, p, g, state):
     if isinstance(opt, Adam):
@@ -92,9 +100,7 @@ def _sgd(group, p, g, state):
         buf = state("momentum_buffer")
         new = momentum * buf + (1 - group["dampening"]) * g
         if group["dampening"]:
-            step = state("step", shape=())
-            new = ops.where(step == 0, g, new)  # the first step copies the gradient
-            state.set(step, step + 1)
+            new = state.on_first_step(g, new)  # the first step copies the gradient
         state.set(buf, new)
         g = g + momentum * new if group["nesterov"] else new
     return p - lr * g
@@ -126,6 +132,8 @@ def _adam(opt, group, p, g, state):
 
 def _rmsprop(group, p, g, state):
     alpha, wd, momentum = group["alpha"], group["weight_decay"], group["momentum"]
+    step = state("step", shape=())
+    state.set(step, step + 1)  # counted, as eager RMSprop counts
     if wd:
         g = g + wd * p
     sq = state("square_avg")

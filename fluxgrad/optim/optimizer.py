@@ -9,6 +9,7 @@ Bad input changes nothing: options are checked as PyTorch checks them (and NaN i
 refused too), `step()` checks every gradient before it updates any parameter, and
 `load_state_dict` checks the whole state before it replaces any of it.
 """
+import collections
 import math
 import numbers
 import warnings
@@ -41,7 +42,7 @@ class Optimizer:
                 params, "_attach"):
             defaults["lr"], params = params, None  # PaddlePaddle's positional learning_rate
         self.defaults = defaults
-        self.state = {}
+        self.state = collections.defaultdict(dict)  # as PyTorch's: self.state[p] starts empty
         self.param_groups = []
         self._scheduler = None
         lr = defaults.get("lr")
@@ -223,7 +224,7 @@ class Optimizer:
                         for key, value in entries.items()}
         for group, new in zip(self.param_groups, new_groups):
             group.update(new)
-        self.state = state
+        self.state = collections.defaultdict(dict, state)
 
     def _restore(self, key, value, p, where):
         """One saved state entry as `_update` keeps it: an array shaped like `p`, or a number."""

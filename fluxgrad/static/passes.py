@@ -5,6 +5,7 @@ the Variables, followed by a well-formedness check.
 - `cse`: one equation for each (primitive, inputs, params) computed twice;
 - `fold`: run equations whose inputs are all known now (a `full_like` of a known shape, an
   op of constants) and use their values as constants;
+  random draws (`prim.draws`) are effects: never folded nor merged, and kept by `dce`;
 - `simplify`: the zeros and ones that linearize and transpose leave: an op that is linear
   in an input that is zero gives zeros (`Primitive.linear` says which ops), `x * 1`, `x / 1`,
   `x + 0`, `x - 0` give x;
@@ -59,7 +60,9 @@ def dce(program, outputs=()):
     needed.update(id(_resolve_alias(program, o)) for o in outputs)
     kept = []
     for eq in reversed(program.equations):
-        if any(id(o) in needed for o in eq.outputs):
+        # a random draw is kept even when unused: dropping it would shift the numbers every
+        # later draw gets from the generator
+        if any(id(o) in needed for o in eq.outputs) or getattr(eq.prim, "draws", False):
             kept.append(eq)
             needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
     kept.reverse()
@@ -86,6 +89,9 @@ def cse(program, outputs=()):
     seen, replaced, kept = {}, {}, []
     for eq in program.equations:
         eq = _rewrite_inputs(eq, replaced)
+        if getattr(eq.prim, "draws", False):  # two draws are two different samples
+            kept.append(eq)
+            continue
         try:
             # full_like reads only its input's shape
             inputs = (("shape", eq.inputs[0].dims),) if eq.prim.name == "full_like" else \
@@ -125,7 +131,8 @@ def fold(program, outputs=()):
         eq = _rewrite_inputs(eq, replaced)
         known = [_known_value(x, constants) for x in eq.inputs]
         shape_only = eq.prim.name == "full_like" and _static_shape(eq.inputs[0])
-        if shape_only or (not eq.symbolic and all(
+        draws = getattr(eq.prim, "draws", False)  # drawn at every run, never now
+        if shape_only or (not eq.symbolic and not draws and all(
                 k is not None or not isinstance(x, Variable) for k, x in zip(known, eq.inputs))):
             args = [np.zeros(x._data.shape, x._data.dtype) if shape_only and i == 0 else k
                     for i, (k, x) in enumerate(zip(known, eq.inputs))]

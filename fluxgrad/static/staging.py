@@ -2,11 +2,14 @@
 
 `stage(prim, inputs, params)` is what the eager dispatch calls while static mode is
 armed. With no Variable among the inputs it returns NotImplemented (eager mode
-computes; in static mode such a value is a constant of the program). Otherwise the
-output Variables' shapes and dtypes come from abstract evaluation: the primitive's
-own `impl` run on small zero arrays (twice, under two bindings of the unknown
-dims, when there are any: see `dims`). An op that fails there raises at build
-time, naming the op, the input types and the user's line.
+computes; in static mode such a value is a constant of the program), except for a
+random draw (`prim.draws`) while a program is built (static mode on, or
+`programs.tracing` for fluxgrad.compile): that is staged, so that every run draws.
+Otherwise the output Variables' shapes and dtypes come from abstract evaluation: the
+primitive's own `impl` run on small zero arrays (twice, under two bindings of the
+unknown dims, when there are any: see `dims`), or its `abstract` rule (control flow,
+random draws). An op that fails there raises at build time, naming the op, the input
+types and the user's line.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
@@ -27,6 +30,7 @@ _ndarray = np.ndarray
 class _Programs:
     main = Program()
     startup = Program()
+    tracing = False  # fluxgrad.compile is tracing a function into `main`
 
 
 programs = _Programs()
@@ -55,7 +59,11 @@ def stage(prim, inputs, params):
             program = programs.main
             break
     if program is None:
-        return NotImplemented
+        # a random draw is staged whenever a program is being built, inputs or not: its
+        # numbers must be drawn at every run, not once now
+        if not (getattr(prim, "draws", False) and (state.enabled or programs.tracing)):
+            return NotImplemented
+        program = programs.main
     for x in inputs:
         if isinstance(x, Variable) and x.program is not program:
             if program.parent is not None and program.vars.get(x.name) is not x:

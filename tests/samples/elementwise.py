@@ -349,7 +349,8 @@ def _comparison_samples():
     samples = []
     x, y = normal(3, 4, seed=7), normal(4, seed=8)
     for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
-        samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(a, b.round()),
+        op = "eq" if name == "equal" else name  # fg.equal is torch's one-bool equal
+        samples.append(Sample(name, lambda a, b, n=op: getattr(fg, n)(a, b.round()),
                               [x.round(), y], _torch_rounded(name)))
     for name in ("logical_and", "logical_or", "logical_xor"):
         samples.append(Sample(name, lambda a, b, n=name: getattr(fg, n)(a > 0, b > 0), [x, y],

@@ -3,12 +3,13 @@
 fluxgrad computes on the CPU only, so `is_available()` is False and
 `device_count()` is 0; calls that would need a GPU raise one clear error.
 """
-from ._core.devices import refuse_accelerator
+from .._core.devices import refuse_accelerator
+from . import amp
 
 __all__ = ["is_available", "device_count", "is_initialized", "current_device", "set_device",
            "manual_seed", "manual_seed_all", "synchronize", "empty_cache", "get_device_name",
            "is_bf16_supported", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
-           "IntTensor", "ByteTensor", "BoolTensor"]
+           "IntTensor", "ByteTensor", "BoolTensor", "amp"]
 
 
 def is_available():
