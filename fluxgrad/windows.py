@@ -79,8 +79,8 @@ def histogram(x, bins=100, *, range=None, weight=None, density=False):
     """Counts (or summed `weight`) of x's elements in `bins` equal bins over `range` (default:
     the data's) or between the given edges (a 1-d tensor); the last bin includes its right
     edge. Returns (hist, bin_edges), both of x's floating dtype."""
-    from .ops.math_extras import refuse_batched
-    refuse_batched("histogram", x, weight)
+    from .ops.math_extras import refuse_value_reads
+    refuse_value_reads("histogram", x, weight)
     if x._data.dtype.kind != "f":
         raise NotImplementedError(f"histogram: defined for floating tensors, not {x.dtype}; "
                                   "convert it with .float()")

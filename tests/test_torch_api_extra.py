@@ -731,3 +731,22 @@ def test_composites_vmap_like_a_loop_over_examples():
 def test_value_dependent_functions_refuse_vmap_over_what_they_read(name, fn):
     with pytest.raises(RuntimeError, match=f"vmap: {name}"):
         fg.vmap(fn)(t(fg, A))
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("searchsorted", lambda x: fg.searchsorted(t(fg, SORTED), x)),
+    ("masked_scatter", lambda x: fg.masked_scatter(x, x > 0, x)),
+    ("histc", lambda x: fg.histc(x, 3)),
+    ("frexp", lambda x: fg.frexp(x)[0]),
+])
+def test_value_dependent_functions_refuse_to_be_frozen_by_compile(name, fn):
+    with pytest.raises(NotImplementedError, match=f"{name} reads the values"):
+        fg.compile(fn)(t(fg, V4))
+
+
+def test_composites_compile_to_eagers_values():
+    fn = lambda x: fg.quantile(x, 0.3) + fg.special.ndtr(x).sum() + fg.lgamma(x.abs() + 1).sum()
+    compiled = fg.compile(fn)
+    for data in (V4, POS[0]):
+        np.testing.assert_allclose(compiled(t(fg, data)).numpy(), fn(t(fg, data)).numpy(),
+                                   rtol=1e-12)

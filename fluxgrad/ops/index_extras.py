@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core.errors import DTypeError, IndexOutOfRange, ShapeError, ShapeIndexError
 from .._core.tensor import Tensor, is_scalar, tensor_method
-from .math_extras import as_operand, refuse_batched
+from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, isnan, where
 from .indexing import index_put, nonzero, scatter_reduce, take_along_dim
 from .reduce import amax, amin, any as reduce_any, sum as _sum
@@ -44,7 +44,7 @@ def _at(dim, index):
 
 def _index_vector(index, size, op):
     index = as_operand(index)
-    refuse_batched(op, index)
+    refuse_value_reads(op, index)
     if index._data.dtype.kind not in "iu":
         raise IndexDTypeError(f"{op}(): Expected dtype int64 for index, got {index.dtype}")
     if index.ndim > 1:
@@ -108,7 +108,7 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
 def masked_scatter(x, mask, source):
     """x with the entries where `mask` (broadcast to x) holds taken, in order, from `source`."""
     mask = as_operand(mask)
-    refuse_batched("masked_scatter", mask)
+    refuse_value_reads("masked_scatter", mask)
     if mask._data.dtype != np.bool_:
         raise DTypeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                          f"{mask.dtype}")
@@ -240,7 +240,7 @@ def unravel_index(indices, shape):
     """The coordinates in `shape` of flat `indices` (taken modulo the number of elements),
     one int64 tensor per dimension."""
     indices = as_operand(indices)
-    refuse_batched("unravel_index", indices)
+    refuse_value_reads("unravel_index", indices)
     if indices._data.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
@@ -274,7 +274,7 @@ def triu_indices(row, col, offset=0, *, dtype="int64", device=None, layout=None)
 def bincount(x, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer x (or the sum of
     `weights` at its occurrences)."""
-    refuse_batched("bincount", x, weights)
+    refuse_value_reads("bincount", x, weights)
     if x._data.dtype.kind not in "iub" or x.ndim != 1:
         error = NotImplementedError if x._data.dtype.kind == "f" else RuntimeError
         raise error(f"bincount only supports 1-d non-negative integral inputs, got a "
@@ -296,7 +296,7 @@ def bincount(x, weights=None, minlength=0):
 def histc(x, bins=100, min=0, max=0):
     """Counts of x's elements in `bins` equal bins spanning [min, max] (the data's range when
     min == max); elements outside are ignored. The result has x's (floating) dtype."""
-    refuse_batched("histc", x)
+    refuse_value_reads("histc", x)
     if x._data.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{x.dtype}'")
     if bins <= 0:
@@ -329,7 +329,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
             raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
         right = side == "right"
-    refuse_batched("searchsorted", sorted_sequence, values, sorter)
+    refuse_value_reads("searchsorted", sorted_sequence, values, sorter)
     seq = as_operand(sorted_sequence)._data
     scalar = is_scalar(values)
     vals = np.asarray(values._data if isinstance(values, Tensor) else values)
@@ -407,7 +407,7 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
     if x._data.dtype.kind != "f":
         raise DTypeError(f"{op}() input tensor must be either float or double dtype")
     if skip_nan:
-        refuse_batched(op, x)  # the count of NaN sets the ranks
+        refuse_value_reads(op, x)  # the count of NaN sets the ranks
     if interpolation not in _INTERPOLATIONS:
         raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint "
                          f"or nearest. Got {interpolation}")

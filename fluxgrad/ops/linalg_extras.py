@@ -11,7 +11,7 @@ import numpy as np
 from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._family import promote_all
-from .math_extras import as_operand, refuse_batched
+from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, clamp, sqrt, where
 from .indexing import index_select
 from .linalg import bmm, diag, mm, mv, outer, slogdet, tensordot
@@ -232,7 +232,7 @@ def cov(x, *, correction=1, fweights=None, aweights=None):
     if data._data.dtype.kind != "f":
         data = cast(data, "float32")
     n = data.shape[1]
-    refuse_batched("cov (its weights)", fweights, aweights)
+    refuse_value_reads("cov (its weights)", fweights, aweights)
     w = None
     if fweights is not None:
         if fweights._data.dtype.kind not in "iu":

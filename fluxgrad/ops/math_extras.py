@@ -15,6 +15,7 @@ from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
 from .._core.errors import DTypeError
 from .._core.primitive import Primitive
+from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor, as_array, tensor_method
 from ._batch import front
 from ._family import float_result, promote
@@ -31,15 +32,22 @@ __all__ = ["rsub", "absolute", "positive", "sgn", "float_power", "fmax", "fmin",
 _LN2 = math.log(2.0)
 
 
-def refuse_batched(op, *tensors):
-    """Refuse, inside vmap, an op that reads the values of a tensor that differs between the
-    examples of the batch (its result's shape or positions would depend on them)."""
+def refuse_value_reads(op, *tensors):
+    """Refuse an op that reads the values of a tensor (its result's shape or positions depend
+    on them) where those values are not there to read: a tensor that differs between the
+    examples of a vmap batch, or a value of a program being built (static mode, compile)."""
     for t in tensors:
         if type(t) is BatchedTensor:
             raise RuntimeError(
                 f"vmap: {op} reads the values of a tensor of shape {list(t.shape)} that differs "
                 "between the examples of the batch, so it cannot be vmapped; call it on each "
                 "example outside vmap")
+        if _static_state.armed and getattr(t, "program", None) is not None:
+            raise NotImplementedError(
+                f"{op} reads the values of a tensor of shape {list(t.shape)} that is a value of "
+                "the program being built (static mode, or a function traced by "
+                "fluxgrad.compile): its result would be frozen at tracing. Call it outside the "
+                "program, on concrete tensors")
 
 
 def as_operand(x):
@@ -94,7 +102,7 @@ FrexpResult = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(x):
     """(mantissa, exponent) with x = mantissa * 2**exponent, |mantissa| in [0.5, 1); the
     exponent is int32. Floating tensors only."""
-    refuse_batched("frexp", x)
+    refuse_value_reads("frexp", x)
     if x._data.dtype.kind != "f":
         raise DTypeError(f"frexp: expected a floating tensor, got {x.dtype}; convert it with "
                          ".float() first")

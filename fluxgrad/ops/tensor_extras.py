@@ -174,7 +174,7 @@ def put(x, index, source, accumulate=False):
     """x with the entries of its flattened form at `index` set to (or, with accumulate,
     increased by) `source`."""
     index = math_extras.as_operand(index)
-    math_extras.refuse_batched("put", index)
+    math_extras.refuse_value_reads("put", index)
     source = math_extras.as_operand(source)
     if index.numel() != source.numel():
         raise IndexError(f"put_(): Expected source and index to have the same number of "
