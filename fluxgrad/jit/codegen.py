@@ -1,21 +1,24 @@
 """Code generation: a traced Program -> Python source that calls the primitives' NumPy impls.
 
 `first_run(traced, arrays)` runs the program once, equation by equation (as the Executor
-does), returning the outputs and (the ids of) the equations whose impl returned something
-other than an ndarray (a NumPy scalar, a tuple of them): only those get `_asarray(...)` in the code.
-`generate(traced, name, wrapped)` -> (source, function):
+does), returning the outputs and a `FirstRun`: the equations whose impl returned something
+other than an ndarray (a NumPy scalar, a tuple of them; only those get `_asarray(...)` in the
+code) and the layout of the ufunc results (for buffer reuse).
+`generate(traced, name, first)` -> (source, function):
 
     def forward(x, w):
         a = _matmul(x, w)                  # model.py:12: h = x @ w
         del x, w
-        b = _tanh(a)                       # model.py:13: return h.tanh()
+        b = _tanh(a, a)                    # model.py:13: return h.tanh()
         return (b,)
 
 one line per equation: its primitive's `impl` (a global named `_<primitive>`) called on the
 arrays, with the static params as keywords (literals where Python can write them, else
-globals `_p<k>`), constants as globals `_c<k>`; `del` after each value's last use; the
-user's line that staged the equation as a comment. The source is registered with
-`linecache`, so tracebacks through the generated function show its lines.
+globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argument, when
+there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
+place); `del` after each value's last use (or the buffer's reuse); the user's line that
+staged the equation as a comment. The source is registered with `linecache`, so tracebacks
+through the generated function show its lines.
 """
 import itertools
 import keyword
@@ -27,27 +30,41 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from ..static.program import Variable
+from . import buffers
 
 _ndarray = np.ndarray
 _ids = itertools.count(1)
 
 
+class FirstRun:
+    """What the first run saw: the (ids of the) equations whose impl returned something other
+    than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
+    a C-contiguous array (the buffers `buffers.plan` may reuse)."""
+    __slots__ = ("wrapped", "layout")
+
+    def __init__(self):
+        self.wrapped = set()
+        self.layout = {}
+
+
 def first_run(traced, arrays):
     env = {id(v): a for v, a in zip(traced.inputs, arrays)}
-    wrapped = set()
+    seen = FirstRun()
     for eq in traced.program.equations:
         args = [env[id(x)] if isinstance(x, Variable) else
                 (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
         out = eq.prim.impl(*args, **eq.params)
         outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
         if any(type(o) is not _ndarray for o in outs):
-            wrapped.add(id(eq))
+            seen.wrapped.add(id(eq))
+        elif buffers.writes_out(eq) and out.flags.c_contiguous:
+            seen.layout[id(eq.outputs[0])] = (out.shape, out.dtype)
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = np.asarray(value)
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
-    return results, wrapped
+    return results, seen
 
 
 class _Names:
@@ -109,15 +126,22 @@ def _literal(x):
     return False
 
 
-def generate(traced, name, wrapped):
+def generate(traced, name, first):
     names = _Names(traced.inputs, name)
-    equations = traced.program.equations
+    equations, wrapped = traced.program.equations, first.wrapped
     keep = {id(o) for o in traced.outputs if isinstance(o, Variable)}
     last_use = {}
     for n, eq in enumerate(equations):
         for x in eq.inputs:
             if isinstance(x, Variable):
                 last_use[id(x)] = n
+    reuse = buffers.plan(equations, traced.inputs, keep, last_use, first.layout)
+    deletions = {}
+    for n, eq in enumerate(equations):
+        for x in eq.inputs:
+            if isinstance(x, Variable) and id(x) not in keep:
+                at = deletions.setdefault(reuse.delete_at[id(x)], {})
+                at.setdefault(id(x), x)
     body = []
     unused_inputs = [names.var(v) for v in traced.inputs
                      if id(v) not in last_use and id(v) not in keep]
@@ -126,6 +150,9 @@ def generate(traced, name, wrapped):
     for n, eq in enumerate(equations):
         args = [names.var(x) if isinstance(x, Variable) else
                 names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
+        buffer = reuse.out_of.get(id(eq))
+        if buffer is not None:
+            args.append(names.var(buffer))
         args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
         call = f"{names.impl(eq.prim)}({', '.join(args)})"
         outs = [names.var(o) if id(o) in last_use or id(o) in keep else "_"
@@ -138,11 +165,7 @@ def generate(traced, name, wrapped):
         body.append(line + _comment(eq.source, len(line)))
         if id(eq) in wrapped and eq.prim.n_outputs != 1:
             body += [f"{o} = _asarray({o})" for o in outs if o != "_"]
-        dead = []
-        for x in eq.inputs:
-            if isinstance(x, Variable) and last_use.get(id(x)) == n and id(x) not in keep:
-                if names.var(x) not in dead:
-                    dead.append(names.var(x))
+        dead = [names.var(x) for x in deletions.get(n, {}).values()]
         if dead:
             body.append(f"del {', '.join(dead)}")
     results = []

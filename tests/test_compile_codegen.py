@@ -1,0 +1,199 @@
+"""The code `fluxgrad.compile` generates: buffer reuse (`out=`) and `save()`.
+
+Expected values are NumPy evaluations of the same expressions (closed forms), never the
+compiled code itself. Each program is called twice: the first call runs the trace, the
+second the generated code with its reused buffers.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fluxgrad
+from fluxgrad import Tensor
+
+RTOL = 1e-12
+
+
+def _twice(compiled, *arrays):
+    """The generated code's result (second call) for fresh Tensors of `arrays`."""
+    compiled(*[Tensor(a.copy()) for a in arrays])
+    return compiled(*[Tensor(a.copy()) for a in arrays])
+
+
+def _leaves(out):
+    return [o.numpy() for o in (out if isinstance(out, (tuple, list)) else [out])]
+
+
+def test_an_elementwise_chain_writes_into_its_dying_inputs():
+    def f(x, w):
+        a = x * w
+        b = a + 0.5
+        return b.tanh() - x * 0.25
+    compiled = fluxgrad.compile(f)
+    x, w = np.linspace(-1, 1, 12), np.full(12, 0.9)
+    got = _leaves(_twice(compiled, x, w))[0]
+    np.testing.assert_allclose(got, np.tanh(x * w + 0.5) - x * 0.25, rtol=RTOL)
+    assert "_add(a, 0.5, a)" in compiled.code  # in place: `a` dies there
+    assert "_tanh(b, b)" in compiled.code
+
+
+def test_fan_out_values_match_numpy():
+    def f(x):
+        a = x * 2
+        b = a + 1          # a still read below
+        c = a * b
+        d = c - a          # a dies here
+        return d * b + c.exp()
+    x = np.linspace(-1, 1, 10).reshape(2, 5)
+    a = x * 2
+    b = a + 1
+    c = a * b
+    want = (c - a) * b + np.exp(c)
+    np.testing.assert_allclose(_leaves(_twice(fluxgrad.compile(f), x))[0], want, rtol=RTOL)
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a.reshape(3, 4), lambda a: a.t(), lambda a: a[1:], lambda a: a[:, 0],
+    lambda a: a.unsqueeze(0), lambda a: a.expand(2, 4, 3)])
+def test_a_buffer_viewed_by_a_live_variable_is_not_overwritten(view):
+    def f(x):
+        a = x * 3
+        v = view(a)        # shares a's memory
+        b = a + 1          # a's last use: b must not go into a's buffer while v lives
+        c = b * 2          # a dead buffer of a's shape
+        return v * 1.5, c
+    x = np.arange(12.0).reshape(4, 3)
+    v = view(Tensor(x * 3)).numpy()
+    got_v, got_c = _leaves(_twice(fluxgrad.compile(f), x))
+    np.testing.assert_allclose(got_v, v * 1.5, rtol=RTOL)
+    np.testing.assert_allclose(got_c, (x * 3 + 1) * 2, rtol=RTOL)
+
+
+def test_a_returned_view_keeps_its_base_intact():
+    def f(x):
+        a = x + 1
+        v = a.reshape(-1)  # returned: a's buffer is never reused
+        b = a * 2
+        c = b - 1
+        return v, c
+    x = np.arange(6.0).reshape(2, 3)
+    got_v, got_c = _leaves(_twice(fluxgrad.compile(f), x))
+    np.testing.assert_allclose(got_v, (x + 1).reshape(-1), rtol=RTOL)
+    np.testing.assert_allclose(got_c, (x + 1) * 2 - 1, rtol=RTOL)
+
+
+def test_returned_intermediates_are_not_overwritten():
+    def f(x):
+        a = x * 2
+        b = a + 1
+        c = b.tanh()
+        d = c * 3
+        return a, b, d
+    x = np.linspace(-2, 2, 8)
+    got = _leaves(_twice(fluxgrad.compile(f), x))
+    for g, w in zip(got, [x * 2, x * 2 + 1, np.tanh(x * 2 + 1) * 3]):
+        np.testing.assert_allclose(g, w, rtol=RTOL)
+
+
+def test_inputs_returned_as_outputs_and_the_callers_arrays_are_untouched():
+    def f(x, y):
+        a = x * y
+        b = a + x
+        return x, b.neg(), y
+    x, y = np.linspace(-1, 1, 6), np.linspace(1, 2, 6)
+    x0, y0 = x.copy(), y.copy()
+    compiled = fluxgrad.compile(f)
+    tx, ty = Tensor(x), Tensor(y)
+    for _ in range(3):
+        got = _leaves(compiled(tx, ty))
+        np.testing.assert_array_equal(tx.numpy(), x0)
+        np.testing.assert_array_equal(ty.numpy(), y0)
+    np.testing.assert_allclose(got[0], x0, rtol=RTOL)
+    np.testing.assert_allclose(got[1], -(x0 * y0 + x0), rtol=RTOL)
+    np.testing.assert_allclose(got[2], y0, rtol=RTOL)
+    got[0][...] = 7.0  # a returned input is a copy, not the caller's array
+    np.testing.assert_array_equal(tx.numpy(), x0)
+
+
+def test_backward_residuals_survive_buffer_reuse_and_a_second_backward():
+    def loss(x, w):
+        y = x
+        for _ in range(4):
+            y = (y * w + 0.5).tanh() - y * 0.25
+        return y.sum()
+
+    def numpy_grad(x, w):
+        ys, y = [], x
+        for _ in range(4):
+            ys.append(y)
+            y = np.tanh(y * w + 0.5) - y * 0.25
+        gx, gw = np.ones_like(x), np.zeros_like(w)
+        for y in reversed(ys):
+            t = np.tanh(y * w + 0.5)
+            dt = gx * (1 - t * t)
+            gw = gw + dt * y
+            gx = dt * w - gx * 0.25
+        return gx, gw
+    compiled = fluxgrad.compile(loss)
+    x, w = np.linspace(-1, 1, 7), np.linspace(0.5, 1.5, 7)
+    want = numpy_grad(x, w)
+    for _ in range(2):
+        tx, tw = Tensor(x.copy(), requires_grad=True), Tensor(w.copy(), requires_grad=True)
+        out = compiled(tx, tw)
+        out.backward(retain_graph=True)
+        first = tx.grad.numpy().copy(), tw.grad.numpy().copy()
+        tx.grad = tw.grad = None
+        out.backward()  # the residuals were not overwritten by the first backward
+        for g, f, wa in zip((tx.grad.numpy(), tw.grad.numpy()), first, want):
+            np.testing.assert_allclose(f, wa, rtol=1e-10)
+            np.testing.assert_allclose(g, wa, rtol=1e-10)
+        np.testing.assert_array_equal(tx.detach().numpy(), x)
+
+
+_OPS = {
+    "add": (lambda a, b: a + b, lambda a, b: a + b),
+    "mul": (lambda a, b: a * b, lambda a, b: a * b),
+    "sub": (lambda a, b: a - b, lambda a, b: a - b),
+    "tanh": (lambda a: a.tanh(), np.tanh),
+    "neg": (lambda a: -a, np.negative),
+    "scale": (lambda a: a * 0.5 + 1, lambda a: a * 0.5 + 1),
+    "t": (lambda a: a.t(), lambda a: a.T),
+    "reshape": (lambda a: a.reshape(16).reshape(4, 4), lambda a: a.reshape(16).reshape(4, 4)),
+    "row": (lambda a: a[1:2].expand(4, 4), lambda a: np.broadcast_to(a[1:2], (4, 4))),
+    "sum": (lambda a: a.sum(0, keepdim=True) + a, lambda a: a.sum(0, keepdims=True) + a),
+}
+
+
+def _random_program(seed):
+    """A random DAG of 12 ops over 2 inputs (fan-out, views, reductions), some intermediates
+    returned: the same steps as (fluxgrad function, numpy function)."""
+    rng = np.random.default_rng(seed)
+    names = list(_OPS)
+    steps = []
+    for k in range(12):
+        op = names[rng.integers(len(names))]
+        arity = _OPS[op][0].__code__.co_argcount
+        steps.append((op, [int(rng.integers(k + 2)) for _ in range(arity)]))
+    returned = sorted({11 + 2, *[int(i) for i in rng.integers(2, 14, size=2)]})
+
+    def run(backend, x, y):
+        values = [x, y]
+        for op, args in steps:
+            values.append(_OPS[op][backend](*[values[i] for i in args]))
+        return tuple(values[i] for i in returned)
+    return (lambda x, y: run(0, x, y)), (lambda x, y: run(1, x, y))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_random_programs_with_views_and_fan_out_match_numpy(seed):
+    fg_fn, np_fn = _random_program(seed)
+    rng = np.random.default_rng(100 + seed)
+    x, y = rng.standard_normal((4, 4)), rng.standard_normal((4, 4))
+    compiled = fluxgrad.compile(fg_fn)
+    want = np_fn(x.copy(), y.copy())
+    got = _leaves(_twice(compiled, x, y))
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
