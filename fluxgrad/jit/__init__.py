@@ -10,6 +10,7 @@ optimise it, and run it as generated NumPy code.
     f(x, w)              # runs the generated code
     print(f.code)        # the generated Python source; f.traces: why each trace happened
     f(x, w).backward()   # one graph node; its backward is generated code too
+    f.save("step.py")    # the generated code as a module that runs with NumPy alone
 
 `fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; `func.grad`,
 `value_and_grad` and `vjp` of a function compile too (they stage through Variables).
@@ -20,13 +21,13 @@ Refused with a clear error (never a silently wrong result): a Python `if` on a t
 a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
 (so `func.hessian`, `jacfwd`, `hvp`), and `backward()` inside the traced function. Not built
 yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
-traces again), guards beyond the signature, fusion and buffer reuse, `save()` as a
-standalone module, the eager fallback of `fullgraph=False`.
+traces again), guards beyond the signature, fusion of elementwise chains, the eager
+fallback of `fullgraph=False`.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
-(Program -> Python source), `joint` (one forward+VJP program split into forward and
-backward code), `compiled` (the cache, and the eager-graph node that makes compiled calls
-differentiable).
+(Program -> Python source), `buffers` (which ufunc calls write into dead buffers),
+`joint` (one forward+VJP program split into forward and backward code), `export` (`save()`),
+`compiled` (the cache, and the eager-graph node that makes compiled calls differentiable).
 """
 from .compiled import Compiled
 
