@@ -142,7 +142,7 @@ def generate(traced, name, first):
             if isinstance(x, Variable) and id(x) not in keep:
                 at = deletions.setdefault(reuse.delete_at[id(x)], {})
                 at.setdefault(id(x), x)
-    body = []
+    body, comments = [], {}
     unused_inputs = [names.var(v) for v in traced.inputs
                      if id(v) not in last_use and id(v) not in keep]
     if unused_inputs:
@@ -162,7 +162,7 @@ def generate(traced, name, first):
         else:
             line = f"{', '.join(outs)}, = {call}" if len(outs) == 1 else \
                 f"{', '.join(outs)} = {call}"
-        body.append(line + _comment(eq.source, len(line)))
+        body.append(line + _comment(eq.source, len(line), comments))
         if id(eq) in wrapped and eq.prim.n_outputs != 1:
             body += [f"{o} = _asarray({o})" for o in outs if o != "_"]
         dead = [names.var(x) for x in deletions.get(n, {}).values()]
@@ -186,10 +186,13 @@ def generate(traced, name, first):
     return source, namespace[name]
 
 
-def _comment(source, width):
+def _comment(source, width, cache):
     if not source:
         return ""
-    path, _, line = source.rpartition(":")
-    text = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
-    pad = " " * max(1, 44 - width)
-    return f"{pad}# {os.path.basename(path)}:{line}" + (f": {text}" if text else "")
+    text = cache.get(source)
+    if text is None:
+        path, _, line = source.rpartition(":")
+        code = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+        text = cache[source] = f"# {os.path.basename(path)}:{line}" + (
+            f": {code}" if code else "")
+    return " " * max(1, 44 - width) + text

@@ -46,7 +46,7 @@ def _resolve(x, replaced):
 
 def _rewrite_inputs(eq, replaced):
     from .program import Equation
-    if not any(isinstance(x, Variable) and id(x) in replaced for x in eq.inputs):
+    if not replaced or not any(isinstance(x, Variable) and id(x) in replaced for x in eq.inputs):
         return eq
     return Equation(eq.prim, [_resolve(x, replaced) for x in eq.inputs], eq.outputs, eq.params,
                     eq.source, eq.symbolic)
@@ -91,7 +91,7 @@ def cse(program, outputs=()):
             inputs = (("shape", eq.inputs[0].dims),) if eq.prim.name == "full_like" else \
                 tuple(_key(x) for x in eq.inputs)
             key = (eq.prim.name, inputs, repr(sorted(
-                eq.params.items(), key=lambda kv: kv[0])))
+                eq.params.items(), key=lambda kv: kv[0])) if eq.params else "")
         except Exception:
             key = None
         first = seen.get(key) if key is not None else None
@@ -123,24 +123,26 @@ def fold(program, outputs=()):
     constants, replaced, kept = {}, {}, []
     for eq in program.equations:
         eq = _rewrite_inputs(eq, replaced)
-        known = [_known_value(x, constants) for x in eq.inputs]
         shape_only = eq.prim.name == "full_like" and _static_shape(eq.inputs[0])
-        if shape_only or (not eq.symbolic and all(
-                k is not None or not isinstance(x, Variable) for k, x in zip(known, eq.inputs))):
-            args = [np.zeros(x._data.shape, x._data.dtype) if shape_only and i == 0 else k
-                    for i, (k, x) in enumerate(zip(known, eq.inputs))]
-            out = eq.prim.impl(*args, **eq.params)
-            outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
-            for o, value in zip(eq.outputs, outs):
-                value = np.asarray(value)
-                constants[id(o)] = value
-                replaced[id(o)] = Tensor(value)
+        if not shape_only and (eq.symbolic or any(
+                isinstance(x, Variable) and id(x) not in constants for x in eq.inputs)):
+            kept.append(eq)
             continue
-        kept.append(eq)
+        known = [_known_value(x, constants) for x in eq.inputs]
+        args = [np.zeros(x._data.shape, x._data.dtype) if shape_only and i == 0 else k
+                for i, (k, x) in enumerate(zip(known, eq.inputs))]
+        out = eq.prim.impl(*args, **eq.params)
+        outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
+        for o, value in zip(eq.outputs, outs):
+            value = np.asarray(value)
+            constants[id(o)] = value
+            replaced[id(o)] = Tensor(value)
     return _rebuild(program, kept, replaced)
 
 
 def _is_zero(x):
+    if type(x) is float or type(x) is int or type(x) is bool:
+        return x == 0
     if isinstance(x, Variable):
         return False
     if isinstance(x, Tensor):
@@ -152,6 +154,8 @@ def _is_zero(x):
 
 
 def _is_one(x):
+    if type(x) is float or type(x) is int or type(x) is bool:
+        return x == 1
     if isinstance(x, Variable):
         return False
     if isinstance(x, Tensor):
@@ -178,6 +182,8 @@ def simplify(program, outputs=()):
 
 def _simplified(eq):
     out, xs, linear = eq.outputs[0], eq.inputs, eq.prim.linear
+    if all(isinstance(x, Variable) for x in xs):  # zeros and ones are constants
+        return None
     if linear is not None and _static_shape(out) and not eq.params.get("value"):
         positions = range(len(xs)) if linear in ("all", "each") else linear
         zeros = [_is_zero(xs[i]) for i in positions if i < len(xs)]
