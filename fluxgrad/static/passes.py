@@ -8,7 +8,7 @@ the Variables, followed by a well-formedness check.
 - `simplify`: the zeros and ones that linearize and transpose leave: an op that is linear
   in an input that is zero gives zeros (`Primitive.linear` says which ops), `x * 1`, `x / 1`,
   `x + 0`, `x - 0` give x;
-- `optimize`: all of them until the program stops shrinking.
+- `optimize`: all of them, again while `simplify` finds something.
 
 A Variable that a pass replaces (by another Variable or a constant) stays fetchable: the new
 program's `aliases` maps it to its replacement, and the Executor follows that map.
@@ -210,10 +210,14 @@ def _same_type(x, out):
 
 
 def optimize(program, outputs=()):
-    """fold, simplify, cse and dce until the program stops shrinking."""
+    """fold, simplify, cse and dce; again while simplify removes something (the zeros it
+    leaves can make more equations foldable; nothing the other passes do makes work for an
+    earlier one)."""
     while True:
+        program = fold(program, outputs)
         size = len(program.equations)
-        for step in (fold, simplify, cse, dce):
-            program = step(program, outputs)
-        if len(program.equations) >= size:
+        program = simplify(program, outputs)
+        again = len(program.equations) < size
+        program = dce(cse(program, outputs), outputs)
+        if not again:
             return program
