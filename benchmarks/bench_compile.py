@@ -10,7 +10,7 @@ Also the one-time cost of tracing, passes and code generation, per equation.
 
 Then: the same chain on float32[10^6] (compiled code writes into dead buffers, `out=`) against
 the same eager NumPy calls; and the first-call cost of a training-like program of about
-1,000 equations (`func.value_and_grad` of a 45-layer tanh MLP's loss).
+1,000 equations (`func.value_and_grad` of a 90-layer tanh MLP's loss).
 """
 import _common  # noqa: F401  (sets single-thread environment before numpy loads)
 import time
@@ -116,7 +116,7 @@ def mlp_loss(x, *params):
     return ((h @ params[-2] + params[-1]) ** 2).mean()
 
 
-def compile_cost(layers=45, rounds=5):
+def compile_cost(layers=90, rounds=5):
     rng = np.random.default_rng(0)
     params = []
     for _ in range(layers):

@@ -106,7 +106,8 @@ class _Writer:
         if isinstance(x, DType):
             return (f"types.SimpleNamespace(name={x.name!r}, np=np.dtype({x.np.str!r}), "
                     f"category={x.category!r}, is_floating_point={x.is_floating_point!r}, "
-                    f"is_signed={x.is_signed!r}, itemsize={x.itemsize!r}, is_complex=False)")
+                    f"is_signed={x.is_signed!r}, itemsize={x.itemsize!r}, "
+                    f"is_complex={x.is_complex!r})")
         if isinstance(x, (np.ndarray, np.generic)):
             key = f"a{len(self.arrays)}"
             self.arrays[key] = np.asarray(x)
