@@ -130,18 +130,17 @@ def generate(traced, name, first):
     names = _Names(traced.inputs, name)
     equations, wrapped = traced.program.equations, first.wrapped
     keep = {id(o) for o in traced.outputs if isinstance(o, Variable)}
-    last_use = {}
+    last_use, read = {}, {}
     for n, eq in enumerate(equations):
         for x in eq.inputs:
             if isinstance(x, Variable):
                 last_use[id(x)] = n
+                read[id(x)] = x
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, first.layout)
     deletions = {}
-    for n, eq in enumerate(equations):
-        for x in eq.inputs:
-            if isinstance(x, Variable) and id(x) not in keep:
-                at = deletions.setdefault(reuse.delete_at[id(x)], {})
-                at.setdefault(id(x), x)
+    for key, n in reuse.delete_at.items():
+        if key not in keep:
+            deletions.setdefault(n, []).append(read[key])
     body, comments = [], {}
     unused_inputs = [names.var(v) for v in traced.inputs
                      if id(v) not in last_use and id(v) not in keep]
@@ -165,7 +164,7 @@ def generate(traced, name, first):
         body.append(line + _comment(eq.source, len(line), comments))
         if id(eq) in wrapped and eq.prim.n_outputs != 1:
             body += [f"{o} = _asarray({o})" for o in outs if o != "_"]
-        dead = [names.var(x) for x in deletions.get(n, {}).values()]
+        dead = [names.var(x) for x in deletions.get(n, ())]
         if dead:
             body.append(f"del {', '.join(dead)}")
     results = []

@@ -7,8 +7,8 @@ the Variables, followed by a well-formedness check.
   op of constants) and use their values as constants;
 - `simplify`: the zeros and ones that linearize and transpose leave: an op that is linear
   in an input that is zero gives zeros (`Primitive.linear` says which ops), `x * 1`, `x / 1`,
-  `x + 0`, `x - 0` give x;
-- `optimize`: all of them, again while `simplify` finds something.
+  `x + 0`, `x - 0` and `alias(x)` give x;
+- `optimize`: all of them, again while `simplify` makes constants.
 
 A Variable that a pass replaces (by another Variable or a constant) stays fetchable: the new
 program's `aliases` maps it to its replacement, and the Executor follows that map.
@@ -182,6 +182,8 @@ def simplify(program, outputs=()):
 
 def _simplified(eq):
     out, xs, linear = eq.outputs[0], eq.inputs, eq.prim.linear
+    if eq.prim.name == "alias":  # the identity (func transforms alias their inputs)
+        return xs[0]
     if all(isinstance(x, Variable) for x in xs):  # zeros and ones are constants
         return None
     if linear is not None and _static_shape(out) and not eq.params.get("value"):
@@ -210,14 +212,19 @@ def _same_type(x, out):
 
 
 def optimize(program, outputs=()):
-    """fold, simplify, cse and dce; again while simplify removes something (the zeros it
-    leaves can make more equations foldable; nothing the other passes do makes work for an
-    earlier one)."""
+    """fold, simplify, cse and dce; again while simplify replaces a value by a constant (the
+    zeros it leaves can make more equations foldable; nothing else any pass does makes work
+    for an earlier one)."""
     while True:
-        program = fold(program, outputs)
-        size = len(program.equations)
-        program = simplify(program, outputs)
-        again = len(program.equations) < size
+        before = fold(program, outputs)
+        program = simplify(before, outputs)
+        again = _made_constants(before, program)
         program = dce(cse(program, outputs), outputs)
         if not again:
             return program
+
+
+def _made_constants(before, after):
+    defined = {id(o) for eq in after.equations for o in eq.outputs}
+    return any(not isinstance(after.aliases.get(id(o), o), Variable)
+               for eq in before.equations for o in eq.outputs if id(o) not in defined)
