@@ -103,7 +103,7 @@ def large_chain(size=10**6):
     with fg.no_grad():
         compiled(x, w)
         t_compiled, t_numpy = interleaved_best_times(lambda: compiled(x, w),
-                                                     lambda: chain_numpy(data, wdata), rounds=15)
+                                                     lambda: chain_numpy(data, wdata), rounds=25)
     print(f"large chain    float32[{size}], {CHAIN} ops: compiled {t_compiled * 1e3:.1f} ms, "
           f"numpy {t_numpy * 1e3:.1f} ms: compiled is {t_numpy / t_compiled:.2f}x as fast "
           "(buffer reuse)")
