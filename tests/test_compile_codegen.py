@@ -299,3 +299,79 @@ def test_every_op_sample_saves_and_runs_without_fluxgrad(sample, tmp_path):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=1e-12, atol=1e-14)
+
+
+BIG = 200_003  # above fusion.MIN_SIZE, not a multiple of its chunk
+
+
+def test_a_long_elementwise_chain_on_large_arrays_runs_in_chunks_and_matches_numpy():
+    def f(x, w):
+        a = x * w
+        b = (a + 0.5).tanh()
+        c = b - x * 0.25   # x read again: fan-out across the region
+        d = c * c + a      # a: an intermediate read far from where it was made
+        return d, a        # a returned: it must exist whole after the chunks
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal(BIG), rng.standard_normal(BIG)
+    compiled = fluxgrad.compile(f)
+    d, a = _leaves(_twice(compiled, x, w))
+    assert "for " in compiled.code  # the chunk loop
+    a_want = x * w
+    c_want = np.tanh(a_want + 0.5) - x * 0.25
+    np.testing.assert_allclose(d, c_want * c_want + a_want, rtol=RTOL)
+    np.testing.assert_allclose(a, a_want, rtol=RTOL)
+    assert d.flags.c_contiguous and a.flags.c_contiguous
+
+
+def test_chunks_read_non_contiguous_inputs_and_leave_them_untouched():
+    def f(x, y):
+        return ((x * y + 1).exp() - x).abs() * 0.5
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal((3, BIG // 3 + 1)) * 0.1
+    y = rng.standard_normal((BIG // 3 + 1, 3)) * 0.1
+    compiled = fluxgrad.compile(f)
+    tx, ty = Tensor(base).t(), Tensor(y)  # tx: a transposed view
+    x0 = tx.numpy().copy()
+    compiled(tx, ty)
+    got = compiled(tx, ty).numpy()
+    assert "for " in compiled.code
+    np.testing.assert_allclose(got, np.abs(np.exp(x0 * y + 1) - x0) * 0.5, rtol=RTOL)
+    np.testing.assert_array_equal(tx.numpy(), x0)
+
+
+def test_chunked_comparisons_keep_their_dtypes():
+    def f(x):
+        a = x * 2
+        b = a > 0.5
+        c = b & (x < 1.0)
+        return c, a - 1
+    x = np.linspace(-1, 2, BIG)
+    c, a = _leaves(_twice(fluxgrad.compile(f), x))
+    assert c.dtype == np.bool_
+    np.testing.assert_array_equal(c, (x * 2 > 0.5) & (x < 1.0))
+    np.testing.assert_allclose(a, x * 2 - 1, rtol=RTOL)
+
+
+def test_gradients_through_a_chunked_chain_match_the_closed_form():
+    def loss(x, w):
+        y = x
+        for _ in range(3):
+            y = (y * w).tanh()
+        return y.sum()
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal(BIG) * 0.5, rng.standard_normal(BIG) * 0.5
+    ys, y = [], x
+    for _ in range(3):
+        ys.append(y)
+        y = np.tanh(y * w)
+    gx, gw = np.ones_like(x), np.zeros_like(w)
+    for y in reversed(ys):
+        t = np.tanh(y * w)
+        dt = gx * (1 - t * t)
+        gw, gx = gw + dt * y, dt * w
+    compiled = fluxgrad.compile(loss)
+    for _ in range(2):
+        tx, tw = Tensor(x.copy(), requires_grad=True), Tensor(w.copy(), requires_grad=True)
+        compiled(tx, tw).backward()
+        np.testing.assert_allclose(tx.grad.numpy(), gx, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(tw.grad.numpy(), gw, rtol=1e-10, atol=1e-12)

@@ -21,11 +21,11 @@ Refused with a clear error (never a silently wrong result): a Python `if` on a t
 a model's parameters through `func.functional_call`), random numbers, vmap and forward mode
 (so `func.hessian`, `jacfwd`, `hvp`), and `backward()` inside the traced function. Not built
 yet: training steps with `backward()` / `opt.step()` inside, symbolic dims (each new shape
-traces again), guards beyond the signature, fusion of elementwise chains, the eager
-fallback of `fullgraph=False`.
+traces again), guards beyond the signature, the eager fallback of `fullgraph=False`.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `codegen`
-(Program -> Python source), `buffers` (which ufunc calls write into dead buffers),
+(Program -> Python source), `buffers` (which ufunc calls write into dead buffers), `fusion`
+(long elementwise chains on large arrays run in cache-sized chunks),
 `joint` (one forward+VJP program split into forward and backward code), `export` (`save()`),
 `compiled` (the cache, and the eager-graph node that makes compiled calls differentiable).
 """

@@ -17,7 +17,8 @@ arrays, with the static params as keywords (literals where Python can write them
 globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argument, when
 there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
-staged the equation as a comment. The source is registered with `linecache`, so tracebacks
+staged the equation as a comment. A long run of elementwise equations on large arrays is
+written as one loop over cache-sized chunks (`fusion`). The source is registered with `linecache`, so tracebacks
 through the generated function show its lines.
 """
 import itertools
@@ -30,7 +31,7 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from ..static.program import Variable
-from . import buffers
+from . import buffers, fusion
 
 _ndarray = np.ndarray
 _ids = itertools.count(1)
@@ -71,14 +72,14 @@ class _Names:
     """Python identifiers for Variables, primitives, params and constants."""
 
     def __init__(self, inputs, function_name):
-        self.globals = {"_asarray": np.asarray}
-        self.used = {"_asarray", function_name}
+        self.globals = {"_asarray": np.asarray, "_empty": np.empty}
+        self.used = {"_asarray", "_empty", function_name}
         self.of_var = {}
         self._impls = {}
         for v in inputs:
-            self.of_var[id(v)] = self._fresh(v.name)
+            self.of_var[id(v)] = self.fresh(v.name)
 
-    def _fresh(self, base):
+    def fresh(self, base):
         base = base.lstrip("_") or "v"
         if not base.isidentifier() or keyword.iskeyword(base):
             base = "v_" + "".join(c if c.isalnum() else "_" for c in base)
@@ -91,7 +92,7 @@ class _Names:
     def var(self, v):
         name = self.of_var.get(id(v))
         if name is None:
-            name = self.of_var[id(v)] = self._fresh(v.name)
+            name = self.of_var[id(v)] = self.fresh(v.name)
         return name
 
     def impl(self, prim):
@@ -136,7 +137,10 @@ def generate(traced, name, first):
             if isinstance(x, Variable):
                 last_use[id(x)] = n
                 read[id(x)] = x
-    reuse = buffers.plan(equations, traced.inputs, keep, last_use, first.layout)
+    regions = fusion.regions(equations, first.layout)
+    fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
+    layout = {k: v for k, v in first.layout.items() if k not in fused}
+    reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout)
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
@@ -146,7 +150,19 @@ def generate(traced, name, first):
                      if id(v) not in last_use and id(v) not in keep]
     if unused_inputs:
         body.append(f"del {', '.join(unused_inputs)}")
-    for n, eq in enumerate(equations):
+    n = 0
+    while n < len(equations):
+        if n in regions:
+            stop = regions[n]
+            body += fusion.emit(equations, n, stop, names, first.layout, last_use, keep,
+                                lambda eq, width: _comment(eq.source, width, comments))
+            dead = [names.var(x) for k in range(n, stop) for x in deletions.get(k, ())
+                    if id(x) not in fused or id(x) in last_use and last_use[id(x)] >= stop]
+            if dead:
+                body.append(f"del {', '.join(dead)}")
+            n = stop
+            continue
+        eq = equations[n]
         args = [names.var(x) if isinstance(x, Variable) else
                 names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
         buffer = reuse.out_of.get(id(eq))
@@ -167,6 +183,7 @@ def generate(traced, name, first):
         dead = [names.var(x) for x in deletions.get(n, ())]
         if dead:
             body.append(f"del {', '.join(dead)}")
+        n += 1
     results = []
     input_ids = {id(v) for v in traced.inputs}
     for o in traced.outputs:
