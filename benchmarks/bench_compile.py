@@ -8,9 +8,10 @@ backward of its sum (the compiled call is one graph node whose backward is compi
 The calls alternate (`interleaved_best_times`) so every side sees the same machine load.
 Also the one-time cost of tracing, passes and code generation, per equation.
 
-Then: the same chain on float32[10^6] (compiled code writes into dead buffers, `out=`) against
-the same eager NumPy calls; and the first-call cost of a training-like program of about
-1,000 equations (`func.value_and_grad` of a 90-layer tanh MLP's loss).
+Then: the same chain on float32[10^6] and [4 * 10^6] (compiled code writes into dead buffers,
+`out=`, and runs the chain in cache-sized chunks) against the same eager NumPy calls; and
+the first-call cost of a training-like program of about 1,000 equations
+(`func.value_and_grad` of a 90-layer tanh MLP's loss).
 """
 import _common  # noqa: F401  (sets single-thread environment before numpy loads)
 import time
@@ -91,22 +92,23 @@ def main():
         fns["torch"] = run_torch
     best = interleaved_best_times(*fns.values(), rounds=300)
     line("fwd+bwd", dict(zip(fns, best)), "torch" if torch is not None else "eager")
-    large_chain()
+    large_chain(10**6)
+    large_chain(4 * 10**6, rounds=8)
     compile_cost()
 
 
-def large_chain(size=10**6):
+def large_chain(size, rounds=25):
     rng = np.random.default_rng(0)
     data, wdata = rng.standard_normal(size).astype(np.float32), np.full(size, 0.9, np.float32)
     x, w = fg.tensor(data), fg.tensor(wdata)
     compiled = fg.compile(chain)
     with fg.no_grad():
         compiled(x, w)
-        t_compiled, t_numpy = interleaved_best_times(lambda: compiled(x, w),
-                                                     lambda: chain_numpy(data, wdata), rounds=25)
+        t_compiled, t_numpy = interleaved_best_times(
+            lambda: compiled(x, w), lambda: chain_numpy(data, wdata), rounds=rounds)
     print(f"large chain    float32[{size}], {CHAIN} ops: compiled {t_compiled * 1e3:.1f} ms, "
           f"numpy {t_numpy * 1e3:.1f} ms: compiled is {t_numpy / t_compiled:.2f}x as fast "
-          "(buffer reuse)")
+          "(buffer reuse, chunks)")
 
 
 def mlp_loss(x, *params):

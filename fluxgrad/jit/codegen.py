@@ -18,8 +18,8 @@ globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argume
 there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
 staged the equation as a comment. A long run of elementwise equations on large arrays is
-written as one loop over cache-sized chunks (`fusion`). The source is registered with `linecache`, so tracebacks
-through the generated function show its lines.
+written as one loop over cache-sized chunks (`fusion`). The source is registered with
+`linecache`, so tracebacks through the generated function show its lines.
 """
 import itertools
 import keyword

@@ -3,9 +3,9 @@ over chunks small enough to stay in the CPU's cache, so the chain makes one pass
 memory instead of one per op.
 
 `regions(equations, layout)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
-of consecutive equations that `buffers.writes_out` accepts, whose output (`layout`: shape and
-dtype of the first run's C-contiguous result) has at least `MIN_SIZE` elements, and whose
-inputs are Variables of exactly that shape or Python scalars.
+of consecutive ufunc equations (those in `layout`: the first run's C-contiguous results of
+the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE` elements and
+whose inputs are Variables of exactly that shape or Python scalars.
 
 `emit(equations, start, stop, ...)` writes one region:
 
@@ -27,9 +27,8 @@ bench_compile.py, against the same code without chunks: as fast at 65536 and 131
 elements, 1.7x at 200000, 1.1x at 10^6, 1.7x at 4 * 10^6 (pure NumPy; numexpr or numba would
 need a new dependency and were not tried).
 """
-import numpy as np
+import math
 
-from . import buffers
 
 CHUNK = 32768
 MIN_SIZE = 5 * CHUNK  # measured: no gain at 131072 elements, 1.7x at 200000
@@ -38,10 +37,8 @@ MIN_RUN = 3
 
 def _fusable(eq, layout):
     from ..static.program import Variable
-    if not buffers.writes_out(eq):
-        return None
-    key = layout.get(id(eq.outputs[0]))
-    if key is None or int(np.prod(key[0])) < MIN_SIZE:
+    key = layout.get(id(eq.outputs[0]))  # only outputs of equations `buffers.writes_out` takes
+    if key is None or math.prod(key[0]) < MIN_SIZE:
         return None
     for x in eq.inputs:
         if isinstance(x, Variable):
@@ -78,7 +75,7 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
         if id(v) in keep or last_use.get(key, -1) >= stop:
             escaping[key] = v
     shape, _ = layout[id(run[0].outputs[0])]
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     lines, local = [], []
     chunk = {}  # id(var) -> its name inside the loop
     flat = {}
