@@ -136,6 +136,23 @@ class Compiled:
             entry, _ = self._compile(key, args, kwargs, tensors)
         return entry.source
 
+    def save(self, path, *args, **kwargs):
+        """Write the generated code for the signature of these arguments (none: the most
+        recently used one) to `path` as a module that runs with NumPy alone; arrays it
+        needs go to an `.npz` next to it (`jit.export`)."""
+        from . import export
+        if args or kwargs:
+            key, tensors = signature.flatten_args(args, kwargs)
+            key = (key, _grad_state.enabled)
+            entry = self._cache.get(key) or self._compile(key, args, kwargs, tensors)[0]
+        elif self._cache:
+            entry = next(reversed(self._cache.values()))
+        else:
+            raise RuntimeError(f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} has not "
+                               "been called yet: call it once, or pass example arguments "
+                               "(save(path, *args))")
+        export.save(path, entry.forward, entry.source)
+
     def program(self, *args, **kwargs):
         """The optimised static Program for the signature of these arguments."""
         key, tensors = signature.flatten_args(args, kwargs)

@@ -46,9 +46,9 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     bar_names = [f"out_bar{k}" for k in range(len(bars))]
     traced = _trace.trace(joint, (list(tensors), bars), {}, list(tensors) + bars,
                           list(names) + bar_names)
-    with random_ops.draws_undone(traced.program):  # only to learn `wrapped`
-        _, wrapped = codegen.first_run(traced, [t._data for t in tensors] +
-                                       [b._data for b in bars])
+    with random_ops.draws_undone(traced.program):  # only to learn what the code needs
+        _, seen = codegen.first_run(traced, [t._data for t in tensors] +
+                                    [b._data for b in bars])
     n_x = len(tensors)
     x_vars, bar_vars = traced.inputs[:n_x], traced.inputs[n_x:]
     outputs, x_bars = traced.outputs[:n_out], traced.outputs[n_out:]
@@ -72,10 +72,10 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     result = Joint()
     result.n_out = n_out
     result.forward_source, result.forward = codegen.generate(
-        _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, wrapped)
+        _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, seen)
     result.backward_source, result.backward = codegen.generate(
         _part(traced, backward_eqs, x_vars + residuals + bar_vars, list(x_bars)),
-        f"{name}_backward", wrapped)
+        f"{name}_backward", seen)
     return result
 
 
