@@ -151,6 +151,11 @@ class Compiled:
             raise RuntimeError(f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} has not "
                                "been called yet: call it once, or pass example arguments "
                                "(save(path, *args))")
+        if random_ops.draws_in(entry.traced.program):
+            raise NotImplementedError(
+                f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} draws random numbers "
+                "(rand, dropout, ...), which need fluxgrad's generator; a standalone module "
+                "can't draw them yet. Pass the random values in as arguments to export it")
         export.save(path, entry.forward, entry.source)
 
     def program(self, *args, **kwargs):

@@ -39,11 +39,8 @@ def _lgamma_scalar(v):
         return math.inf
 
 
-_lgamma_loop = np.frompyfunc(_lgamma_scalar, 1, 1)
-
-
 def lgamma(x):
-    out = _lgamma_loop(_float64(x))
+    out = np.frompyfunc(_lgamma_scalar, 1, 1)(_float64(x))
     return np.asarray(out, dtype=np.float64).astype(x.dtype, copy=False)
 
 
