@@ -144,12 +144,10 @@ _tensor_stand_ins = {}
 
 
 def tensor_stand_in(data):
-    """`stand_in` of a Tensor holding the ndarray `data` (the hot path of recording: keyed by
-    the dtype's character, checked by identity, as NumPy's built-in dtypes are singletons)."""
-    dtype = data.dtype
-    key = (data.shape, dtype.char)
+    """`stand_in` of a Tensor holding the ndarray `data` (the hot path of recording)."""
+    key = (data.shape, data.dtype)
     found = _tensor_stand_ins.get(key)
-    if found is None or found._data.dtype is not dtype:
+    if found is None:
         if len(_tensor_stand_ins) > 4096:
             _tensor_stand_ins.clear()
         found = _tensor_stand_ins[key] = stand_in(Tensor._make(data))
