@@ -130,14 +130,14 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     deps = _count_dependencies(roots)
     buffers = {}
     captured = None
-    capture_ids = None
+    capture_ids = needed = None
     if capture is not None:
         captured = [None] * len(capture)
         capture_ids = {}
         for i, x in enumerate(capture):
             key = id(x._grad_fn) if x._grad_fn is not None else id(x)
             capture_ids.setdefault((key, x._out_index), []).append(i)
-        needed = _needed(roots, capture)
+        needed = _needed(roots, capture, deps)
     ready = []
     exposed = {id(seed._data) for seed in seeds}
     stores = []  # (tensor, gradient) for .grad, stored once every hook has run
@@ -163,7 +163,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                 if node.hooks or node.retained or capture_ids:
                     out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores)
             edges = node.edges
-            if out_bar is None or (capture is not None and id(node) not in needed):
+            if out_bar is None or (needed is not None and id(node) not in needed):
                 x_bars = (None,) * len(edges)
             else:
                 x_bars = _pullback(node, out_bar)
@@ -396,9 +396,14 @@ def _count_dependencies(roots):
     return deps
 
 
-def _needed(roots, capture):
-    """Ids of the nodes from which some captured tensor can be reached (the rest is pruned)."""
+def _needed(roots, capture, deps):
+    """Ids of the nodes from which some captured tensor can be reached (the rest is pruned);
+    None when that is every node: every node reaches a leaf, so when each leaf in the graph
+    (`deps` holds them) is captured, nothing is pruned."""
     targets = {id(x._grad_fn) if x._grad_fn is not None else id(x) for x in capture}
+    if all(x._grad_fn is None for x in capture) and all(
+            id(t) in targets for t in deps if not isinstance(t, Node)):
+        return None
     needed = set()
     for node in topological([r._grad_fn for r in roots if r._grad_fn is not None]):
         for edge in node.edges:
