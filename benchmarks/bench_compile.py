@@ -9,6 +9,11 @@ The calls alternate (`interleaved_best_times`) so every side sees the same machi
 Also the one-time cost of tracing, passes and code generation, per equation, and the
 per-call overhead of a compiled call over its generated code (1 and 10 arguments).
 
+Then: the same chain on float32[10^6] and [4 * 10^6] (compiled code writes into dead buffers,
+`out=`, and runs the chain in cache-sized chunks) against the same eager NumPy calls; and
+the first-call cost of a training-like program of about 1,000 equations
+(`func.value_and_grad` of a 90-layer tanh MLP's loss).
+
 Function transforms compiled (`transforms`): the Hessian of sum(tanh(W x)^2), W 64x64, by
 `compile(func.hessian(f))` against torch.func.hessian, and its Hessian-vector product by a
 compiled `func.hvp` against torch's double backward.
@@ -92,7 +97,53 @@ def main():
         fns["torch"] = run_torch
     best = interleaved_best_times(*fns.values(), rounds=300)
     line("fwd+bwd", dict(zip(fns, best)), "torch" if torch is not None else "eager")
+    large_chain(10**6)
+    large_chain(4 * 10**6, rounds=8)
+    compile_cost()
     per_call_overhead()
+
+
+def large_chain(size, rounds=25):
+    rng = np.random.default_rng(0)
+    data, wdata = rng.standard_normal(size).astype(np.float32), np.full(size, 0.9, np.float32)
+    x, w = fg.tensor(data), fg.tensor(wdata)
+    compiled = fg.compile(chain)
+    with fg.no_grad():
+        compiled(x, w)
+        t_compiled, t_numpy = interleaved_best_times(
+            lambda: compiled(x, w), lambda: chain_numpy(data, wdata), rounds=rounds)
+    print(f"large chain    float32[{size}], {CHAIN} ops: compiled {t_compiled * 1e3:.1f} ms, "
+          f"numpy {t_numpy * 1e3:.1f} ms: compiled is {t_numpy / t_compiled:.2f}x as fast "
+          "(buffer reuse, chunks)")
+
+
+def mlp_loss(x, *params):
+    h = x
+    for k in range(0, len(params) - 2, 2):
+        h = (h @ params[k] + params[k + 1]).tanh()
+    return ((h @ params[-2] + params[-1]) ** 2).mean()
+
+
+def compile_cost(layers=90, rounds=5):
+    rng = np.random.default_rng(0)
+    params = []
+    for _ in range(layers):
+        params += [fg.tensor(rng.standard_normal((32, 32)).astype(np.float32) * 0.1),
+                   fg.tensor(np.zeros(32, np.float32))]
+    x = fg.tensor(rng.standard_normal((8, 32)).astype(np.float32))
+    argnums = tuple(range(1, len(params) + 1))
+    best = cpu = float("inf")
+    for _ in range(rounds):
+        step = fg.compile(fg.func.value_and_grad(mlp_loss, argnums=argnums))
+        start, start_cpu = time.perf_counter(), time.process_time()
+        step(x, *params)
+        best = min(best, time.perf_counter() - start)
+        cpu = min(cpu, time.process_time() - start_cpu)
+    n = len(step.program(x, *params).equations)
+    traced = step.traces[-1].equations_traced
+    print(f"compile cost   value_and_grad of a {layers}-layer MLP: {traced} equations traced, "
+          f"{n} after the passes; first call {best * 1e3:.1f} ms wall, {cpu * 1e3:.1f} ms CPU "
+          f"({cpu / traced * 1e6:.1f} us CPU per traced equation, best of {rounds})")
 
 
 def per_call_overhead(calls=2000):

@@ -4,15 +4,24 @@
 
 1. A forward+backward chain of 200 elementwise ops on 16-element float32
    tensors, per op (target: ratio <= 1.0).
-2. Backward time per op for chains of 1e3 .. 1e6 ops (should stay flat: linear growth).
+2. A Hessian-vector product of sum(tanh(W x)^2), W 64x64 float64, by double backward
+   (grad with create_graph, then grad of <g, v>), against torch's double backward
+   (target: ratio <= 1.0).
+3. Backward time per op for chains of 1e3 .. 1e6 ops (should stay flat: linear growth).
+
+The fluxgrad measured is the checkout this file is in (not an installed one).
 """
-import _common  # noqa: F401  (sets single-thread environment before numpy loads)
+import os
+import sys
 import time
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import _common  # noqa: E402,F401  (sets single-thread environment before numpy loads)
 
-import fluxgrad as fg
-from _common import best_time, report, torch_or_none
+import numpy as np  # noqa: E402
+
+import fluxgrad as fg  # noqa: E402
+from _common import best_time, interleaved_best_times, report, torch_or_none  # noqa: E402
 
 CHAIN = 200
 
@@ -31,16 +40,36 @@ def bench_chain(torch):
 
     def ours():
         chain(fg, x, w).sum().backward()
-    theirs = None
-    if torch is not None:
-        tx = torch.tensor(data, requires_grad=True)
-        tw = torch.full((16,), 0.9, requires_grad=True)
+    if torch is None:
+        report(f"chain of {CHAIN} elementwise ops, fwd+bwd, per op", best_time(ours) / CHAIN,
+               None)
+        return
+    tx = torch.tensor(data, requires_grad=True)
+    tw = torch.full((16,), 0.9, requires_grad=True)
 
-        def theirs_fn():
-            chain(torch, tx, tw).sum().backward()
-        theirs = best_time(theirs_fn) / CHAIN
-    report(f"chain of {CHAIN} elementwise ops, fwd+bwd, per op", best_time(ours) / CHAIN,
-           theirs, target=1.0)
+    def theirs():
+        chain(torch, tx, tw).sum().backward()
+    ours_time, theirs_time = interleaved_best_times(ours, theirs, rounds=300)
+    report(f"chain of {CHAIN} elementwise ops, fwd+bwd, per op", ours_time / CHAIN,
+           theirs_time / CHAIN, target=1.0)
+
+
+def bench_double_backward_hvp(torch):
+    rng = np.random.default_rng(0)
+    W, x, v = rng.standard_normal((64, 64)) / 8, rng.standard_normal(64), rng.standard_normal(64)
+
+    def hvp(lib, W, x, v):
+        g, = lib.autograd.grad((lib.tanh(W @ x) ** 2).sum(), x, create_graph=True)
+        return lib.autograd.grad((g * v).sum(), x)[0]
+    fW, fx, fv = fg.tensor(W), fg.tensor(x, requires_grad=True), fg.tensor(v)
+    if torch is None:
+        report("HVP by double backward, sum(tanh(W x)^2), W 64x64", best_time(
+            lambda: hvp(fg, fW, fx, fv)), None)
+        return
+    tW, tx, tv = torch.tensor(W), torch.tensor(x, requires_grad=True), torch.tensor(v)
+    ours, theirs = interleaved_best_times(lambda: hvp(fg, fW, fx, fv),
+                                          lambda: hvp(torch, tW, tx, tv), rounds=300)
+    report("HVP by double backward, sum(tanh(W x)^2), W 64x64", ours, theirs, target=1.0)
 
 
 def bench_linear_growth():
@@ -59,4 +88,5 @@ def bench_linear_growth():
 if __name__ == "__main__":
     torch = torch_or_none()
     bench_chain(torch)
+    bench_double_backward_hvp(torch)
     bench_linear_growth()

@@ -40,6 +40,11 @@ from .memory_format import (memory_format, contiguous_format, preserve_format, c
                             channels_last_3d)
 from . import amp
 from .amp import autocast
+from .settings import *  # noqa: F401,F403
+from . import special, testing
+from .func import vmap
+from .windows import *  # noqa: F401,F403
+from .nn.functional import cosine_similarity
 
 globals().update(_public_with_out(globals()))
 

@@ -85,10 +85,10 @@ def test_graph_summary_lists_nodes_inputs_and_saved_memory():
     assert [r["node"] for r in s.rows] == ["SumBackward", "ExpBackward", "MulBackward"]
     assert s.rows[2]["inputs"] == "leaf a, leaf a"
     assert s.rows[1]["inputs"] == "#2"
-    assert s.rows[1]["saved"] == "float32[3], float32[3]"
-    assert s.total_bytes == 3 * 12  # a, a*a and exp's output, a counted once
+    assert s.rows[1]["saved"] == "float32[3]"  # exp's rule reads its output, not a * a
+    assert s.total_bytes == 2 * 12  # a (counted once) and exp's output
     text = str(s)
-    assert "MulBackward" in text and "saved buffers hold 36 B" in text
+    assert "MulBackward" in text and "saved buffers hold 24 B" in text
     w.backward()
     assert graph_summary(w).total_bytes == 0
 

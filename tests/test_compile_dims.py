@@ -252,3 +252,16 @@ def test_a_compiled_training_step_takes_symbolic_batch_sizes_and_matches_eager()
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5,
                                    atol=1e-6)
     assert compiled.trace_count == 2
+
+
+def test_saving_code_with_symbolic_sizes_is_refused_before_writing(tmp_path):
+    compiled = fluxgrad.compile(lambda x: x.sum(0) / x.shape[0])
+    for n in (2, 3):
+        compiled(Tensor(np.ones((n, 2))))
+    with pytest.raises(NotImplementedError, match="standalone"):
+        compiled.save(tmp_path / "step.py")
+    assert not (tmp_path / "step.py").exists()
+    fixed = fluxgrad.compile(lambda x: x.sum(0) / x.shape[0], dynamic=False)
+    fixed(Tensor(np.ones((2, 2))))
+    fixed.save(tmp_path / "fixed.py")  # concrete sizes export as before
+    assert (tmp_path / "fixed.py").exists()

@@ -7,7 +7,7 @@ from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
 from .static_mode import state as _static_state
-from .node import anomaly as _anomaly
+from .node import anomaly as _anomaly, tensor_stand_in
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -113,34 +113,73 @@ def _record(prim, inputs, params):
     node = prim.node_class()
     node.prim = prim
     node.params = params or _NO_PARAMS
-    node.inputs = inputs
     edges = []
-    versions = [] if prim.saves_inputs else None
+    written = False  # whether an input has a version counter (most never get one)
     for x in inputs:
         if isinstance(x, Tensor):
-            if versions is not None:
-                counter = x._version_counter
-                versions.append(0 if counter is None else counter[0])
+            if x._version_counter is not None:
+                written = True
             if x._requires_grad:
                 edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
                 continue
-        elif versions is not None:
-            versions.append(None)
         edges.append(None)
-    node.edges = tuple(edges)
-    if versions is not None:
-        versions = tuple(versions)
-        shared = _versions_seen.get(versions)  # most are all 0: one tuple serves them all
-        if shared is None:
-            if len(_versions_seen) >= 1024:
-                _versions_seen.clear()
-            _versions_seen[versions] = shared = versions
-        versions = shared
-    node.versions = versions
+    node.edges = edges = tuple(edges)
+    saves = prim.saves_inputs
+    if not saves:
+        node.versions = None
+    elif written or len(inputs) >= len(_ZERO_VERSIONS):
+        node.versions = _versions(inputs)
+    else:
+        node.versions = _ZERO_VERSIONS[len(inputs)]
+    node.inputs = inputs if saves is True else _unread_as_stand_ins(saves, inputs, edges)
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     node.trace = _anomaly.record() if _anomaly.enabled else None
     return node
+
+
+_ZERO_VERSIONS = tuple((0,) * n for n in range(8))
+
+
+def _versions(inputs):
+    """The version of each tensor input (0 for other inputs), one tuple per pattern."""
+    versions = tuple(0 if not isinstance(x, Tensor) or x._version_counter is None
+                     else x._version_counter[0] for x in inputs)
+    shared = _versions_seen.get(versions)
+    if shared is None:
+        if len(_versions_seen) >= 1024:
+            _versions_seen.clear()
+        _versions_seen[versions] = shared = versions
+    return shared
+
+
+def _unread_as_stand_ins(saves, inputs, edges):
+    """`inputs` with each floating tensor that none of the node's rules will read replaced by
+    a stand-in of its shape and dtype holding no memory, so that the graph keeps alive only
+    the values its rules need (`saves` is the primitive's `saves_inputs`)."""
+    if saves is False:
+        if len(inputs) == 1:
+            x = inputs[0]
+            if type(x) is Tensor and x._data.dtype.kind == "f":
+                return (tensor_stand_in(x._data),)
+            return inputs
+        unread = range(len(inputs))
+    elif saves == "others":
+        if edges.count(None) != len(edges) - 1:
+            return inputs
+        unread = (0,) if edges[0] is not None else (1,) if edges[1] is not None else (
+            [i for i, edge in enumerate(edges) if edge is not None])
+    else:
+        read = {k for j, edge in enumerate(edges) if edge is not None for k in saves[j]}
+        unread = [i for i in range(len(inputs)) if i not in read]
+    kept = None
+    for i in unread:
+        x = inputs[i]
+        if type(x) is Tensor and x._data.dtype.kind == "f":
+            if kept is None:
+                kept = list(inputs)
+            kept[i] = tensor_stand_in(x._data)
+    return inputs if kept is None else tuple(kept)
 
 
 def _apply_forward(prim, inputs, params):
@@ -168,4 +207,21 @@ def _dual(result, tangent):
     elif tangent._data.shape != result._data.shape:
         tangent = tangent.broadcast_to(result._data.shape)
     result._tangent = tangent
+    node = result._grad_fn
+    if node is not None and node.out_data is not None:
+        _hold_output(node, result)
     return result
+
+
+def _hold_output(node, result):
+    """A node that saved its output holds it strongly while it carries a tangent: rebuilt
+    from the saved array, the output would lose the tangent that forward-over-reverse
+    pushes through the node's rule."""
+    def held():
+        return result
+    if node.prim.n_outputs == 1:
+        node.out_ref = held
+    else:
+        refs = list(node.out_ref)
+        refs[result._out_index] = held
+        node.out_ref = tuple(refs)

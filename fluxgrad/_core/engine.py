@@ -130,16 +130,15 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     deps = _count_dependencies(roots)
     buffers = {}
     captured = None
-    capture_ids = None
+    capture_ids = needed = None
     if capture is not None:
         captured = [None] * len(capture)
         capture_ids = {}
         for i, x in enumerate(capture):
             key = id(x._grad_fn) if x._grad_fn is not None else id(x)
             capture_ids.setdefault((key, x._out_index), []).append(i)
-        needed = _needed(roots, capture)
+        needed = _needed(roots, capture, deps)
     ready = []
-    add = OPS["add"]
     exposed = {id(seed._data) for seed in seeds}
     stores = []  # (tensor, gradient) for .grad, stored once every hook has run
     with set_grad_enabled(create_graph):
@@ -158,10 +157,14 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
         while ready:
             node = ready.pop()
             out_bar = buffers.pop(node, None)
-            if out_bar is not None and (node.hooks or node.retained or capture_ids):
-                out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores)
-            if out_bar is None or (capture is not None and id(node) not in needed):
-                x_bars = (None,) * len(node.edges)
+            if out_bar is not None:
+                if node.prim.n_outputs != 1:
+                    _pad(out_bar, len(node.out_ref))
+                if node.hooks or node.retained or capture_ids:
+                    out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores)
+            edges = node.edges
+            if out_bar is None or (needed is not None and id(node) not in needed):
+                x_bars = (None,) * len(edges)
             else:
                 x_bars = _pullback(node, out_bar)
                 if anomaly.enabled:
@@ -170,17 +173,17 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                     exposed.update(id(x_bar._data) for x_bar in x_bars if x_bar is not None)
                 if not retain_graph:
                     node.release()
-            for edge, x_bar in zip(node.edges, x_bars):
+            for edge, x_bar in zip(edges, x_bars):
                 if edge is None:
                     continue
                 target = edge[0]
                 if x_bar is not None:
                     slot = buffers.get(target)
                     if slot is None:
-                        slot = buffers[target] = ([None] * target.n_outputs
-                                                  if isinstance(target, Node) else [None])
-                    prev = slot[edge[1]]
-                    slot[edge[1]] = x_bar if prev is None else add(prev, x_bar)
+                        index = edge[1]
+                        buffers[target] = [x_bar] if index == 0 else [None] * index + [x_bar]
+                    else:
+                        _add_into(slot, edge[1], x_bar)
                 count = deps[target] - 1
                 deps[target] = count
                 if count == 0:
@@ -204,12 +207,12 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
 
 
 def _pullback(node, out_bar):
-    if node.inputs is None:
+    inputs = node.inputs
+    if inputs is None:
         node.check_alive()
     if node.versions is not None or node.out_version is not None:
         node.check_versions()
     prim = node.prim
-    inputs = node.inputs
     edges = node.edges
     params = node.params
     if prim.n_outputs == 1:
@@ -226,20 +229,33 @@ def _pullback(node, out_bar):
                         for g, o in zip(out_bar, out))
     rules = prim.vjp_rules
     if rules is None:
-        x_bars = prim.vjp_all(out_bar, out, *inputs, **params)
-    else:
-        x_bars = [None if edge is None else rule(out_bar, out, *inputs, **params)
-                  for rule, edge in zip(rules, edges)]
-    for i, x_bar in enumerate(x_bars):
-        if x_bar is None or edges[i] is None:
+        x_bars = list(prim.vjp_all(out_bar, out, *inputs, **params))
+        for i, (x_bar, edge, x) in enumerate(zip(x_bars, edges, inputs)):
+            if x_bar is not None and edge is not None:
+                x_bars[i] = _conform(x_bar, x)
+        return x_bars
+    x_bars = []
+    for rule, edge, x in zip(rules, edges, inputs):
+        if edge is None:
+            x_bars.append(None)
             continue
-        data = inputs[i]._data
-        if x_bar._data.shape != data.shape:
-            x_bar = OPS["sum_to"](x_bar, data.shape)
-            x_bars[i] = x_bar
-        if x_bar._data.dtype != data.dtype:
-            x_bars[i] = OPS["cast"](x_bar, inputs[i].dtype)
+        x_bar = rule(out_bar, out, *inputs, **params)
+        if x_bar is not None:
+            got, want = x_bar._data, x._data
+            if got.shape != want.shape or got.dtype != want.dtype:
+                x_bar = _conform(x_bar, x)
+        x_bars.append(x_bar)
     return x_bars
+
+
+def _conform(x_bar, x):
+    """`x_bar` summed over the dimensions broadcasting added and cast to `x`'s dtype."""
+    got, want = x_bar._data, x._data
+    if got.shape != want.shape:
+        x_bar = OPS["sum_to"](x_bar, want.shape)
+    if x_bar._data.dtype != want.dtype:
+        x_bar = OPS["cast"](x_bar, x.dtype)
+    return x_bar
 
 
 def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores):
@@ -337,10 +353,22 @@ def _store_grad(t, g, create_graph, exposed):
 def _add_to_buffer(buffers, target, index, g):
     slot = buffers.get(target)
     if slot is None:
-        n = target.n_outputs if isinstance(target, Node) else 1
-        slot = buffers[target] = [None] * n
+        buffers[target] = [g] if index == 0 else [None] * index + [g]
+    else:
+        _add_into(slot, index, g)
+
+
+def _add_into(slot, index, g):
+    """Sum `g` into the gradient buffer `slot` of a node's outputs (grown as outputs arrive)."""
+    if index >= len(slot):
+        _pad(slot, index + 1)
     prev = slot[index]
     slot[index] = g if prev is None else OPS["add"](prev, g)
+
+
+def _pad(slot, n):
+    if len(slot) < n:
+        slot.extend([None] * (n - len(slot)))
 
 
 def _count_dependencies(roots):
@@ -368,9 +396,14 @@ def _count_dependencies(roots):
     return deps
 
 
-def _needed(roots, capture):
-    """Ids of the nodes from which some captured tensor can be reached (the rest is pruned)."""
+def _needed(roots, capture, deps):
+    """Ids of the nodes from which some captured tensor can be reached (the rest is pruned);
+    None when that is every node: every node reaches a leaf, so when each leaf in the graph
+    (`deps` holds them) is captured, nothing is pruned."""
     targets = {id(x._grad_fn) if x._grad_fn is not None else id(x) for x in capture}
+    if all(x._grad_fn is None for x in capture) and all(
+            id(t) in targets for t in deps if not isinstance(t, Node)):
+        return None
     needed = set()
     for node in topological([r._grad_fn for r in roots if r._grad_fn is not None]):
         for edge in node.edges:

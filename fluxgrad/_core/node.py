@@ -58,7 +58,9 @@ class Node:
     def check_versions(self):
         if self.versions is not None:
             for i, (x, seen) in enumerate(zip(self.inputs, self.versions)):
-                if seen is None or x._version == seen:
+                # a counter is made at the first in-place write: none means never written
+                if not isinstance(x, Tensor) or (counter := x._version_counter) is None \
+                        or counter[0] == seen:
                     continue
                 if not self.prim.reads_input(i, self.edges):
                     continue  # no rule that runs reads it
@@ -84,12 +86,12 @@ class Node:
         """Free the saved buffers (the weak references to the outputs cost nothing to keep).
 
         A node whose rules read no floating values, only shapes and dtypes, keeps those (as
-        zero-memory stand-ins), so that it can run again, as PyTorch's nodes that saved
-        nothing can. Integer inputs (indices, which the rules do read) are kept.
+        zero-memory stand-ins, put there when it was recorded), so that it can run again, as
+        PyTorch's nodes that saved nothing can. Integer inputs (indices, which the rules do
+        read) are kept.
         """
         prim = self.prim
         if prim.saves_inputs is False and not prim.saves_out and self.inputs is not None:
-            self.inputs = tuple(stand_in(x) if _holds_value(x) else x for x in self.inputs)
             if self.out_data is not None:
                 self.out_data = tuple(stand_in(d) for d in self.out_data)
             return
@@ -138,12 +140,22 @@ def stand_in(x):
     return found
 
 
+_tensor_stand_ins = {}
+
+
+def tensor_stand_in(data):
+    """`stand_in` of a Tensor holding the ndarray `data` (the hot path of recording)."""
+    key = (data.shape, data.dtype)
+    found = _tensor_stand_ins.get(key)
+    if found is None:
+        if len(_tensor_stand_ins) > 4096:
+            _tensor_stand_ins.clear()
+        found = _tensor_stand_ins[key] = stand_in(Tensor._make(data))
+    return found
+
+
 def is_stand_in(array):
     return array.base is _ZEROS
-
-
-def _holds_value(x):
-    return isinstance(x, Tensor) and x._data.dtype.kind == "f" and not is_stand_in(x._data)
 
 
 class AccumulateGrad:

@@ -438,10 +438,19 @@ def format_tensor(t):
     return "tensor(" + ", ".join([body] + extras) + ")"
 
 
+# set by fluxgrad.set_printoptions; linewidth None: NumPy's
+PRINT_OPTIONS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": None,
+                 "sci_mode": None}
+
+
 def _format_array(data):
     if data.size == 0:
         return "[]" if data.ndim == 1 else f"[], size={list(data.shape)}"
-    options = dict(separator=", ", threshold=1000, edgeitems=3)
+    threshold = PRINT_OPTIONS["threshold"]
+    options = dict(separator=", ", threshold=threshold if threshold < 2 ** 62 else 2 ** 62,
+                   edgeitems=PRINT_OPTIONS["edgeitems"])
+    if PRINT_OPTIONS["linewidth"] is not None:
+        options["max_line_width"] = PRINT_OPTIONS["linewidth"]
     if data.dtype.kind == "f":
         fmt = _float_format(data)
         width = max(len(fmt(v)) for v in data.flat) if data.size <= 1000 else 0
@@ -455,14 +464,16 @@ def _float_format(data):
     finite = data[np.isfinite(data)]
     if not finite.size:
         return str
-    if np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
+    digits, sci_mode = PRINT_OPTIONS["precision"], PRINT_OPTIONS["sci_mode"]
+    if sci_mode is None and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
         return _integral_float
     big = np.abs(finite).max()
     nonzero = np.abs(finite[finite != 0])
     small = nonzero.min() if nonzero.size else 0
-    if big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3)):
-        return lambda v: f"{v:.4e}" if np.isfinite(v) else str(v)
-    return lambda v: f"{v:.4f}" if np.isfinite(v) else str(v)
+    if sci_mode or sci_mode is None and (
+            big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3))):
+        return lambda v: f"{v:.{digits}e}" if np.isfinite(v) else str(v)
+    return lambda v: f"{v:.{digits}f}" if np.isfinite(v) else str(v)
 
 
 def _integral_float(v):

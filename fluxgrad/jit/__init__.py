@@ -10,6 +10,7 @@ optimise it, and run it as generated NumPy code.
     f(x, w)              # runs the generated code
     print(f.code)        # the generated Python source; f.traces: why each trace happened
     f(x, w).backward()   # one graph node; its backward is generated code too
+    f.save("step.py")    # the generated code as a module that runs with NumPy alone
 
 `fn` may return Tensors, Python scalars, and tuples, lists, dicts of them; every `func`
 transform of a function compiles too (`grad`, `value_and_grad`, `vjp`, `jvp`, `jacrev`,
@@ -53,9 +54,11 @@ with `fullgraph=True` the refusal is raised.
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
 eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,
 and the check that a trace is right for every size), `codegen` (Program -> Python source),
-`guards` (each trace's call checks, as generated code), `joint` (one forward+VJP program
-split into forward and backward code), `compiled` (the cache, and the eager-graph node that
-makes compiled calls differentiable).
+`buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise chains on
+large arrays run in cache-sized chunks), `guards` (each trace's call checks, as generated
+code), `joint` (one forward+VJP program split into forward and backward code), `export`
+(`save()`), `compiled` (the cache, and the eager-graph node that makes compiled calls
+differentiable).
 """
 from .compiled import Compiled
 

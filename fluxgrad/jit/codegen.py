@@ -1,20 +1,24 @@
 """Code generation: a traced Program -> Python source that calls the primitives' NumPy impls.
 
 `first_run(traced, arrays)` runs the program once, equation by equation (as the Executor
-does), returning the outputs and (the ids of) the equations whose impl returned something
-other than an ndarray (a NumPy scalar, a tuple of them): only those get `_asarray(...)` in the code.
-`generate(traced, name, wrapped)` -> (source, function):
+does), returning the outputs and a `FirstRun`: the equations whose impl returned something
+other than an ndarray (a NumPy scalar, a tuple of them; only those get `_asarray(...)` in the
+code) and the layout of the ufunc results (for buffer reuse).
+`generate(traced, name, first)` -> (source, function):
 
     def forward(x, w):
         a = _matmul(x, w)                  # model.py:12: h = x @ w
         del x, w
-        b = _tanh(a)                       # model.py:13: return h.tanh()
+        b = _tanh(a, a)                    # model.py:13: return h.tanh()
         return (b,)
 
 one line per equation: its primitive's `impl` (a global named `_<primitive>`) called on the
 arrays, with the static params as keywords (literals where Python can write them, else
-globals `_p<k>`), constants as globals `_c<k>`; `del` after each value's last use; the
-user's line that staged the equation as a comment. The source is registered with
+globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argument, when
+there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
+place); `del` after each value's last use (or the buffer's reuse); the user's line that
+staged the equation as a comment. A long run of elementwise equations on large arrays is
+written as one loop over cache-sized chunks (`fusion`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
 """
 import itertools
@@ -27,41 +31,55 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from ..static.program import Variable
+from . import buffers, fusion
 
 _ndarray = np.ndarray
 _ids = itertools.count(1)
 
 
+class FirstRun:
+    """What the first run saw: the (ids of the) equations whose impl returned something other
+    than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
+    a C-contiguous array (the buffers `buffers.plan` may reuse)."""
+    __slots__ = ("wrapped", "layout")
+
+    def __init__(self):
+        self.wrapped = set()
+        self.layout = {}
+
+
 def first_run(traced, arrays):
     env = {id(v): a for v, a in zip(traced.inputs, arrays)}
-    wrapped = set()
+    seen = FirstRun()
     for eq in traced.program.equations:
         args = [env[id(x)] if isinstance(x, Variable) else
                 (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
         out = eq.prim.impl(*args, **eq.params)
         outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
         if any(type(o) is not _ndarray for o in outs):
-            wrapped.add(id(eq))
+            seen.wrapped.add(id(eq))
+        elif buffers.writes_out(eq) and out.flags.c_contiguous:
+            seen.layout[id(eq.outputs[0])] = (out.shape, out.dtype)
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = np.asarray(value)
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
-    return results, wrapped
+    return results, seen
 
 
 class _Names:
     """Python identifiers for Variables, primitives, params and constants."""
 
     def __init__(self, inputs, function_name):
-        self.globals = {"_asarray": np.asarray}
-        self.used = {"_asarray", function_name}
+        self.globals = {"_asarray": np.asarray, "_empty": np.empty}
+        self.used = {"_asarray", "_empty", function_name}
         self.of_var = {}
         self._impls = {}
         for v in inputs:
-            self.of_var[id(v)] = self._fresh(v.name)
+            self.of_var[id(v)] = self.fresh(v.name)
 
-    def _fresh(self, base):
+    def fresh(self, base):
         base = base.lstrip("_") or "v"
         if not base.isidentifier() or keyword.iskeyword(base):
             base = "v_" + "".join(c if c.isalnum() else "_" for c in base)
@@ -74,7 +92,7 @@ class _Names:
     def var(self, v):
         name = self.of_var.get(id(v))
         if name is None:
-            name = self.of_var[id(v)] = self._fresh(v.name)
+            name = self.of_var[id(v)] = self.fresh(v.name)
         return name
 
     def impl(self, prim):
@@ -109,23 +127,47 @@ def _literal(x):
     return False
 
 
-def generate(traced, name, wrapped):
+def generate(traced, name, first):
     names = _Names(traced.inputs, name)
-    equations = traced.program.equations
+    equations, wrapped = traced.program.equations, first.wrapped
     keep = {id(o) for o in traced.outputs if isinstance(o, Variable)}
-    last_use = {}
+    last_use, read = {}, {}
     for n, eq in enumerate(equations):
         for x in eq.inputs:
             if isinstance(x, Variable):
                 last_use[id(x)] = n
-    body = []
+                read[id(x)] = x
+    regions = fusion.regions(equations, first.layout)
+    fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
+    layout = {k: v for k, v in first.layout.items() if k not in fused}
+    reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout)
+    deletions = {}
+    for key, n in reuse.delete_at.items():
+        if key not in keep:
+            deletions.setdefault(n, []).append(read[key])
+    body, comments = [], {}
     unused_inputs = [names.var(v) for v in traced.inputs
                      if id(v) not in last_use and id(v) not in keep]
     if unused_inputs:
         body.append(f"del {', '.join(unused_inputs)}")
-    for n, eq in enumerate(equations):
+    n = 0
+    while n < len(equations):
+        if n in regions:
+            stop = regions[n]
+            body += fusion.emit(equations, n, stop, names, first.layout, last_use, keep,
+                                lambda eq, width: _comment(eq.source, width, comments))
+            dead = [names.var(x) for k in range(n, stop) for x in deletions.get(k, ())
+                    if id(x) not in fused or id(x) in last_use and last_use[id(x)] >= stop]
+            if dead:
+                body.append(f"del {', '.join(dead)}")
+            n = stop
+            continue
+        eq = equations[n]
         args = [names.var(x) if isinstance(x, Variable) else
                 names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
+        buffer = reuse.out_of.get(id(eq))
+        if buffer is not None:
+            args.append(names.var(buffer))
         args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
         call = f"{names.impl(eq.prim)}({', '.join(args)})"
         outs = [names.var(o) if id(o) in last_use or id(o) in keep else "_"
@@ -135,16 +177,13 @@ def generate(traced, name, wrapped):
         else:
             line = f"{', '.join(outs)}, = {call}" if len(outs) == 1 else \
                 f"{', '.join(outs)} = {call}"
-        body.append(line + _comment(eq.source, len(line)))
+        body.append(line + _comment(eq.source, len(line), comments))
         if id(eq) in wrapped and eq.prim.n_outputs != 1:
             body += [f"{o} = _asarray({o})" for o in outs if o != "_"]
-        dead = []
-        for x in eq.inputs:
-            if isinstance(x, Variable) and last_use.get(id(x)) == n and id(x) not in keep:
-                if names.var(x) not in dead:
-                    dead.append(names.var(x))
+        dead = [names.var(x) for x in deletions.get(n, ())]
         if dead:
             body.append(f"del {', '.join(dead)}")
+        n += 1
     results = []
     input_ids = {id(v) for v in traced.inputs}
     for o in traced.outputs:
@@ -163,10 +202,13 @@ def generate(traced, name, wrapped):
     return source, namespace[name]
 
 
-def _comment(source, width):
+def _comment(source, width, cache):
     if not source:
         return ""
-    path, _, line = source.rpartition(":")
-    text = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
-    pad = " " * max(1, 44 - width)
-    return f"{pad}# {os.path.basename(path)}:{line}" + (f": {text}" if text else "")
+    text = cache.get(source)
+    if text is None:
+        path, _, line = source.rpartition(":")
+        code = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+        text = cache[source] = f"# {os.path.basename(path)}:{line}" + (
+            f": {code}" if code else "")
+    return " " * max(1, 44 - width) + text

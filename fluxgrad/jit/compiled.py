@@ -179,6 +179,29 @@ class Compiled:
         """The generated Python source for the signature of these arguments."""
         return self._entry_for(args, kwargs).source
 
+    def save(self, path, *args, **kwargs):
+        """Write the generated code for the signature of these arguments (none: the most
+        recently used one) to `path` as a module that runs with NumPy alone; arrays it
+        needs go to an `.npz` next to it (`jit.export`)."""
+        from . import export
+        if args or kwargs:
+            entry = self._entry_for(args, kwargs)
+        elif self._last is not None:
+            entry = self._last
+            if entry.eager:
+                raise RuntimeError(f"Compiled.save: the latest call of {_name(self.fn)} ran "
+                                   "eagerly (its trace failed), so there is no compiled code")
+        else:
+            raise RuntimeError(f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} has not "
+                               "been called yet: call it once, or pass example arguments "
+                               "(save(path, *args))")
+        if random_ops.draws_in(entry.traced.program):
+            raise NotImplementedError(
+                f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} draws random numbers "
+                "(rand, dropout, ...), which need fluxgrad's generator; a standalone module "
+                "can't draw them yet. Pass the random values in as arguments to export it")
+        export.save(path, entry.forward, entry.source)
+
     def program(self, *args, **kwargs):
         """The optimised static Program for the signature of these arguments."""
         return self._entry_for(args, kwargs).traced.program

@@ -52,9 +52,9 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     trace = functools.partial(_trace.trace, joint, (list(tensors), bars), {},
                               list(tensors) + bars, list(names) + bar_names, dims=dims)
     traced, excluded = (trace(), {}) if dims is None else symbolic.trace_verified(trace)
-    with random_ops.draws_undone(traced.program):  # only to learn `wrapped`
-        _, wrapped = codegen.first_run(traced, [t._data for t in tensors] +
-                                       [b._data for b in bars])
+    with random_ops.draws_undone(traced.program):  # only to learn what the code needs
+        _, seen = codegen.first_run(traced, [t._data for t in tensors] +
+                                    [b._data for b in bars])
     n_x = len(tensors)
     x_vars, bar_vars = traced.inputs[:n_x], traced.inputs[n_x:]
     outputs, x_bars = traced.outputs[:n_out], traced.outputs[n_out:]
@@ -79,10 +79,10 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     result.n_out = n_out
     result.excluded = excluded  # Dim -> the sizes it does not serve (`symbolic`)
     result.forward_source, result.forward = codegen.generate(
-        _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, wrapped)
+        _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, seen)
     result.backward_source, result.backward = codegen.generate(
         _part(traced, backward_eqs, x_vars + residuals + bar_vars, list(x_bars)),
-        f"{name}_backward", wrapped)
+        f"{name}_backward", seen)
     return result
 
 

@@ -144,8 +144,9 @@ def bind_sizes(traced):
             symbols = list(sources.items())
             prim = _BoundPrimitive(eq.prim, len(eq.inputs), scalars,
                                    [(sentinel, axis) for sentinel, (_, axis) in symbols])
-            eq = Equation(prim, eq.inputs + tuple(v for _, (v, _) in symbols), eq.outputs,
-                          eq.params, eq.source)
+            eq = Equation(prim, tuple(_plain(x) for x in eq.inputs) +
+                          tuple(v for _, (v, _) in symbols), eq.outputs, _plain(eq.params),
+                          eq.source)
         equations.append(eq)
     traced.program.equations = equations
 
@@ -171,3 +172,17 @@ class _BoundPrimitive:
                 args[i] = bind(args[i], sizes)
             return impl(*args, **bind(params, sizes))
         self.impl = bound
+
+
+def _plain(value):
+    """`value` with its SymInts as plain ints (the generated code writes them as literals)."""
+    if type(value) is _dims.SymInt:
+        return int(value)
+    if type(value) in (tuple, list):
+        return type(value)(_plain(v) for v in value)
+    if type(value) is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    if type(value) is slice:
+        return slice(_plain(value.start), _plain(value.stop), _plain(value.step))
+    return value
+

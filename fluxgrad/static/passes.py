@@ -8,8 +8,8 @@ the Variables, followed by a well-formedness check.
   random draws (`prim.draws`) are effects: never folded nor merged, and kept by `dce`;
 - `simplify`: the zeros and ones that linearize and transpose leave: an op that is linear
   in an input that is zero gives zeros (`Primitive.linear` says which ops), `x * 1`, `x / 1`,
-  `x + 0`, `x - 0` give x;
-- `optimize`: all of them until the program stops shrinking.
+  `x + 0`, `x - 0` and `alias(x)` give x;
+- `optimize`: all of them, again while `simplify` makes constants.
 
 A Variable that a pass replaces (by another Variable or a constant) stays fetchable: the new
 program's `aliases` maps it to its replacement, and the Executor follows that map.
@@ -47,7 +47,7 @@ def _resolve(x, replaced):
 
 def _rewrite_inputs(eq, replaced):
     from .program import Equation
-    if not any(isinstance(x, Variable) and id(x) in replaced for x in eq.inputs):
+    if not replaced or not any(isinstance(x, Variable) and id(x) in replaced for x in eq.inputs):
         return eq
     return Equation(eq.prim, [_resolve(x, replaced) for x in eq.inputs], eq.outputs, eq.params,
                     eq.source, eq.symbolic)
@@ -97,7 +97,7 @@ def cse(program, outputs=()):
             inputs = (("shape", eq.inputs[0].dims),) if eq.prim.name == "full_like" else \
                 tuple(_key(x) for x in eq.inputs)
             key = (eq.prim.name, inputs, repr(sorted(
-                eq.params.items(), key=lambda kv: kv[0])))
+                eq.params.items(), key=lambda kv: kv[0])) if eq.params else "")
         except Exception:
             key = None
         first = seen.get(key) if key is not None else None
@@ -129,25 +129,27 @@ def fold(program, outputs=()):
     constants, replaced, kept = {}, {}, []
     for eq in program.equations:
         eq = _rewrite_inputs(eq, replaced)
-        known = [_known_value(x, constants) for x in eq.inputs]
         shape_only = eq.prim.name == "full_like" and _static_shape(eq.inputs[0])
         draws = getattr(eq.prim, "draws", False)  # drawn at every run, never now
-        if shape_only or (not eq.symbolic and not draws and all(
-                k is not None or not isinstance(x, Variable) for k, x in zip(known, eq.inputs))):
-            args = [np.zeros(x._data.shape, x._data.dtype) if shape_only and i == 0 else k
-                    for i, (k, x) in enumerate(zip(known, eq.inputs))]
-            out = eq.prim.impl(*args, **eq.params)
-            outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
-            for o, value in zip(eq.outputs, outs):
-                value = np.asarray(value)
-                constants[id(o)] = value
-                replaced[id(o)] = Tensor(value)
+        if draws or (not shape_only and (eq.symbolic or any(
+                isinstance(x, Variable) and id(x) not in constants for x in eq.inputs))):
+            kept.append(eq)
             continue
-        kept.append(eq)
+        known = [_known_value(x, constants) for x in eq.inputs]
+        args = [np.zeros(x._data.shape, x._data.dtype) if shape_only and i == 0 else k
+                for i, (k, x) in enumerate(zip(known, eq.inputs))]
+        out = eq.prim.impl(*args, **eq.params)
+        outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
+        for o, value in zip(eq.outputs, outs):
+            value = np.asarray(value)
+            constants[id(o)] = value
+            replaced[id(o)] = Tensor(value)
     return _rebuild(program, kept, replaced)
 
 
 def _is_zero(x):
+    if type(x) is float or type(x) is int or type(x) is bool:
+        return x == 0
     if isinstance(x, Variable):
         return False
     if isinstance(x, Tensor):
@@ -159,6 +161,8 @@ def _is_zero(x):
 
 
 def _is_one(x):
+    if type(x) is float or type(x) is int or type(x) is bool:
+        return x == 1
     if isinstance(x, Variable):
         return False
     if isinstance(x, Tensor):
@@ -185,6 +189,10 @@ def simplify(program, outputs=()):
 
 def _simplified(eq):
     out, xs, linear = eq.outputs[0], eq.inputs, eq.prim.linear
+    if eq.prim.name == "alias":  # the identity (func transforms alias their inputs)
+        return xs[0]
+    if all(isinstance(x, Variable) for x in xs):  # zeros and ones are constants
+        return None
     if linear is not None and _static_shape(out) and not eq.params.get("value"):
         positions = range(len(xs)) if linear in ("all", "each") else linear
         zeros = [_is_zero(xs[i]) for i in positions if i < len(xs)]
@@ -211,10 +219,19 @@ def _same_type(x, out):
 
 
 def optimize(program, outputs=()):
-    """fold, simplify, cse and dce until the program stops shrinking."""
+    """fold, simplify, cse and dce; again while simplify replaces a value by a constant (the
+    zeros it leaves can make more equations foldable; nothing else any pass does makes work
+    for an earlier one)."""
     while True:
-        size = len(program.equations)
-        for step in (fold, simplify, cse, dce):
-            program = step(program, outputs)
-        if len(program.equations) >= size:
+        before = fold(program, outputs)
+        program = simplify(before, outputs)
+        again = _made_constants(before, program)
+        program = dce(cse(program, outputs), outputs)
+        if not again:
             return program
+
+
+def _made_constants(before, after):
+    defined = {id(o) for eq in after.equations for o in eq.outputs}
+    return any(not isinstance(after.aliases.get(id(o), o), Variable)
+               for eq in before.equations for o in eq.outputs if id(o) not in defined)

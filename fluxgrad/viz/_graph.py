@@ -4,7 +4,8 @@ The forward side is rebuilt from the backward nodes: a node's `inputs` are the
 forward op's arguments and the node stands for the op itself; a tensor is
 identified by its node and output index (a leaf by itself). After a backward
 pass that freed the buffers, only the edges remain, so constants and stopped
-inputs of freed nodes can no longer be shown (pass retain_graph=True to see them).
+inputs of freed nodes can no longer be shown (pass retain_graph=True to see them);
+nor can tensor inputs that no rule of their node reads, which nodes never keep.
 """
 import contextlib
 import shutil
@@ -12,7 +13,7 @@ import sys
 import weakref
 from dataclasses import dataclass, field
 
-from .._core.node import Node
+from .._core.node import Node, is_stand_in
 from .._core.tensor import Tensor
 
 _NO_PACKAGE = ("rendering needs the `graphviz` Python package: pip install graphviz "
@@ -371,6 +372,8 @@ def _add_op(b, node, backward):
     inputs = node.inputs
     for i, edge in enumerate(node.edges):
         x = inputs[i] if inputs is not None else None
+        if isinstance(x, Tensor) and is_stand_in(x._data):
+            x = None  # a value no rule reads, not kept: only its edge is known
         if isinstance(x, Tensor):
             key = (id(x._grad_fn), x._out_index) if x._grad_fn is not None else id(x)
             b.edge(b.tensor(key, x, x._grad_fn, x._out_index).id, op.id, "data")

@@ -1,0 +1,83 @@
+"""Buffer reuse in generated code: which equations write their result into a dead buffer.
+
+`plan(equations, inputs, keep, last_use, layout) -> Plan` walks the equations once. An
+equation qualifies when its primitive's impl is a NumPy ufunc called on its inputs alone (no
+params), so that it takes the output array as one more positional argument
+(`_add(a, 0.5, buf)`), and its first run gave a C-contiguous array (`layout`: (shape,
+dtype) per such output). It then writes into a buffer of the same shape and dtype whose
+values nothing reads any more: in place into an input that dies at this equation when it
+can, else into an earlier dead one; only when none is free is a new array allocated.
+
+A buffer ("root") is an array that a ufunc equation of this function made. Any other
+equation's outputs may alias any of its inputs' roots (views: reshape, transpose, slicing;
+an impl that returns its input), so a root is free only once no live Variable may alias it.
+A Variable in `keep` (returned: also a joint forward's residuals) never dies, so no root it
+may alias is ever reused. The function's inputs are never roots: nothing derived from them
+by a view is written.
+
+`Plan.out_of[id(eq)]` is the Variable whose array (the buffer) the equation writes into;
+`Plan.delete_at[id(var)]` the equation after which a Variable's name is dropped: its last
+use, or later when its array is a dead buffer reused there.
+"""
+import numpy as np
+
+
+class Plan:
+    __slots__ = ("out_of", "delete_at")
+
+    def __init__(self, out_of, delete_at):
+        self.out_of = out_of
+        self.delete_at = delete_at
+
+
+def writes_out(eq):
+    """Whether the equation's impl takes an output array as its next positional argument."""
+    impl = eq.prim.impl
+    return type(impl) is np.ufunc and impl.nout == 1 and impl.nin == len(eq.inputs) and \
+        not eq.params and eq.prim.n_outputs == 1
+
+
+def plan(equations, inputs, keep, last_use, layout):
+    from ..static.program import Variable
+    roots_of = {id(v): () for v in inputs}
+    refs, holder, key_of, free = {}, {}, {}, {}
+    out_of, delete_at = {}, dict(last_use)
+    for n, eq in enumerate(equations):
+        dying = list({id(x): x for x in eq.inputs if isinstance(x, Variable) and
+                      last_use.get(id(x)) == n and id(x) not in keep}.values())
+        out = eq.outputs[0]
+        key = layout.get(id(out)) if writes_out(eq) else None
+        target = None
+        if key is not None:
+            for x in dying:
+                roots = roots_of[id(x)]
+                if len(roots) == 1 and holder.get(roots[0]) is x and refs[roots[0]] == 1 \
+                        and key_of[roots[0]] == key:
+                    target = roots[0]
+                    break
+            if target is None and free.get(key):
+                target = free[key].pop()
+            if target is None:
+                target = len(key_of)
+                key_of[target] = key
+            else:
+                buffer = holder[target]
+                out_of[id(eq)] = buffer
+                delete_at[id(buffer)] = max(delete_at[id(buffer)], n)
+            holder[target] = out
+            out_roots = (target,)
+        else:
+            out_roots = tuple({r: None for x in eq.inputs if isinstance(x, Variable)
+                               for r in roots_of[id(x)]})
+        for o in eq.outputs:
+            roots_of[id(o)] = out_roots
+            if id(o) in last_use or id(o) in keep:
+                for r in out_roots:
+                    refs[r] = refs.get(r, 0) + 1
+        for x in dying:
+            for r in roots_of[id(x)]:
+                refs[r] -= 1
+                # a buffer is reachable by its holder's name (never `_`: an unused output)
+                if refs[r] == 0 and id(holder[r]) in last_use:
+                    free.setdefault(key_of[r], []).append(r)
+    return Plan(out_of, delete_at)

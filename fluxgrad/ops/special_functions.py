@@ -1,0 +1,88 @@
+"""Special functions that no composite of other ops gives: lgamma, digamma, polygamma,
+erfinv and the modified Bessel functions I0, I1 (arrays computed in `_gamma`).
+
+The derivatives close the family: lgamma' = digamma, digamma' = polygamma(1),
+polygamma(n)' = polygamma(n + 1), erfinv' = sqrt(pi)/2 exp(erfinv^2), I0' = I1,
+I1' = I0 - I1 / x (1/2 at 0). Integer and bool inputs give float32, as in PyTorch.
+"""
+import math
+
+import numpy as np
+
+from .._core.dispatch import apply
+from .._core.primitive import Primitive
+from .._core.tensor import tensor_method
+from . import _gamma
+from ._batch import broadcasting
+from ._family import elementwise, float_result
+from .elementwise import exp, where
+
+__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "i0"]
+
+_HALF_SQRT_PI = math.sqrt(math.pi) / 2
+
+lgamma_p = elementwise("lgamma", _gamma.lgamma, lambda x, out: digamma(x))
+digamma_p = elementwise("digamma", _gamma.digamma, lambda x, out: polygamma(1, x))
+erfinv_p = elementwise("erfinv", _gamma.erfinv, lambda x, out: exp(out * out) * _HALF_SQRT_PI,
+                       saves_out=True, saves_inputs=False)
+i0_p = elementwise("i0", _gamma.i0, lambda x, out: i1(x))
+
+
+def _i1_derivative(x, out):
+    at_zero = x == 0
+    return where(at_zero, 0.5, i0(x) - out / where(at_zero, 1.0, x))
+
+
+i1_p = elementwise("i1", _gamma.i1, _i1_derivative, saves_out=True)
+
+polygamma_p = Primitive(
+    "polygamma", lambda x, *, n: _gamma.polygamma(n, x),
+    vjp=(lambda out_bar, out, x, *, n: out_bar * polygamma(n + 1, x),),
+    jvp=lambda tangents, out, x, *, n: tangents[0] * polygamma(n + 1, x),
+    batch=broadcasting("polygamma"))
+
+
+@tensor_method("lgamma")
+def lgamma(x):
+    """log |Gamma(x)| (inf at the poles 0, -1, -2, ...)."""
+    return apply(lgamma_p, float_result(x))
+
+
+@tensor_method("digamma")
+def digamma(x):
+    """psi(x) = Gamma'(x) / Gamma(x)."""
+    return apply(digamma_p, float_result(x))
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma (n = 0: digamma itself)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma: n must be a non-negative int, got {n!r}")
+    n = int(n)
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n == 0:
+        return digamma(x)
+    return apply(polygamma_p, float_result(x), n=n)
+
+
+@tensor_method("erfinv")
+def erfinv(x):
+    """The inverse of erf on (-1, 1) (+-inf at +-1, nan outside)."""
+    return apply(erfinv_p, float_result(x))
+
+
+@tensor_method("i0")
+def i0(x):
+    """The modified Bessel function of the first kind, order 0."""
+    return apply(i0_p, float_result(x))
+
+
+def i1(x):
+    """The modified Bessel function of the first kind, order 1."""
+    return apply(i1_p, float_result(x))
+
+
+@tensor_method("polygamma")
+def _polygamma_method(x, n):
+    return polygamma(n, x)
