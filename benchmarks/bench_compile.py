@@ -6,7 +6,8 @@ A chain of 200 elementwise ops on float32[16] (40 x `(y * w + 0.5).tanh() - y * 
 forward only (the compiled function on tensors that don't require grad), and forward +
 backward of its sum (the compiled call is one graph node whose backward is compiled code).
 The calls alternate (`interleaved_best_times`) so every side sees the same machine load.
-Also the one-time cost of tracing, passes and code generation, per equation.
+Also the one-time cost of tracing, passes and code generation, per equation, and the
+per-call overhead of a compiled call over its generated code (1 and 10 arguments).
 
 Then: the same chain on float32[10^6] and [4 * 10^6] (compiled code writes into dead buffers,
 `out=`, and runs the chain in cache-sized chunks) against the same eager NumPy calls; and
@@ -99,6 +100,7 @@ def main():
     large_chain(10**6)
     large_chain(4 * 10**6, rounds=8)
     compile_cost()
+    per_call_overhead()
 
 
 def large_chain(size, rounds=25):
@@ -142,6 +144,32 @@ def compile_cost(layers=90, rounds=5):
     print(f"compile cost   value_and_grad of a {layers}-layer MLP: {traced} equations traced, "
           f"{n} after the passes; first call {best * 1e3:.1f} ms wall, {cpu * 1e3:.1f} ms CPU "
           f"({cpu / traced * 1e6:.1f} us CPU per traced equation, best of {rounds})")
+
+
+def per_call_overhead(calls=2000):
+    """A compiled call's cost beyond its generated code (guards, argument flattening,
+    wrapping the result): `x0 + 1` of 1 or 10 float32[4] arguments, vs the generated function
+    called on the arrays."""
+    print("per-call overhead (compiled call - its generated function on the arrays)")
+    for n in (1, 10):
+        tensors = [fg.tensor(np.ones(4, np.float32)) for _ in range(n)]
+        arrays = [t.numpy() for t in tensors]
+        compiled = fg.compile(lambda *xs: xs[0] + 1)
+        compiled(*tensors)
+        raw = next(iter(compiled._entries.values())).forward
+
+        def run_compiled():
+            for _ in range(calls):
+                compiled(*tensors)
+
+        def run_raw():
+            for _ in range(calls):
+                raw(*arrays)
+        with fg.no_grad():
+            t_compiled, t_raw = interleaved_best_times(run_compiled, run_raw, rounds=30)
+        print(f"  {n:2d} args: compiled {t_compiled / calls * 1e6:6.3f} us, generated "
+              f"{t_raw / calls * 1e6:6.3f} us, overhead {(t_compiled - t_raw) / calls * 1e6:6.3f}"
+              " us per call (target <= 2 us)", flush=True)
 
 
 def transforms():

@@ -141,13 +141,13 @@ def test_an_if_on_a_traced_tensor_is_a_clear_error_pointing_to_cond():
             return x
         return -x
     with pytest.raises(TypeError, match="cond"):
-        fluxgrad.compile(f)(Tensor(np.ones(3)))
+        fluxgrad.compile(f, fullgraph=True)(Tensor(np.ones(3)))
 
 
 def test_a_captured_tensor_that_requires_grad_is_refused():
     w = Tensor(np.ones(3), requires_grad=True)
     with pytest.raises(NotImplementedError, match="not an argument"):
-        fluxgrad.compile(lambda x: (x * w).sum())(Tensor(np.ones(3)))
+        fluxgrad.compile(lambda x: (x * w).sum(), fullgraph=True)(Tensor(np.ones(3)))
 
 
 def test_to_static_is_compile():
@@ -236,7 +236,7 @@ def test_backward_inside_a_compiled_function_is_refused_for_now():
         return loss
     x = Tensor(np.ones(3), requires_grad=True)
     with pytest.raises(NotImplementedError, match="backward"):
-        fluxgrad.compile(step)(x)
+        fluxgrad.compile(step, fullgraph=True)(x)
     assert x.grad is None
     loss = (x * x).sum()
     loss.backward()  # the engine is itself again after the refused trace
@@ -258,7 +258,7 @@ def test_a_compiled_function_inside_another_is_inlined_and_differentiable():
 
 def test_grad_mode_is_part_of_the_signature():
     w = Tensor(np.array([1.0, 2.0]), requires_grad=True)
-    compiled = fluxgrad.compile(lambda x: (x * w).sum())
+    compiled = fluxgrad.compile(lambda x: (x * w).sum(), fullgraph=True)
     with fluxgrad.no_grad():
         np.testing.assert_allclose(compiled(Tensor(np.ones(2))).item(), 3.0)
     with pytest.raises(NotImplementedError, match="not an argument"):

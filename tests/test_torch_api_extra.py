@@ -741,7 +741,7 @@ def test_value_dependent_functions_refuse_vmap_over_what_they_read(name, fn):
 ])
 def test_value_dependent_functions_refuse_to_be_frozen_by_compile(name, fn):
     with pytest.raises(NotImplementedError, match=f"{name} reads the values"):
-        fg.compile(fn)(t(fg, V4))
+        fg.compile(fn, fullgraph=True)(t(fg, V4))
 
 
 def test_composites_compile_to_eagers_values():

@@ -24,44 +24,68 @@ written back in place at each call as eager mode would (see `state`). Random ops
 dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
 constants of the trace.
 
-Refused with a clear error (never a silently wrong result): a Python `if` on a traced value
-(use `static.nn.cond`), a captured tensor that requires grad in a function that doesn't
-call backward() (pass it as an argument, e.g. a model's parameters through
-`func.functional_call`), numbers drawn by NumPy directly while tracing (`nn.init`), and what
-`state` lists for training steps.
+Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
+next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
+That trace is checked to be right for every size (the function is traced a second time
+under other stand-in sizes, and the trace is refused if the two programs differ or if Python
+code compared or combined the size, e.g. `if x.shape[0] > 64`, `n - 1`, `x.var()`); when
+it isn't, the size stays concrete and each new one traces again. An output size computed
+from an unknown one other than the unknown itself (`reshape(-1, 2)` of `[N, 4]`, giving
+`2N`) can't be staged yet: that size stays concrete too. Sizes 0 and 1 are never symbolic
+(broadcasting depends on them), and sizes equal at trace time share one unknown, so a call
+where they differ traces again.
+`dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
+call checks, against the trace it runs: the argument structure, ranks, dtypes,
+requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode (by
+generated code, `guards`, for calls of positional Tensors and scalars; a training step's
+state has its own guards, see `state`). Python values the function reads from elsewhere
+(globals, closures) are not checked: they are constants of the trace.
+
+Refused (never a silently wrong result): a Python `if` on a traced value (use
+`static.nn.cond`), reading a traced value (`.item()`, `.numpy()`), a captured tensor that
+requires grad in a function that doesn't call backward() (pass it as an argument, e.g. a
+model's parameters through `func.functional_call`), numbers drawn by NumPy directly while
+tracing (`nn.init`), and what `state` lists for training steps. With `fullgraph=False` (the
+default, as torch.compile) any such refusal runs the function eagerly instead, with a
+one-time warning naming the line, and later calls with that argument structure run eagerly
+without tracing again (an error the function raises in eager mode too is raised as such);
+with `fullgraph=True` the refusal is raised.
 
 Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
-eager state of a training step as inputs, outputs and guards), `codegen` (Program -> Python
-source), `buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise
-chains on large arrays run in cache-sized chunks), `joint` (one forward+VJP program split
-into forward and backward code), `export` (`save()`), `compiled` (the cache, and the
-eager-graph node that makes compiled calls differentiable).
+eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,
+and the check that a trace is right for every size), `codegen` (Program -> Python source),
+`buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise chains on
+large arrays run in cache-sized chunks), `guards` (each trace's call checks, as generated
+code), `joint` (one forward+VJP program split into forward and backward code), `export`
+(`save()`), `compiled` (the cache, and the eager-graph node that makes compiled calls
+differentiable).
 """
 from .compiled import Compiled
 
 __all__ = ["compile", "to_static", "Compiled"]
 
 
-def compile(fn=None, *, cache_size=64, check=False, disable=False, **options):
+def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=False,
+            dynamic=None, **options):
     """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
-    `cache_size` signatures are kept (least recently used dropped first); `check=True`
-    compares the first call of each signature with eager mode; `disable=True` returns `fn`
-    itself. torch.compile's `fullgraph`, `mode`, `backend`, `dynamic` and `options` are
-    accepted and change nothing yet (what can't be traced always raises, as with
-    fullgraph=True)."""
-    unknown = set(options) - {"fullgraph", "mode", "backend", "dynamic", "options"}
+    `cache_size` traces are kept (least recently used dropped first); `check=True` compares
+    the first call of each signature with eager mode; `disable=True` returns `fn` itself;
+    `fullgraph=True` raises where the trace fails instead of running eagerly; `dynamic`: None
+    (sizes become symbolic once they change), True (from the first call), False (never).
+    torch.compile's `mode`, `backend` and `options` are accepted and change nothing."""
+    unknown = set(options) - {"mode", "backend", "options"}
     if unknown:
         raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
     if disable:
         return fn if fn is not None else (lambda f: f)
     if fn is None:
-        return lambda f: Compiled(f, cache_size, check)
-    return Compiled(fn, cache_size, check)
+        return lambda f: Compiled(f, cache_size, check, fullgraph, dynamic)
+    return Compiled(fn, cache_size, check, fullgraph, dynamic)
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):
     """PaddlePaddle's spelling of `compile` (`input_spec` is accepted; signatures come from the
-    actual arguments)."""
+    actual arguments); Paddle's `full_graph=False` is `fullgraph=False` (eager fallback)."""
     if function is None:
-        return lambda f: Compiled(f)
-    return Compiled(function)
+        return lambda f: Compiled(f, fullgraph=full_graph)
+    return Compiled(function, fullgraph=full_graph)

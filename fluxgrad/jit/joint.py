@@ -1,10 +1,12 @@
 """The first-order backward of a compiled call, without running its forward twice.
 
-`build(fn, call_args, tensors, n_out, grad_in, diff_out, name)` traces one joint program:
-`fn` on the arguments, then its VJP (`static.transforms.vjp`) on cotangent Variables, and
-optimises it as a whole. The program is then split: the forward part is every equation the
-outputs need; the backward part the rest. The forward's values that the backward reads are
-its residuals. Both parts are generated as code (`codegen`):
+`build(fn, call_args, tensors, n_out, grad_in, diff_out, name, dims)` traces one joint
+program: `fn` on the arguments, then its VJP (`static.transforms.vjp`) on cotangent
+Variables, and optimises it as a whole (given `dims`, the inputs' and then the output
+cotangents' dims with unknown sizes, the trace is checked to be right for every size but
+`Joint.excluded`, see `symbolic`). The program is then split: the forward part is every
+equation the outputs need; the backward part the rest. The forward's values that the
+backward reads are its residuals. Both parts are generated as code (`codegen`):
 
     forward(*inputs) -> (*outputs, *residuals)
     backward(*inputs, *residuals, *out_bars) -> input cotangents (one per `grad_in`)
@@ -15,19 +17,22 @@ reads them). The residuals are NumPy arrays outside any graph, so this backward 
 again recomputes the forward instead (`compiled.Compiled._vjp_of`, which replays the
 forward's draws).
 """
+import functools
+
 import numpy as np
 
 from .. import random_ops
 from .._core.tensor import Tensor
 from ..static.program import Variable
-from . import codegen, signature, trace as _trace
+from . import codegen, signature, symbolic, trace as _trace
 
 
 class Joint:
-    __slots__ = ("forward", "backward", "forward_source", "backward_source", "n_out")
+    __slots__ = ("forward", "backward", "forward_source", "backward_source", "n_out",
+                 "excluded")
 
 
-def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name):
+def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name, dims=None):
     from ..static.transforms import vjp
     args_template, kwargs_template = call_args
 
@@ -44,8 +49,9 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     bars = [Tensor._make(np.zeros(shape, dtype)) for shape, dtype in
             (out_types[i] for i in diff_out)]
     bar_names = [f"out_bar{k}" for k in range(len(bars))]
-    traced = _trace.trace(joint, (list(tensors), bars), {}, list(tensors) + bars,
-                          list(names) + bar_names)
+    trace = functools.partial(_trace.trace, joint, (list(tensors), bars), {},
+                              list(tensors) + bars, list(names) + bar_names, dims=dims)
+    traced, excluded = (trace(), {}) if dims is None else symbolic.trace_verified(trace)
     with random_ops.draws_undone(traced.program):  # only to learn what the code needs
         _, seen = codegen.first_run(traced, [t._data for t in tensors] +
                                     [b._data for b in bars])
@@ -71,6 +77,7 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     residuals = list(residuals.values())
     result = Joint()
     result.n_out = n_out
+    result.excluded = excluded  # Dim -> the sizes it does not serve (`symbolic`)
     result.forward_source, result.forward = codegen.generate(
         _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, seen)
     result.backward_source, result.backward = codegen.generate(

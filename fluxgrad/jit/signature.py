@@ -1,10 +1,11 @@
 """Arguments and results as (structure, leaves): what a compiled function's cache is keyed by.
 
 `flatten_args(args, kwargs)` -> (key, tensors): `key` is hashable and holds the structure of
-the arguments (tuples, lists, dicts), each Tensor's shape, dtype and requires_grad, and the
-value (with its type) of every Python scalar, string or None; `tensors` are the Tensor leaves
-in order. `unflatten(structure, leaves)` rebuilds a value from a structure made by
-`flatten_value` (used for results, whose leaves may also be constants).
+the arguments (tuples, lists, dicts), each Tensor's rank, dtype and requires_grad (not its
+sizes: the caller keys by those as its symbolic dims allow), and the value (with its type)
+of every Python scalar, string or None; `tensors` are the Tensor leaves in order.
+`unflatten(structure, leaves)` rebuilds a value from a structure made by `flatten_value`
+(used for results, whose leaves may also be constants).
 """
 import numbers
 
@@ -20,7 +21,7 @@ def flatten_args(args, kwargs):
         if isinstance(x, Tensor):  # the common case, kept short: a call's overhead is here
             data = x._data
             tensors.append(x)
-            parts.append((data.shape, data.dtype, x._requires_grad))
+            parts.append((data.ndim, data.dtype, x._requires_grad))
         else:
             parts.append(_key(x, tensors, f"args[{i}]"))
     key = tuple(parts)
@@ -32,7 +33,7 @@ def flatten_args(args, kwargs):
 def _key(x, tensors, where):
     if isinstance(x, Tensor):
         tensors.append(x)
-        return ("T", x._data.shape, x._data.dtype, x._requires_grad)
+        return ("T", x._data.ndim, x._data.dtype, x._requires_grad)
     if type(x) in _SCALARS or isinstance(x, numbers.Number):
         return ("C", type(x).__name__, x)
     if isinstance(x, (tuple, list)):

@@ -632,7 +632,7 @@ def _reader(slot):
     return lambda: np.asarray(opt.state[p][key], dtype)
 
 
-def run(compiled, key, entry, arrays, args, kwargs, tensors):
+def run(compiled, entry, arrays, args, kwargs, tensors):
     """A call of `compiled` whose trace reads or writes eager state: the guards checked (else
     a variant traced earlier for the same arguments whose guards hold, else a new trace), the
     code run, the new state written back. `arrays` are the results of a call that just traced."""
@@ -643,7 +643,9 @@ def run(compiled, key, entry, arrays, args, kwargs, tensors):
         entry = next((v for v in variants if v is not entry and v.traced.state.holds()), None)
         if entry is None:
             reason = binding.mismatch()
-            entry, arrays = compiled._compile(key, args, kwargs, tensors)
+            entry, arrays = compiled._retrace(args, kwargs, tensors)
+            if entry.eager:  # fullgraph=False and the new trace failed: it ran eagerly
+                return arrays.value
             compiled.traces[-1] = compiled.traces[-1]._replace(reason=reason)
             if random_ops.draws_in(entry.traced.program):
                 arrays = None  # the trace's own run was undone: this call draws
@@ -653,7 +655,7 @@ def run(compiled, key, entry, arrays, args, kwargs, tensors):
             variants.insert(0, entry)
             del variants[_MAX_VARIANTS:]
             entry.traced.state.variants = variants
-        compiled._cache[key] = entry
+        compiled._use(args, kwargs, tensors, entry)
         binding = entry.traced.state
     elif not variants:
         variants.append(entry)

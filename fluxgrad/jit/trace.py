@@ -50,11 +50,12 @@ class Traced:
         self.state = state  # a `state.Binding`, or None
 
 
-def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False):
+def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dims=None):
     program = Program()
     inputs = []
-    for tensor, name in zip(tensors, names):
-        var = program.new_var(tensor._data.shape, tensor._data.dtype, name=name, is_data=True)
+    for i, (tensor, name) in enumerate(zip(tensors, names)):  # dims: shapes with unknown sizes
+        var = program.new_var(tensor._data.shape if dims is None else dims[i],
+                              tensor._data.dtype, name=name, is_data=True)
         program.data.append(var)
         inputs.append(var)
     _static_state.armed = True

@@ -12,8 +12,20 @@ changes between them is a symbol, one that doesn't is static. Limits: a size
 derived from a symbol other than by multiplication (N + 1, N // 2) is refused
 when the op is staged; a static size that is a multiple of a sentinel (10007)
 would be mistaken for it.
+
+For `fluxgrad.compile`, which must never give a silently wrong result: `alternate_sentinels()`
+lets a function be traced a second time with other sentinels (two traces that differ beyond
+the multiples of the sentinels used a size in a way the program can't re-bind), and while
+`recorder` is a list, a SymInt compared or combined in Python (`x.shape[0] > 64`, `n - 1`)
+is noted there as text (such a use can't be re-bound either), except a comparison for
+equality with a small int (`x.shape == (3,)`), noted as (Dim, int): the trace holds for
+every size but that one.
 """
+import contextlib
+
 import numpy as np
+
+recorder = None
 
 
 class SymInt(int):
@@ -33,15 +45,72 @@ class SymInt(int):
     def __format__(self, spec):
         return self.dim.name if not spec else int.__format__(self, spec)
 
+    __hash__ = int.__hash__
+
+    def _note(self, op, other, result):
+        if recorder is None or type(other) in (int, SymInt) and (
+                int(other) == int(self) or int(other) <= 1):
+            return result  # a size >= 2 exceeds 0 and 1 and equals itself, whatever its value
+        if op in ("==", "!=") and type(other) is int and other < 10007:
+            recorder.append((self.dim, other))  # right for every size but `other`: a guard
+        else:
+            recorder.append(f"{self.dim.name} {op} {other!r}")
+        return result
+
+    def __eq__(self, other):
+        return self._note("==", other, int.__eq__(self, other))
+
+    def __ne__(self, other):
+        return self._note("!=", other, int.__ne__(self, other))
+
+    def __lt__(self, other):
+        return self._note("<", other, int.__lt__(self, other))
+
+    def __le__(self, other):
+        return self._note("<=", other, int.__le__(self, other))
+
+    def __gt__(self, other):
+        return self._note(">", other, int.__gt__(self, other))
+
+    def __ge__(self, other):
+        return self._note(">=", other, int.__ge__(self, other))
+
+    def __add__(self, other):
+        return self._note("+", other, int.__add__(self, other))
+
+    def __sub__(self, other):
+        return self._note("-", other, int.__sub__(self, other))
+
+    def __rsub__(self, other):
+        return self._note("(subtracted from)", other, int.__rsub__(self, other))
+
+    def __floordiv__(self, other):
+        return self._note("//", other, int.__floordiv__(self, other))
+
+    def __truediv__(self, other):
+        return self._note("/", other, int.__truediv__(self, other))
+
+    def __rtruediv__(self, other):
+        return self._note("(divides)", other, int.__rtruediv__(self, other))
+
+    def __mod__(self, other):
+        return self._note("%", other, int.__mod__(self, other))
+
+    def __float__(self):
+        return self._note("float()", None, int.__float__(self))
+
+    __radd__ = __add__
+
 
 class Dim:
     """An unknown size: printed by `name`, stood in for by `sentinel`."""
-    __slots__ = ("index", "name", "sentinel", "probes", "size")
+    __slots__ = ("index", "name", "sentinel", "alternate", "probes", "size")
 
-    def __init__(self, index, sentinel, probes):
+    def __init__(self, index, sentinel, alternate, probes):
         self.index = index
         self.name = f"N{index}"
         self.sentinel = sentinel
+        self.alternate = alternate
         self.probes = probes
         self.size = SymInt(self)
 
@@ -50,9 +119,35 @@ class Dim:
 
 
 _SENTINELS = (10007, 10009, 10037, 10039, 10061, 10067, 10069, 10079)
+_ALTERNATES = (10091, 10093, 10099, 10103, 10111, 10133, 10139, 10141)
 _PROBES = ((3, 29), (5, 31), (7, 37), (11, 41), (13, 43), (17, 47), (19, 53), (23, 59))
-SYMBOLS = tuple(Dim(i, s, p) for i, (s, p) in enumerate(zip(_SENTINELS, _PROBES)))
+SYMBOLS = tuple(Dim(i, s, a, p) for i, (s, a, p) in
+                enumerate(zip(_SENTINELS, _ALTERNATES, _PROBES)))
 BY_SENTINEL = {d.sentinel: d for d in SYMBOLS}
+
+
+@contextlib.contextmanager
+def alternate_sentinels():
+    """Every Dim stands in by its `alternate` sentinel meanwhile."""
+    _swap()
+    try:
+        yield
+    finally:
+        _swap()
+
+
+def _swap():
+    for d in SYMBOLS:
+        d.sentinel, d.alternate = d.alternate, d.sentinel
+        d.size = SymInt(d)
+    BY_SENTINEL.clear()
+    BY_SENTINEL.update((d.sentinel, d) for d in SYMBOLS)
+
+
+def could_be_sentinel(size):
+    """Whether a static size would be mistaken for a multiple of a sentinel."""
+    return size >= 10007 and any(size % d.sentinel == 0 or size % d.alternate == 0
+                                 for d in SYMBOLS)
 
 
 def symbol_for_axis(axis, op="static.data"):

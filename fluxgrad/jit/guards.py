@@ -1,0 +1,102 @@
+"""Guards as generated code: one function per trace, checking a call's arguments against it and
+running it.
+
+`runner(entry, specs, grad, finish, forward)` -> `run(args)` for calls with positional
+arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims, excluded)` or
+`("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each value argument
+has its type and value, and each Tensor argument has its class (exactly: never a static
+Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its
+concrete size (or, on an unknown axis, a size >= 2, not in `excluded[axis]`, equal to the
+other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)`
+(which runs the compiled code on the Tensors' arrays and wraps the results), or, given
+`forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace
+of `x: f32[N0, 4]`, `w: f32[4, 3]`:
+
+    def run(args):
+        if _grad.enabled is not True or _batch.sizes or _forward.level:
+            return MISS  # (under vmap or forward mode the call runs `fn` inline)
+        try:
+            a0, a1, = args
+        except ValueError:  # another number of arguments
+            return MISS
+        if type(a0) is not _c0 or type(a1) is not _c1:
+            return MISS
+        d0, d1, = a0._data, a1._data,
+        if d0.dtype is not _t0 or a0._requires_grad is not False or d1.dtype is not _t1 ...:
+            return MISS
+        s0 = d0.shape
+        if len(s0) != 2 or s0[1] != 4 or s0[0] < 2:
+            return MISS
+        if d1.shape != (4, 3):
+            return MISS
+        return _finish(_entry, args, (a0, a1, ), (d0, d1, ))  # or: _make(_code(d0, d1)[0])
+"""
+from .._core.batching import state as _batch_state
+from .._core.forward_mode import state as _forward_state
+from .._core.grad_mode import state as _grad_state
+from .._core.tensor import Tensor
+from ..static import dims as _dims
+
+MISS = object()
+
+
+def miss(args):
+    return MISS
+
+
+def runner(entry, specs, grad, finish, forward=None):
+    names = {"_grad": _grad_state, "_batch": _batch_state, "_forward": _forward_state,
+             "MISS": MISS, "_finish": finish, "_entry": entry,
+             "_code": forward, "_make": Tensor._make}
+    n = len(specs)
+    a = [f"a{i}" for i in range(n)]
+    tensors = [i for i, spec in enumerate(specs) if spec[0] == "tensor"]
+    d = [f"d{i}" for i in tensors]
+    lines = [f"if _grad.enabled is not {grad} or _batch.sizes or _forward.level"
+             f"{'' if n else ' or args'}:", "    return MISS"]
+    checks = []
+    for i, spec in enumerate(specs):
+        names[f"_c{i}"] = spec[1] if spec[0] == "tensor" else type(spec[1])
+        checks.append(f"type(a{i}) is not _c{i}")
+        if spec[0] == "value" and spec[1] is not None:
+            names[f"_v{i}"] = spec[1]
+            checks.append(f"a{i} != _v{i}")
+    if n:
+        lines += ["try:", f"    {', '.join(a)}, = args", "except ValueError:", "    return MISS",
+                  f"if {' or '.join(checks)}:", "    return MISS"]
+    if tensors:
+        lines.append(f"{', '.join(d)}, = " + ", ".join(f"a{i}._data" for i in tensors) + ",")
+        checks = []
+        for i in tensors:
+            names[f"_t{i}"] = specs[i][2]
+            checks.append(f"d{i}.dtype is not _t{i}")
+            if grad:  # without grad mode, requires_grad changes nothing the code does
+                checks.append(f"a{i}._requires_grad is not {bool(specs[i][3])}")
+        lines += [f"if {' or '.join(checks)}:", "    return MISS"]
+    first = {}
+    for i in tensors:
+        spec = specs[i]
+        row = spec[4]
+        if not any(isinstance(x, _dims.Dim) for x in row):
+            lines += [f"if d{i}.shape != {tuple(row)!r}:", "    return MISS"]
+            continue
+        conds = [f"len(s{i}) != {len(row)}"]
+        for axis, x in enumerate(row):
+            if not isinstance(x, _dims.Dim):
+                conds.append(f"s{i}[{axis}] != {x}")
+            elif x in first:
+                conds.append(f"s{i}[{axis}] != {first[x]}")
+            else:
+                first[x] = f"s{i}[{axis}]"
+                conds.append(f"s{i}[{axis}] < 2")
+            if isinstance(x, _dims.Dim) and spec[5][axis]:
+                conds.append(f"s{i}[{axis}] in {tuple(sorted(spec[5][axis]))!r}")
+        lines += [f"s{i} = d{i}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
+    if forward is not None:  # one Tensor result: no need to call `finish`
+        lines.append(f"return _make(_code({', '.join(d)})[0])")
+    else:
+        lines.append(f"return _finish(_entry, args, ({''.join(f'a{i}, ' for i in tensors)}), "
+                     f"({''.join(f'd{i}, ' for i in tensors)}))")
+    source = "def run(args):\n" + "".join(f"    {line}\n" for line in lines)
+    exec(compile(source, f"<fluxgrad.compile guard of {entry.name}>", "exec"), names)
+    return names["run"]
