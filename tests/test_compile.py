@@ -288,3 +288,48 @@ def test_traces_say_why_they_happened_and_what_the_passes_removed():
                        "args[1] changed: 2 -> 3"]
     assert compiled.traces[0].equations_traced == 2  # x * k, then * 1.0
     assert compiled.traces[0].equations_after_passes == 1
+
+
+def _mlp_losses(wrap, steps=4):
+    fluxgrad.manual_seed(0)
+    model = fluxgrad.nn.Sequential(fluxgrad.nn.Linear(4, 8), fluxgrad.nn.Tanh(),
+                                   fluxgrad.nn.Linear(8, 3))
+    net = wrap(model)
+    opt = fluxgrad.optim.Adam(net.parameters(), lr=0.05)
+    x, y = fluxgrad.randn(6, 4), fluxgrad.randint(0, 3, (6,))
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = fluxgrad.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, net
+
+
+def test_a_compiled_module_is_a_module_whose_parameters_train_as_eager():
+    import torch
+    eager, _ = _mlp_losses(lambda m: m)
+    compiled, net = _mlp_losses(fluxgrad.compile)
+    np.testing.assert_allclose(compiled, eager, rtol=1e-6)
+    assert isinstance(net, fluxgrad.nn.Module) and net._compiled.trace_count == 1
+    theirs = torch.compile(torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(),
+                                               torch.nn.Linear(8, 3)))
+    assert list(net.state_dict()) == list(theirs.state_dict())  # "_orig_mod." prefixed
+    net.eval()
+    assert not net.training and not net._orig_mod.training
+    assert net._orig_mod[2].out_features == 3
+    assert fluxgrad.compile(fluxgrad.nn.Linear(3, 2)).in_features == 3  # read through
+
+
+def test_jit_script_and_trace_compile_as_torch_jit_spells_them():
+    fluxgrad.manual_seed(0)
+    model = fluxgrad.nn.Linear(3, 2)
+    x = fluxgrad.randn(4, 3)
+    traced = fluxgrad.jit.trace(model, fluxgrad.randn(4, 3))
+    assert traced._compiled.trace_count == 1  # traced on the example already
+    with fluxgrad.no_grad():
+        np.testing.assert_allclose(traced(x).numpy(), model(x).numpy(), rtol=1e-6)
+        scripted = fluxgrad.jit.script(lambda a: (a * 2).tanh())
+        np.testing.assert_allclose(scripted(x).numpy(), (x * 2).tanh().numpy(), rtol=1e-6)
+    assert isinstance(scripted, fluxgrad.jit.Compiled)

@@ -425,3 +425,19 @@ def test_backward_of_a_loss_computed_under_no_grad_raises_as_in_eager_mode():
     with pytest.raises(RuntimeError, match="does not require grad"):
         fluxgrad.compile(step)(x, y)
     assert _unchanged(model, before)
+
+
+def test_a_call_that_writes_state_and_returns_differentiable_results_is_not_silently_detached():
+    fluxgrad.manual_seed(0)
+    model = _bn_net()
+    params = dict(model.named_parameters())
+    x = fluxgrad.randn(5, 6)
+
+    def forward(p, x):
+        return fluxgrad.func.functional_call(model, p, (x,))
+    with pytest.raises(NotImplementedError, match="writes eager state"):
+        fluxgrad.compile(forward, fullgraph=True)(params, x)
+    with pytest.warns(RuntimeWarning, match="writes eager state"):
+        out = fluxgrad.compile(forward)(params, x)  # runs eagerly: gradients reach the weights
+    out.sum().backward()
+    assert model[0].weight.grad is not None and float(model[0].weight.grad.abs().sum()) > 0

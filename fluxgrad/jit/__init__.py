@@ -51,7 +51,7 @@ one-time warning naming the line, and later calls with that argument structure r
 without tracing again (an error the function raises in eager mode too is raised as such);
 with `fullgraph=True` the refusal is raised.
 
-Modules: `signature` (cache keys), `trace` (function -> optimised Program), `state` (the
+Modules: `signature` (cache keys), `tracing` (function -> optimised Program), `state` (the
 eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,
 and the check that a trace is right for every size), `codegen` (Program -> Python source),
 `buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise chains on
@@ -62,7 +62,7 @@ differentiable).
 """
 from .compiled import Compiled
 
-__all__ = ["compile", "to_static", "Compiled"]
+__all__ = ["compile", "to_static", "script", "trace", "Compiled", "OptimizedModule"]
 
 
 def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=False,
@@ -79,8 +79,31 @@ def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=Fal
     if disable:
         return fn if fn is not None else (lambda f: f)
     if fn is None:
-        return lambda f: Compiled(f, cache_size, check, fullgraph, dynamic)
+        return lambda f: compile(f, cache_size=cache_size, check=check, fullgraph=fullgraph,
+                                 dynamic=dynamic)
+    from ..nn.module import Module
+    if isinstance(fn, Module):
+        from .module import OptimizedModule
+        return OptimizedModule(fn, cache_size=cache_size, check=check, fullgraph=fullgraph,
+                               dynamic=dynamic)
     return Compiled(fn, cache_size, check, fullgraph, dynamic)
+
+
+def script(obj, *args, **kwargs):
+    """PyTorch's `torch.jit.script`: `compile(obj)` (a module: an `OptimizedModule`)."""
+    return compile(obj)
+
+
+def trace(func, example_inputs=None, *args, **kwargs):
+    """PyTorch's `torch.jit.trace`: `compile(func)`, traced now on `example_inputs` (a tensor or a
+    tuple of them) when given."""
+    compiled = compile(func)
+    if example_inputs is not None:
+        from .._core.grad_mode import no_grad
+        with no_grad():
+            compiled(*(example_inputs if isinstance(example_inputs, tuple) else
+                       (example_inputs,)))
+    return compiled
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, full_graph=True, **kwargs):

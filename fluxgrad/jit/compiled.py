@@ -5,7 +5,7 @@ dtypes, requires_grad, sizes, Python scalars, grad mode), which run its code dir
 the exact signature (shapes included) is looked up; else the argument structure
 (`signature`: ranks, dtypes, requires_grad, scalars) and the sizes, with the sizes this
 structure traces as unknown (`symbolic`) left out, key a bounded LRU cache of traces. On a
-miss the function is traced (`trace`), optimised, run once equation by equation
+miss the function is traced (`tracing`), optimised, run once equation by equation
 (`codegen.first_run`, which gives this call's result) and written out as code
 (`codegen.generate`). A size that changed since the structure's previous trace is traced as
 unknown, if the trace proves right for every size (`symbolic.trace_verified`); else it
@@ -40,7 +40,7 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import codegen, guards, joint, signature, state as _state, symbolic, trace as _trace
+from . import codegen, guards, joint, signature, state as _state, symbolic, tracing as _trace
 
 
 class _Entry:

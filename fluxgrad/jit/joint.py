@@ -24,7 +24,7 @@ import numpy as np
 from .. import random_ops
 from .._core.tensor import Tensor
 from ..static.program import Variable
-from . import codegen, signature, symbolic, trace as _trace
+from . import codegen, signature, symbolic, tracing as _trace
 
 
 class Joint:

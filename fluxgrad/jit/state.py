@@ -1,7 +1,7 @@
 """Training steps under `compile`: the eager state a traced function reads and writes becomes
 implicit inputs and outputs of its program (functionalization, as AOTAutograd and Paddle do).
 
-While `trace` runs the function, a `Tracer` stands between it and the eager objects it
+While `tracing.trace` runs the function, a `Tracer` stands between it and the eager objects it
 captures. "Tracked" tensors are the parameters and buffers of every Module called, the
 parameters of every optimizer stepped, and any leaf tensor that requires grad.
 - An op that reads a tracked tensor reads its current value in the trace: at first a data

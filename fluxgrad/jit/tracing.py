@@ -112,7 +112,21 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         lifted = [v for v in program.data[len(inputs):] if id(v) in used]
         binding = _state.Binding(tracer, written, n_results, lifted)
         inputs = inputs + lifted
+        if binding.writes and check_captures and not tracer.backwarded:
+            _refuse_differentiable_results(fn, tensors, outputs)
     return Traced(program, inputs, outputs, structure, before, binding)
+
+
+def _refuse_differentiable_results(fn, tensors, outputs):
+    """A call that writes state runs outside the eager graph: its results can't carry
+    gradients back to arguments that require grad."""
+    if any(t._requires_grad for t in tensors) and any(
+            isinstance(o, Variable) and o._data.dtype.kind == "f" for o in outputs):
+        raise NotImplementedError(
+            f"fluxgrad.compile({_name(fn)}): it writes eager state (e.g. batch-norm running "
+            "statistics) and returns results that need gradients for its arguments; compiled "
+            "code can't do both yet. Call it under no_grad(), put backward() and opt.step() "
+            "inside it (a training step), or call it without compile")
 
 
 def _lifting_stage(stage, tracer, prim, inputs, params):
