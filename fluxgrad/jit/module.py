@@ -2,7 +2,8 @@
 
 It is a Module holding the original as `_orig_mod`, so `parameters()`, `state_dict()` (keys
 prefixed `_orig_mod.`, as PyTorch's), `train()` / `eval()` and `to()` act on the original,
-and other attributes read through to it. Its forward is a compiled function of the
+and other attributes read through to it (`code`, `traces`, `trace_count`, `save` to the
+compiled function). Its forward is a compiled function of the
 parameters and the arguments (`func.functional_call`), so gradients reach the parameters
 through the compiled call's backward; buffers are read afresh at each call.
 """
@@ -27,4 +28,9 @@ class OptimizedModule(Module):
         try:
             return super().__getattr__(name)
         except AttributeError:
+            if name in _COMPILED_ATTRIBUTES:
+                return getattr(self.__dict__["_compiled"], name)
             return getattr(self.__dict__["_modules"]["_orig_mod"], name)
+
+
+_COMPILED_ATTRIBUTES = {"code", "traces", "trace_count", "save", "source", "program"}
