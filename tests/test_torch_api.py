@@ -690,3 +690,13 @@ def test_memory_formats_are_accepted_and_change_no_value():
     conv = fg.nn.Conv2d(2, 3, 3).to(memory_format=fg.channels_last)
     assert conv(x).shape == (1, 3, 1, 2)
     assert repr(fg.channels_last) == "fluxgrad.channels_last"
+
+
+def test_grad_mode_switches_are_also_in_the_autograd_namespace():
+    x = fg.ones(2, requires_grad=True)
+    for switch in (fg.autograd.no_grad(), fg.autograd.set_grad_enabled(False),
+                   fg.autograd.inference_mode()):
+        with switch:
+            assert not (x * 2).requires_grad
+    with fg.no_grad(), fg.autograd.enable_grad():
+        assert (x * 2).requires_grad

@@ -1,6 +1,8 @@
 """Reverse-mode entry points, custom functions and gradient checking."""
 from .._core import batching as _batching
 from .._core.engine import backward, grad as _eager_grad
+from .._core.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .._core.inference_mode import inference_mode
 from .._core.tensor import Tensor
 from .._core.static_mode import state as _static_state
 from . import forward_ad
@@ -16,7 +18,8 @@ from .variable import Variable
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerContext",
            "gradcheck", "gradgradcheck", "GradcheckError", "forward_ad", "forward_grad", "jvp",
            "vjp", "Jacobian", "Hessian", "functional", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "AnomalyError", "graph_summary", "Variable"]
+           "is_anomaly_enabled", "AnomalyError", "graph_summary", "Variable", "no_grad",
+           "enable_grad", "set_grad_enabled", "inference_mode"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

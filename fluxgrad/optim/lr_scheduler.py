@@ -10,6 +10,8 @@ import numbers
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LambdaLR", "LinearLR", "LinearWarmup", "OneCycleLR", "ReduceLROnPlateau",
+           "ConstantLR", "PolynomialLR", "MultiplicativeLR", "CosineAnnealingWarmRestarts",
+           "CyclicLR", "SequentialLR", "ChainedScheduler",
            "StepDecay", "MultiStepDecay", "ExponentialDecay", "CosineAnnealingDecay",
            "LambdaDecay"]
 
@@ -256,6 +258,183 @@ class OneCycleLR(LRScheduler):
                 group["betas"] = (m, group["betas"][1])
             elif "momentum" in group:
                 group["momentum"] = m
+
+
+class ConstantLR(LRScheduler):
+    """lr * factor until total_iters epochs have passed, then lr."""
+
+    def __init__(self, optimizer=None, factor=1.0 / 3, total_iters=5, last_epoch=-1, *,
+                 learning_rate=None):
+        if not 0 <= factor <= 1:
+            raise ValueError("ConstantLR: Constant multiplicative factor expected to be between 0 "
+                             f"and 1, got {factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return base_lr * (self.factor if epoch < self.total_iters else 1.0)
+
+
+class PolynomialLR(LRScheduler):
+    """lr * (1 - min(epoch, total_iters) / total_iters) ** power."""
+
+    def __init__(self, optimizer=None, total_iters=5, power=1.0, last_epoch=-1, *,
+                 learning_rate=None):
+        self.total_iters = _positive_int(total_iters, "total_iters", "PolynomialLR")
+        self.power = power
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        return base_lr * (1 - min(epoch, self.total_iters) / self.total_iters) ** self.power
+
+
+class MultiplicativeLR(LRScheduler):
+    """lr * lr_lambda(1) * ... * lr_lambda(epoch)."""
+
+    def __init__(self, optimizer=None, lr_lambda=None, last_epoch=-1, *, learning_rate=None):
+        if not callable(lr_lambda):
+            raise TypeError(f"MultiplicativeLR: lr_lambda must be a function of the epoch, got "
+                            f"{type(lr_lambda).__name__}")
+        self.lr_lambda, self._factors = lr_lambda, [1.0]
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        while len(self._factors) <= epoch:
+            self._factors.append(self._factors[-1] * self.lr_lambda(len(self._factors)))
+        return base_lr * self._factors[max(epoch, 0)]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from lr to eta_min over T_0 epochs, restarting; each period T_mult
+    times the one before."""
+
+    def __init__(self, optimizer=None, T_0=1, T_mult=1, eta_min=0.0, last_epoch=-1, *,
+                 learning_rate=None):
+        self.T_0 = _positive_int(T_0, "T_0", "CosineAnnealingWarmRestarts")
+        self.T_mult = _positive_int(T_mult, "T_mult", "CosineAnnealingWarmRestarts")
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
+
+    def lr_at(self, base_lr, epoch):
+        t, period = epoch, self.T_0
+        if self.T_mult == 1:
+            t = t % period
+        else:
+            n = int(math.log(t / self.T_0 * (self.T_mult - 1) + 1, self.T_mult)) if t >= period \
+                else 0
+            t -= self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+            period = self.T_0 * self.T_mult ** n
+        return self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * t / period)) / 2
+
+
+class CyclicLR(LRScheduler):
+    """The learning rate cycles between base_lr and max_lr ('triangular', 'triangular2',
+    'exp_range' or a `scale_fn`); momentum (or beta1) cycles inversely."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
+                 mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 cycle_momentum=True, base_momentum=0.8, max_momentum=0.9, last_epoch=-1):
+        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
+            raise ValueError(f"CyclicLR: mode is invalid and scale_fn is None (got {mode!r})")
+        n = len(optimizer.param_groups)
+        self.base_lrs_cycle = list(base_lr) if isinstance(base_lr, (list, tuple)) else [base_lr] * n
+        self.max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * n
+        down = step_size_up if step_size_down is None else step_size_down
+        self.total_size = float(step_size_up + down)
+        self.step_ratio = step_size_up / self.total_size
+        self.mode, self.gamma = mode, gamma
+        self.scale_fn, self.scale_mode = scale_fn, scale_mode if scale_fn else (
+            "cycle" if mode in ("triangular", "triangular2") else "iterations")
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if not all("momentum" in g or "betas" in g for g in optimizer.param_groups):
+                raise ValueError("CyclicLR: optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.base_momentum, self.max_momentum = base_momentum, max_momentum
+        for group, lr in zip(optimizer.param_groups, self.base_lrs_cycle):
+            group["initial_lr"] = lr
+        super().__init__(optimizer, last_epoch)
+
+    def _scale(self, x):
+        if self.scale_fn is not None:
+            return self.scale_fn(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / 2.0 ** (x - 1)
+        return self.gamma ** x
+
+    def _position(self, epoch):
+        cycle = math.floor(1 + epoch / self.total_size)
+        x = 1.0 + epoch / self.total_size - cycle
+        height = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        return height * self._scale(cycle if self.scale_mode == "cycle" else epoch)
+
+    def get_lr(self):
+        factor = self._position(self.last_epoch)
+        return [base + (top - base) * factor
+                for base, top in zip(self.base_lrs_cycle, self.max_lrs)]
+
+    def _apply(self):
+        super()._apply()
+        if not self.cycle_momentum:
+            return
+        factor = self._position(self.last_epoch)
+        m = self.max_momentum - (self.max_momentum - self.base_momentum) * factor
+        for group in self.optimizer.param_groups:
+            if "betas" in group:
+                group["betas"] = (m, group["betas"][1])
+            else:
+                group["momentum"] = m
+
+
+class SequentialLR(LRScheduler):
+    """schedulers[i] from milestones[i - 1] on, each counting its epochs from its milestone."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"SequentialLR: expects number of schedulers provided to be one more "
+                             f"than the number of milestone points, but got {len(schedulers)} "
+                             f"schedulers and {len(milestones)} milestones")
+        for i, scheduler in enumerate(schedulers):
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(f"SequentialLR: scheduler {i} belongs to another optimizer than "
+                                 "the one given")
+        self.schedulers, self.milestones = list(schedulers), list(milestones)
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        i = bisect.bisect_right(self.milestones, self.last_epoch)
+        epoch = self.last_epoch - (self.milestones[i - 1] if i else 0)
+        scheduler = self.schedulers[i]
+        return [scheduler.lr_at(b, epoch) for b in scheduler.base_lrs]
+
+
+class ChainedScheduler(LRScheduler):
+    """Several schedulers at once: their factors of the initial lr multiply."""
+
+    def __init__(self, schedulers, optimizer=None):
+        self.schedulers = list(schedulers)
+        if not self.schedulers:
+            raise ValueError("ChainedScheduler needs at least one scheduler")
+        optimizer = optimizer or self.schedulers[0].optimizer
+        self.last_epoch = self.schedulers[0].last_epoch - 1
+        self.optimizer, self.base_lrs = optimizer, list(self.schedulers[0].base_lrs)
+        self.step()
+
+    def get_lr(self):
+        lrs = list(self.base_lrs)
+        for scheduler in self.schedulers:
+            lrs = [lr * scheduler.lr_at(b, self.last_epoch) / b if b else lr
+                   for lr, b in zip(lrs, scheduler.base_lrs)]
+        return lrs
+
+    def step(self, epoch=None):
+        for scheduler in self.schedulers:
+            scheduler.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
+        super().step(epoch)
 
 
 class ReduceLROnPlateau:
