@@ -15,6 +15,10 @@ CONFIGS = [
     ("RAdam", {"weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("RAdam", {"betas": (0.9, 0.5)}),  # rho_t > 5 from the first steps: the rectified branch
     ("Adamax", {"maximize": True}),
+    ("Rprop", {}), ("Rprop", {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2)}),
+    ("Rprop", {"maximize": True}),
+    ("ASGD", {}), ("ASGD", {"lr": 0.05, "lambd": 0.01, "alpha": 0.5, "t0": 3,
+                           "weight_decay": 0.1}),
 ]
 
 

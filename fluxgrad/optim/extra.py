@@ -1,4 +1,4 @@
-"""More optimizers with PyTorch's update rules: Adadelta, Adamax, NAdam, RAdam.
+"""More optimizers with PyTorch's update rules: Adadelta, Adamax, NAdam, RAdam, Rprop, ASGD.
 
 Each takes PyTorch's arguments and PaddlePaddle's spellings (`learning_rate=`,
 `parameters=`, `beta1=`/`beta2=`, `epsilon=`), and updates in place like the
@@ -10,7 +10,7 @@ import numpy as np
 
 from .optimizer import Optimizer, _params, _pick, _weight_decay
 
-__all__ = ["Adadelta", "Adamax", "NAdam", "RAdam"]
+__all__ = ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"]
 
 
 def _betas(owner, betas, beta1, beta2):
@@ -176,3 +176,73 @@ class RAdam(_AdamFamily):
             p -= group["lr"] * rect * (m_hat * adaptive)
         else:
             p -= group["lr"] * m_hat
+
+
+class Rprop(Optimizer):
+    """Resilient backpropagation: a step size per element, grown by etas[1] while the
+    gradient keeps its sign and shrunk by etas[0] when it flips (that step is skipped)."""
+
+    _state_tensors = ("prev", "step_size")
+
+    def __init__(self, params=None, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
+                 maximize=False, learning_rate=None, parameters=None, grad_clip=None, name=None):
+        lr = _pick(lr, learning_rate)
+        _check("Rprop", lr, 0.0)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Rprop: Invalid eta values: {etas[0]}, {etas[1]}")
+        super().__init__(_params(params, parameters),
+                         dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes),
+                              maximize=maximize), grad_clip)
+
+    def _update(self, p, g, state, group):
+        shrink, grow = group["etas"]
+        low, high = group["step_sizes"]
+        if not state:
+            state["step"] = 0
+            state["prev"] = np.zeros_like(p)
+            state["step_size"] = np.full_like(p, group["lr"])
+        state["step"] += 1
+        agreement = np.sign(g * state["prev"])
+        factor = np.where(agreement > 0, grow, np.where(agreement < 0, shrink, 1.0))
+        step_size = state["step_size"]
+        np.clip(step_size * factor.astype(p.dtype), low, high, out=step_size)
+        g = np.where(agreement < 0, 0, g).astype(p.dtype)
+        p -= np.sign(g) * step_size
+        state["prev"][...] = g
+
+
+class ASGD(Optimizer):
+    """Averaged SGD: SGD with a decaying step, keeping a running average `ax` of the iterates
+    from step t0 on."""
+
+    _state_tensors = ("ax",)
+    _state_numbers = ("step", "eta", "mu")
+
+    def __init__(self, params=None, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0,
+                 *, maximize=False, learning_rate=None, parameters=None, grad_clip=None,
+                 name=None):
+        lr = _pick(lr, learning_rate)
+        _check("ASGD", lr, 0.0)
+        super().__init__(_params(params, parameters),
+                         dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
+                              weight_decay=_weight_decay(weight_decay), maximize=maximize),
+                         grad_clip)
+
+    def _update(self, p, g, state, group):
+        if not state:
+            state["step"], state["eta"], state["mu"] = 0, group["lr"], 1.0
+            state["ax"] = np.zeros_like(p)
+        state["step"] += 1
+        step, eta, mu = state["step"], state["eta"], state["mu"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p
+        p *= 1 - group["lambd"] * eta
+        p -= eta * g
+        ax = state["ax"]
+        if mu != 1:
+            ax += (p - ax) * mu
+        else:
+            ax[...] = p
+        lr = group["lr"]
+        state["eta"] = lr / (1 + group["lambd"] * lr * step) ** group["alpha"]
+        state["mu"] = 1 / max(1, step - group["t0"])
