@@ -700,3 +700,12 @@ def test_grad_mode_switches_are_also_in_the_autograd_namespace():
             assert not (x * 2).requires_grad
     with fg.no_grad(), fg.autograd.enable_grad():
         assert (x * 2).requires_grad
+
+
+@pytest.mark.parametrize("name", ["not_equal", "less", "less_equal", "greater", "greater_equal",
+                                  "floor_divide", "eq", "ne", "lt", "le", "gt", "ge"])
+def test_comparison_methods_match_torch(name):
+    a, b = [1.0, 2.0, 3.0], [2.0, 2.0, 2.0]
+    got = getattr(fg.tensor(a), name)(fg.tensor(b))
+    want = getattr(torch.tensor(a), name)(torch.tensor(b))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -415,16 +415,16 @@ def no_grad_primitive(name, impl):
     return Primitive(name, impl, batch=broadcasting(name))
 
 
-def _no_grad_binary(np_fn, name, *methods):
+def _no_grad_binary(np_fn, name, *dunders):
     prim = no_grad_primitive(name, np_fn)
 
     def op(x, y):
         return apply(prim, *promote(x, y))
     op.__name__ = name
-    return tensor_method(*(methods or (name,)))(op)
+    return tensor_method(name, *dunders)(op)
 
 
-eq = _no_grad_binary(np.equal, "equal", "__eq__", "eq")
+eq = _no_grad_binary(np.equal, "equal", "__eq__", "eq")  # Tensor.equal: torch's, below
 not_equal = _no_grad_binary(np.not_equal, "not_equal", "__ne__", "ne")
 less = _no_grad_binary(np.less, "less", "__lt__", "lt", "less_than")
 less_equal = _no_grad_binary(np.less_equal, "less_equal", "__le__", "le")
