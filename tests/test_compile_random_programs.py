@@ -7,23 +7,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import fluxgrad as fg
-from test_random_programs import BINARY, REDUCE, UNARY, shapes
+from test_random_programs import chain, shapes
 
 torch = pytest.importorskip("torch")
 
 
 def _program(steps):
     def program(x, y):
-        m = torch if isinstance(x, torch.Tensor) else fg
-        h = x
-        for kind, k in steps:
-            if kind == "u":
-                h = UNARY[k % len(UNARY)](m, h)
-            elif kind == "b":
-                h = BINARY[k % len(BINARY)](m, h, y)
-            else:
-                h = REDUCE[k % len(REDUCE)](m, h)
-        return (h * h).sum() + h.sum()
+        return chain(torch if isinstance(x, torch.Tensor) else fg, steps, x, y)
     return program
 
 

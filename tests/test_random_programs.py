@@ -46,6 +46,19 @@ REDUCE = [
 shapes = st.sampled_from([(), (3,), (2, 3), (1, 3), (4, 1)])
 
 
+def chain(m, steps, x, y):
+    """The program of `steps` on x (and y) with the ops of `m` (fluxgrad or torch)."""
+    h = x
+    for kind, k in steps:
+        if kind == "u":
+            h = UNARY[k % len(UNARY)](m, h)
+        elif kind == "b":
+            h = BINARY[k % len(BINARY)](m, h, y)
+        else:
+            h = REDUCE[k % len(REDUCE)](m, h)
+    return (h * h).sum() + h.sum()
+
+
 @settings(max_examples=60, deadline=None)
 @given(shape_x=shapes, shape_y=shapes,
        steps=st.lists(st.tuples(st.sampled_from(["u", "b", "r"]), st.integers(0, 99)),
@@ -56,15 +69,7 @@ def test_random_program_matches_torch(shape_x, shape_y, steps, seed):
     x0, y0 = rng.uniform(-1.5, 1.5, shape_x), rng.uniform(-1.5, 1.5, shape_y)
 
     def program(m, x, y):
-        h = x
-        for kind, k in steps:
-            if kind == "u":
-                h = UNARY[k % len(UNARY)](m, h)
-            elif kind == "b":
-                h = BINARY[k % len(BINARY)](m, h, y)
-            else:
-                h = REDUCE[k % len(REDUCE)](m, h)
-        return (h * h).sum() + h.sum()
+        return chain(m, steps, x, y)
 
     fx = fg.tensor(x0, requires_grad=True)
     fy = fg.tensor(y0, requires_grad=True)

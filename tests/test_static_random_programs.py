@@ -6,19 +6,11 @@ from hypothesis import given, settings, strategies as st
 
 import fluxgrad as fg
 from fluxgrad import static
-from test_random_programs import BINARY, REDUCE, UNARY, shapes
+from test_random_programs import chain, shapes
 
 
 def _chain(steps, x, y):
-    h = x
-    for kind, k in steps:
-        if kind == "u":
-            h = UNARY[k % len(UNARY)](fg, h)
-        elif kind == "b":
-            h = BINARY[k % len(BINARY)](fg, h, y)
-        else:
-            h = REDUCE[k % len(REDUCE)](fg, h)
-    return (h * h).sum() + h.sum()
+    return chain(fg, steps, x, y)
 
 
 @settings(max_examples=40, deadline=None)

@@ -106,7 +106,8 @@ def _take_history(base, new):
     base._tangent = new._tangent
 
 
-def _inplace(name, op):
+def inplace_method(name, op):
+    """The Tensor method `name` (e.g. 'add_') that writes `op`'s result into the tensor."""
     def method(self, *args, **kwargs):
         return apply_inplace(self, op, *args, **kwargs)
     method.__name__ = name
@@ -150,7 +151,7 @@ _OPS = {
 }
 
 for _name, _op in _OPS.items():
-    setattr(Tensor, _name, _inplace(_name, _op))
+    setattr(Tensor, _name, inplace_method(_name, _op))
 
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_

@@ -19,22 +19,15 @@ from .._core.tensor import Tensor, tensor_method
 from ..settings import strided
 from . import (activation, elementwise, index_extras, indexing, linalg, linalg_extras,
                math_extras, reduce, shape, special_functions)
-from .inplace import apply_inplace, fill
+from .inplace import apply_inplace, fill, inplace_method
 
 __all__ = []
 
 
 def _inplace_method(name, op, *, differentiable=True):
-    if differentiable:
-        def method(self, *args, **kwargs):
-            return apply_inplace(self, op, *args, **kwargs)
-    else:
-        def method(self, *args, **kwargs):
-            return apply_inplace(self, lambda x, *a, **k: fill(x, op(x, *a, **k)), *args,
-                                 **kwargs)
-    method.__name__ = name
-    method.__doc__ = f"In-place `{name[:-1]}`: writes the result into this tensor and returns it."
-    setattr(Tensor, name, method)
+    def write(x, *args, **kwargs):  # a result without gradient: written as a fill of values
+        return fill(x, op(x, *args, **kwargs))
+    setattr(Tensor, name, inplace_method(name, op if differentiable else write))
 
 
 _DIFFERENTIABLE = {
