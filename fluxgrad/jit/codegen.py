@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 from .._core.tensor import Tensor
-from ..static.program import Variable
+from ..static.program import Equation, Variable
 from . import buffers, fusion
 
 _ndarray = np.ndarray
@@ -129,8 +129,9 @@ def _literal(x):
 
 def generate(traced, name, first):
     names = _Names(traced.inputs, name)
-    equations, wrapped = traced.program.equations, first.wrapped
-    keep = {id(o) for o in traced.outputs if isinstance(o, Variable)}
+    equations, outputs, wrapped = _without_identities(
+        traced.program.equations, traced.outputs, first.wrapped)
+    keep = {id(o) for o in outputs if isinstance(o, Variable)}
     last_use, read = {}, {}
     for n, eq in enumerate(equations):
         for x in eq.inputs:
@@ -186,7 +187,7 @@ def generate(traced, name, first):
         n += 1
     results = []
     input_ids = {id(v) for v in traced.inputs}
-    for o in traced.outputs:
+    for o in outputs:
         if isinstance(o, Variable):
             results.append(f"{names.var(o)}.copy()" if id(o) in input_ids else names.var(o))
         else:
@@ -200,6 +201,28 @@ def generate(traced, name, first):
     namespace = dict(names.globals)
     exec(compile(source, filename, "exec"), namespace)
     return source, namespace[name]
+
+
+def _without_identities(equations, outputs, wrapped):
+    """(equations, outputs, wrapped) with the identity equations (`stop_gradient`, which
+    tracing under no_grad puts after every op: it only matters to differentiation) dropped
+    and their outputs replaced by their inputs, so that they neither cost a call nor split
+    a fused chain."""
+    alias, kept, wrapped = {}, [], set(wrapped)
+    for eq in equations:
+        inputs = tuple(alias.get(id(x), x) if isinstance(x, Variable) else x
+                       for x in eq.inputs)
+        if eq.prim.name == "stop_gradient" and isinstance(inputs[0], Variable):
+            alias[id(eq.outputs[0])] = inputs[0]
+            continue
+        if any(a is not b for a, b in zip(inputs, eq.inputs)):
+            new = Equation(eq.prim, inputs, eq.outputs, eq.params, eq.source, eq.symbolic)
+            if id(eq) in wrapped:
+                wrapped.add(id(new))
+            eq = new
+        kept.append(eq)
+    outputs = [alias.get(id(o), o) if isinstance(o, Variable) else o for o in outputs]
+    return kept, outputs, wrapped
 
 
 def _comment(source, width, cache):
