@@ -131,6 +131,7 @@ def generate(traced, name, first):
     names = _Names(traced.inputs, name)
     equations, outputs, wrapped = _without_identities(
         traced.program.equations, traced.outputs, first.wrapped)
+    equations = _transposed_products(equations, outputs)
     keep = {id(o) for o in outputs if isinstance(o, Variable)}
     last_use, read = {}, {}
     for n, eq in enumerate(equations):
@@ -141,7 +142,8 @@ def generate(traced, name, first):
     regions = fusion.regions(equations, first.layout)
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
-    reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout)
+    reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
+                         _in_place(traced, outputs, fused))
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
@@ -201,6 +203,57 @@ def generate(traced, name, first):
     namespace = dict(names.globals)
     exec(compile(source, filename, "exec"), namespace)
     return source, namespace[name]
+
+
+def _in_place(traced, outputs, fused):
+    """{id(output): the input whose array it may be written into} for a training step's new
+    parameter and state values made outside a fused region (see `buffers.plan`)."""
+    state = traced.state
+    if state is None:
+        return {}
+    return {id(outputs[k]): v for k, v in state.in_place.items()
+            if isinstance(outputs[k], Variable) and id(outputs[k]) not in fused}
+
+
+class _Emitted:
+    """An equation's stand-in for a primitive: code the generator writes, never traced."""
+    __slots__ = ("name", "impl", "n_outputs")
+
+    def __init__(self, name, impl):
+        self.name, self.impl, self.n_outputs = name, impl, 1
+
+
+def _matmul_transposed(x, y):
+    return np.matmul(y.T, x.T)
+
+
+_MATMUL_T = _Emitted("matmul_transposed", _matmul_transposed)
+
+
+def _transposed_products(equations, outputs):
+    """`permute(matmul(x, y), perm=(1, 0))` of matrices, the product read by nothing else,
+    as one `matmul(y.T, x.T)`: a C-contiguous result (a weight's gradient), so the
+    elementwise ops that read it beside C-contiguous arrays (the parameter update) don't
+    run strided."""
+    uses = {}
+    for x in [x for eq in equations for x in eq.inputs] + list(outputs):
+        if isinstance(x, Variable):
+            uses[id(x)] = uses.get(id(x), 0) + 1
+    made_by = {}
+    for n, eq in enumerate(equations):
+        if eq.prim.name == "matmul" and eq.prim.n_outputs == 1 and all(
+                isinstance(x, Variable) and x._data.ndim == 2 for x in eq.inputs):
+            made_by[id(eq.outputs[0])] = n
+    rewritten, dropped = list(equations), set()
+    for n, eq in enumerate(equations):
+        x = eq.inputs[0] if eq.inputs else None
+        if eq.prim.name == "permute" and eq.params.get("perm") == (1, 0) and \
+                isinstance(x, Variable) and id(x) in made_by and uses[id(x)] == 1:
+            k = made_by[id(x)]
+            rewritten[k] = Equation(_MATMUL_T, equations[k].inputs, eq.outputs, {},
+                                    equations[k].source)
+            dropped.add(n)
+    return [eq for n, eq in enumerate(rewritten) if n not in dropped]
 
 
 def _without_identities(equations, outputs, wrapped):
