@@ -10,7 +10,9 @@ can, else into an earlier dead one; only when none is free is a new array alloca
 
 A buffer ("root") is an array that a ufunc equation of this function made. Any other
 equation's outputs may alias any of its inputs' roots (views: reshape, transpose, slicing;
-an impl that returns its input), so a root is free only once no live Variable may alias it.
+an impl that returns its input), unless the first run found them sharing no memory with
+their inputs (`fresh`: a matmul, a reduction), so a root is free only once no live Variable
+may alias it.
 A Variable in `keep` (returned: also a joint forward's residuals) never dies, so no root it
 may alias is ever reused. The function's inputs are never roots: nothing derived from them
 by a view is written.
@@ -43,7 +45,7 @@ def writes_out(eq):
         not eq.params and eq.prim.n_outputs == 1
 
 
-def plan(equations, inputs, keep, last_use, layout, in_place=None):
+def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
     from ..static.program import Variable
     roots_of = {id(v): () for v in inputs}
     refs, holder, key_of, free = {}, {}, {}, {}
@@ -91,6 +93,8 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None):
                 delete_at[id(buffer)] = max(delete_at[id(buffer)], n)
             holder[target] = out
             out_roots = (target,)
+        elif all(id(o) in fresh for o in eq.outputs):
+            out_roots = ()
         else:
             out_roots = tuple({r: None for x in eq.inputs if isinstance(x, Variable)
                                for r in roots_of[id(x)]})

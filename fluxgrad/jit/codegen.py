@@ -41,11 +41,12 @@ class FirstRun:
     """What the first run saw: the (ids of the) equations whose impl returned something other
     than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
     a C-contiguous array (the buffers `buffers.plan` may reuse)."""
-    __slots__ = ("wrapped", "layout")
+    __slots__ = ("wrapped", "layout", "fresh")
 
     def __init__(self):
         self.wrapped = set()
         self.layout = {}
+        self.fresh = set()  # ids of the outputs that share no memory with an input
 
 
 def first_run(traced, arrays):
@@ -60,8 +61,11 @@ def first_run(traced, arrays):
             seen.wrapped.add(id(eq))
         elif buffers.writes_out(eq) and out.flags.c_contiguous:
             seen.layout[id(eq.outputs[0])] = (out.shape, out.dtype)
+        arrays_in = [a for a in args if type(a) is _ndarray]
         for o, value in zip(eq.outputs, outs):
-            env[id(o)] = np.asarray(value)
+            env[id(o)] = value = np.asarray(value)
+            if not any(np.may_share_memory(value, a) for a in arrays_in):
+                seen.fresh.add(id(o))
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
@@ -143,7 +147,7 @@ def generate(traced, name, first):
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
-                         _in_place(traced, outputs, fused))
+                         _in_place(traced, outputs, fused), first.fresh)
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
