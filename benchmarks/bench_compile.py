@@ -14,6 +14,12 @@ Then: the same chain on float32[10^6] and [4 * 10^6] (compiled code writes into 
 the first-call cost of a training-like program of about 1,000 equations
 (`func.value_and_grad` of a 90-layer tanh MLP's loss).
 
+Whether numexpr would beat it (`numexpr_vs_numpy`, when numexpr is installed): measured
+here (2 cores), no: 0.3-0.9x of the chunked NumPy code for float32 and float64 from 10^5 to
+4 * 10^6 elements on one thread, and on two threads too except float64[4 * 10^6] (1.5x, but
+the benchmarks and targets are single-thread); its float32 tanh is ~15x slower than NumPy's.
+So the compiler does not use it.
+
 Function transforms compiled (`transforms`): the Hessian of sum(tanh(W x)^2), W 64x64, by
 `compile(func.hessian(f))` against torch.func.hessian, and its Hessian-vector product by a
 compiled `func.hvp` against torch's double backward.
@@ -99,6 +105,7 @@ def main():
     line("fwd+bwd", dict(zip(fns, best)), "torch" if torch is not None else "eager")
     large_chain(10**6)
     large_chain(4 * 10**6, rounds=8)
+    numexpr_vs_numpy()
     compile_cost()
     per_call_overhead()
 
@@ -115,6 +122,48 @@ def large_chain(size, rounds=25):
     print(f"large chain    float32[{size}], {CHAIN} ops: compiled {t_compiled * 1e3:.1f} ms, "
           f"numpy {t_numpy * 1e3:.1f} ms: compiled is {t_numpy / t_compiled:.2f}x as fast "
           "(buffer reuse, chunks)")
+
+
+def numexpr_vs_numpy(rounds=7):
+    """Whether numexpr (not a dependency) would beat the code the compiler writes for a fused
+    elementwise run: one `numexpr.evaluate(..., out=)` against the same 5 ops as in-place
+    NumPy ufuncs over cache-sized chunks (`fusion`), per dtype, size and thread count; and,
+    for the chain above, how much of eager NumPy's time its 40 tanh calls take alone."""
+    try:
+        import numexpr
+    except ImportError:
+        print("numexpr is not installed: the numexpr comparison is skipped")
+        return
+    from fluxgrad.jit.fusion import CHUNK
+    expr = "((a * b + c) * a - b) * c + a"
+    print(f"numexpr {numexpr.__version__} vs chunked in-place NumPy, {expr} "
+          "(ratio > 1: numexpr faster)")
+    for dtype in (np.float32, np.float64):
+        for size in (10**5, 10**6, 4 * 10**6):
+            a = np.random.default_rng(0).random(size).astype(dtype)
+            b, c, out, t = a.copy(), a.copy(), np.empty_like(a), np.empty(CHUNK, dtype)
+
+            def chunked():
+                for s in range(0, size, CHUNK):
+                    ac, bc, cc, tc = a[s:s + CHUNK], b[s:s + CHUNK], c[s:s + CHUNK], t[:CHUNK]
+                    tc = tc[:len(ac)]
+                    np.add(np.multiply(np.subtract(np.multiply(np.add(np.multiply(
+                        ac, bc, tc), cc, tc), ac, tc), bc, tc), cc, tc), ac, out[s:s + CHUNK])
+            ratios = []
+            for threads in (1, numexpr.detect_number_of_cores()):
+                numexpr.set_num_threads(threads)
+                ours, theirs = interleaved_best_times(chunked, lambda: numexpr.evaluate(
+                    expr, local_dict={"a": a, "b": b, "c": c}, out=out), rounds=rounds)
+                ratios.append(f"{threads} thread(s) {ours / theirs:.2f}x")
+            print(f"  {np.dtype(dtype).name}[{size}]: {', '.join(ratios)}")
+    numexpr.set_num_threads(1)
+    data = np.random.default_rng(0).standard_normal(10**6).astype(np.float32)
+    out = np.empty_like(data)
+    tanh, whole = interleaved_best_times(lambda: np.tanh(data, out),
+                                         lambda: chain_numpy(data, data), rounds=rounds)
+    print(f"  float32[10^6] chain: its {CHAIN // 5} tanh calls alone take "
+          f"{CHAIN // 5 * tanh / whole:.0%} of eager NumPy's time (the most any reuse of "
+          f"buffers can save is the rest)")
 
 
 def mlp_loss(x, *params):

@@ -10,10 +10,18 @@ can, else into an earlier dead one; only when none is free is a new array alloca
 
 A buffer ("root") is an array that a ufunc equation of this function made. Any other
 equation's outputs may alias any of its inputs' roots (views: reshape, transpose, slicing;
-an impl that returns its input), so a root is free only once no live Variable may alias it.
+an impl that returns its input), unless the first run found them sharing no memory with
+their inputs (`fresh`: a matmul, a reduction), so a root is free only once no live Variable
+may alias it.
 A Variable in `keep` (returned: also a joint forward's residuals) never dies, so no root it
 may alias is ever reused. The function's inputs are never roots: nothing derived from them
 by a view is written.
+
+`in_place` ({id(output Variable): input Variable}: a training step's new parameter and
+state values, `state.Binding.in_place`) lets an output be written into the array of that
+input, which then is a root: the equation that makes the output writes into it when it is
+a ufunc equation of the input's shape and dtype and no live Variable may alias the input
+any more (its last read is behind); no other equation ever writes there.
 
 `Plan.out_of[id(eq)]` is the Variable whose array (the buffer) the equation writes into;
 `Plan.delete_at[id(var)]` the equation after which a Variable's name is dropped: its last
@@ -37,22 +45,41 @@ def writes_out(eq):
         not eq.params and eq.prim.n_outputs == 1
 
 
-def plan(equations, inputs, keep, last_use, layout):
+def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
     from ..static.program import Variable
     roots_of = {id(v): () for v in inputs}
     refs, holder, key_of, free = {}, {}, {}, {}
     out_of, delete_at = {}, dict(last_use)
+    pinned = {}  # id(output) -> the root of the input it may be written into
+    for key, v in (in_place or {}).items():
+        if id(v) in last_use and id(v) not in keep and id(v) in roots_of:
+            r = len(key_of)
+            key_of[r], holder[r], refs[r] = (v._data.shape, v._data.dtype), v, 1
+            roots_of[id(v)] = (r,)
+            pinned[key] = r
+    pinned_roots = set(pinned.values())
     for n, eq in enumerate(equations):
         dying = list({id(x): x for x in eq.inputs if isinstance(x, Variable) and
                       last_use.get(id(x)) == n and id(x) not in keep}.values())
         out = eq.outputs[0]
         key = layout.get(id(out)) if writes_out(eq) else None
         target = None
-        if key is not None:
+        r = pinned.get(id(out))
+        if r is not None and writes_out(eq) and \
+                (out._data.shape, out._data.dtype) == key_of[r] and \
+                refs[r] == sum(1 for x in dying if roots_of[id(x)] == (r,)):
+            # the final update of a parameter (state), after its last read
+            target = r
+            buffer = holder[r]
+            out_of[id(eq)] = buffer
+            delete_at[id(buffer)] = max(delete_at[id(buffer)], n)
+            holder[r] = out
+            out_roots = (r,)
+        elif key is not None:
             for x in dying:
                 roots = roots_of[id(x)]
                 if len(roots) == 1 and holder.get(roots[0]) is x and refs[roots[0]] == 1 \
-                        and key_of[roots[0]] == key:
+                        and key_of[roots[0]] == key and roots[0] not in pinned_roots:
                     target = roots[0]
                     break
             if target is None and free.get(key):
@@ -66,6 +93,8 @@ def plan(equations, inputs, keep, last_use, layout):
                 delete_at[id(buffer)] = max(delete_at[id(buffer)], n)
             holder[target] = out
             out_roots = (target,)
+        elif all(id(o) in fresh for o in eq.outputs):
+            out_roots = ()
         else:
             out_roots = tuple({r: None for x in eq.inputs if isinstance(x, Variable)
                                for r in roots_of[id(x)]})
@@ -78,6 +107,6 @@ def plan(equations, inputs, keep, last_use, layout):
             for r in roots_of[id(x)]:
                 refs[r] -= 1
                 # a buffer is reachable by its holder's name (never `_`: an unused output)
-                if refs[r] == 0 and id(holder[r]) in last_use:
+                if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots:
                     free.setdefault(key_of[r], []).append(r)
     return Plan(out_of, delete_at)

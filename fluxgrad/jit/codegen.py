@@ -30,7 +30,7 @@ import os
 import numpy as np
 
 from .._core.tensor import Tensor
-from ..static.program import Variable
+from ..static.program import Equation, Variable
 from . import buffers, fusion
 
 _ndarray = np.ndarray
@@ -41,11 +41,12 @@ class FirstRun:
     """What the first run saw: the (ids of the) equations whose impl returned something other
     than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
     a C-contiguous array (the buffers `buffers.plan` may reuse)."""
-    __slots__ = ("wrapped", "layout")
+    __slots__ = ("wrapped", "layout", "fresh")
 
     def __init__(self):
         self.wrapped = set()
         self.layout = {}
+        self.fresh = set()  # ids of the outputs that share no memory with an input
 
 
 def first_run(traced, arrays):
@@ -60,8 +61,11 @@ def first_run(traced, arrays):
             seen.wrapped.add(id(eq))
         elif buffers.writes_out(eq) and out.flags.c_contiguous:
             seen.layout[id(eq.outputs[0])] = (out.shape, out.dtype)
+        arrays_in = [a for a in args if type(a) is _ndarray]
         for o, value in zip(eq.outputs, outs):
-            env[id(o)] = np.asarray(value)
+            env[id(o)] = value = np.asarray(value)
+            if not any(np.may_share_memory(value, a) for a in arrays_in):
+                seen.fresh.add(id(o))
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
@@ -129,8 +133,10 @@ def _literal(x):
 
 def generate(traced, name, first):
     names = _Names(traced.inputs, name)
-    equations, wrapped = traced.program.equations, first.wrapped
-    keep = {id(o) for o in traced.outputs if isinstance(o, Variable)}
+    equations, outputs, wrapped = _without_identities(
+        traced.program.equations, traced.outputs, first.wrapped)
+    equations = _transposed_products(equations, outputs)
+    keep = {id(o) for o in outputs if isinstance(o, Variable)}
     last_use, read = {}, {}
     for n, eq in enumerate(equations):
         for x in eq.inputs:
@@ -140,7 +146,8 @@ def generate(traced, name, first):
     regions = fusion.regions(equations, first.layout)
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
-    reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout)
+    reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
+                         _in_place(traced, outputs, fused), first.fresh)
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
@@ -186,7 +193,7 @@ def generate(traced, name, first):
         n += 1
     results = []
     input_ids = {id(v) for v in traced.inputs}
-    for o in traced.outputs:
+    for o in outputs:
         if isinstance(o, Variable):
             results.append(f"{names.var(o)}.copy()" if id(o) in input_ids else names.var(o))
         else:
@@ -200,6 +207,79 @@ def generate(traced, name, first):
     namespace = dict(names.globals)
     exec(compile(source, filename, "exec"), namespace)
     return source, namespace[name]
+
+
+def _in_place(traced, outputs, fused):
+    """{id(output): the input whose array it may be written into} for a training step's new
+    parameter and state values made outside a fused region (see `buffers.plan`)."""
+    state = traced.state
+    if state is None:
+        return {}
+    return {id(outputs[k]): v for k, v in state.in_place.items()
+            if isinstance(outputs[k], Variable) and id(outputs[k]) not in fused}
+
+
+class _Emitted:
+    """An equation's stand-in for a primitive: code the generator writes, never traced."""
+    __slots__ = ("name", "impl", "n_outputs")
+
+    def __init__(self, name, impl):
+        self.name, self.impl, self.n_outputs = name, impl, 1
+
+
+def _matmul_transposed(x, y):
+    return np.matmul(y.T, x.T)
+
+
+_MATMUL_T = _Emitted("matmul_transposed", _matmul_transposed)
+
+
+def _transposed_products(equations, outputs):
+    """`permute(matmul(x, y), perm=(1, 0))` of matrices, the product read by nothing else,
+    as one `matmul(y.T, x.T)`: a C-contiguous result (a weight's gradient), so the
+    elementwise ops that read it beside C-contiguous arrays (the parameter update) don't
+    run strided."""
+    uses = {}
+    for x in [x for eq in equations for x in eq.inputs] + list(outputs):
+        if isinstance(x, Variable):
+            uses[id(x)] = uses.get(id(x), 0) + 1
+    made_by = {}
+    for n, eq in enumerate(equations):
+        if eq.prim.name == "matmul" and eq.prim.n_outputs == 1 and all(
+                isinstance(x, Variable) and x._data.ndim == 2 for x in eq.inputs):
+            made_by[id(eq.outputs[0])] = n
+    rewritten, dropped = list(equations), set()
+    for n, eq in enumerate(equations):
+        x = eq.inputs[0] if eq.inputs else None
+        if eq.prim.name == "permute" and eq.params.get("perm") == (1, 0) and \
+                isinstance(x, Variable) and id(x) in made_by and uses[id(x)] == 1:
+            k = made_by[id(x)]
+            rewritten[k] = Equation(_MATMUL_T, equations[k].inputs, eq.outputs, {},
+                                    equations[k].source)
+            dropped.add(n)
+    return [eq for n, eq in enumerate(rewritten) if n not in dropped]
+
+
+def _without_identities(equations, outputs, wrapped):
+    """(equations, outputs, wrapped) with the identity equations (`stop_gradient`, which
+    tracing under no_grad puts after every op: it only matters to differentiation) dropped
+    and their outputs replaced by their inputs, so that they neither cost a call nor split
+    a fused chain."""
+    alias, kept, wrapped = {}, [], set(wrapped)
+    for eq in equations:
+        inputs = tuple(alias.get(id(x), x) if isinstance(x, Variable) else x
+                       for x in eq.inputs)
+        if eq.prim.name == "stop_gradient" and isinstance(inputs[0], Variable):
+            alias[id(eq.outputs[0])] = inputs[0]
+            continue
+        if any(a is not b for a, b in zip(inputs, eq.inputs)):
+            new = Equation(eq.prim, inputs, eq.outputs, eq.params, eq.source, eq.symbolic)
+            if id(eq) in wrapped:
+                wrapped.add(id(new))
+            eq = new
+        kept.append(eq)
+    outputs = [alias.get(id(o), o) if isinstance(o, Variable) else o for o in outputs]
+    return kept, outputs, wrapped
 
 
 def _comment(source, width, cache):

@@ -17,7 +17,9 @@ library):
 - constants and params: literals where Python can write them, arrays (and NumPy scalars) in
   an `.npz` next to the module (`step.py` -> `step.npz`), loaded when it is imported.
 
-The module's function takes and returns NumPy arrays (a tuple, one per result leaf). What
+The module's function takes and returns NumPy arrays (a tuple, one per result leaf). A
+training step's function, like the compiled step, may write the new parameter and optimizer
+state values into the arrays passed for them (after their last read) and also returns them. What
 can't be written out (an impl reading an object that is neither NumPy, a literal nor a
 function) raises NotImplementedError naming the op and the object, before any file is
 written.

@@ -23,7 +23,9 @@ Every slot whose value changed is an output of the program.
 `Binding` (a trace's `state`) then serves each call: `read()` gives the lifted inputs'
 current arrays, `write(arrays)` writes the new values back into the eager objects (in place
 where eager mode writes in place: parameters, buffers, an existing `.grad`, state tensors;
-so references to `p`, `p.grad` and `opt.state` stay valid), and `holds()` checks the
+so references to `p`, `p.grad` and `opt.state` stay valid; `in_place` names, per output,
+the lifted input whose array the generated code may write that new value into after its last
+read, and then nothing is copied), and `holds()` checks the
 guards: what the trace took as fixed (which `.grad` were None, which optimizer state
 existed, the optimizers' other options, each module's `training` flag, the tracked tensors'
 shapes and dtypes). A call whose guards fail traces again (`run`).
@@ -541,12 +543,16 @@ class Binding:
         # eager zero_grad() drops them before the forward (their memory is free for it)
         self.drops = [s.owner for s in slots if s.kind == "grad" and s.fresh and
                       id(s.input) not in read]
-        self.writes = []
+        self.writes, self.in_place = [], {}
         k = n_results
         for s in slots:
             index = None if s.value is None else k
             k += s.value is not None
             self.writes.append((s.kind, s.owner, s.key, s.fresh, index))
+            if index is not None and id(s.input) in read and s.kind != "lr" and \
+                    not (s.kind == "grad" and s.fresh):
+                # the generated code may write the new value into the array it read
+                self.in_place[index] = s.input
         self.stepped = list(tracer.stepped.values())
         self.guards = tracer.guards
         self.n_results = n_results
@@ -583,6 +589,10 @@ class Binding:
         taken = {_root(a) for a in taken}
         for kind, owner, key, fresh, index in self.writes:
             value = None if index is None else arrays[index - self.n_results]
+            if value is not None and value is _eager_array(kind, owner, key):
+                if kind == "data":  # the code wrote the new values in place
+                    owner._bump_version()
+                continue
             if value is not None:
                 root = _root(value)
                 if root in taken or not value.flags.writeable:
@@ -610,6 +620,18 @@ class Binding:
                     np.copyto(old, value)
                 else:
                     entries[key] = value
+
+
+def _eager_array(kind, owner, key):
+    """The eager array a slot's new value is written into, or None."""
+    if kind == "data":
+        return owner._data
+    if kind == "grad":
+        return owner._grad._data if owner._grad is not None else None
+    if kind == "state":
+        opt, p = owner
+        return opt.state.get(p, {}).get(key)
+    return None
 
 
 def _root(array):

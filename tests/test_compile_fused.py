@@ -1,0 +1,140 @@
+"""What the code generator rewrites for speed and memory, checked against PyTorch: a training
+step's parameter and optimizer-state updates written in place into the eager arrays, the
+transpose of a matrix product written as one transposed product, and the `stop_gradient`
+equations tracing under no_grad adds dropped from the code."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fluxgrad
+import fluxgrad.nn.functional as F
+from fluxgrad import Tensor, nn, optim
+
+torch = pytest.importorskip("torch")
+STEPS = 20
+
+
+def _models():
+    fluxgrad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
+    t_model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.Tanh(),
+                                  torch.nn.Linear(16, 3))
+    with torch.no_grad():
+        for p, q in zip(model.parameters(), t_model.parameters()):
+            q.copy_(torch.tensor(p._data))
+    return model, t_model
+
+
+def _batches():
+    rng = np.random.default_rng(1)
+    return [(rng.standard_normal((5, 6)).astype(np.float32), rng.integers(0, 3, 5))
+            for _ in range(STEPS)]
+
+
+def _train(make_opt, make_t_opt):
+    model, t_model = _models()
+    opt, t_opt = make_opt(model.parameters()), make_t_opt(t_model.parameters())
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = fluxgrad.compile(step)
+    arrays = {id(p): p._data for p in model.parameters()}
+    for x, y in _batches():
+        loss = compiled(Tensor(x), Tensor(y))
+        t_opt.zero_grad()
+        t_loss = torch.nn.functional.cross_entropy(t_model(torch.tensor(x)), torch.tensor(y))
+        t_loss.backward()
+        t_opt.step()
+        np.testing.assert_allclose(loss.item(), t_loss.item(), rtol=1e-5)
+        assert all(p._data is arrays[id(p)] for p in model.parameters())
+    for p, q in zip(model.parameters(), t_model.parameters()):
+        np.testing.assert_allclose(p._data, q.detach().numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(p.grad._data, q.grad.numpy(), rtol=1e-4, atol=1e-6)
+    return compiled, model, opt
+
+
+def test_sgd_step_updates_each_parameter_in_place_and_matches_pytorch_for_20_steps():
+    compiled, _, _ = _train(lambda ps: optim.SGD(ps, lr=0.1),
+                            lambda ps: torch.optim.SGD(ps, lr=0.1))
+    for name in ("model_0_weight", "model_0_bias", "model_2_weight", "model_2_bias"):
+        assert f", {name})" in compiled.code  # the update's `out=` is the parameter's array
+
+
+def test_momentum_buffers_are_updated_in_place_and_match_pytorch_for_20_steps():
+    compiled, model, opt = _train(lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9),
+                                  lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9))
+    weight = model[0].weight
+    buffers = {k: v for k, v in opt.state[weight].items() if isinstance(v, np.ndarray)}
+    assert buffers
+    x, y = _batches()[0]
+    compiled(Tensor(x), Tensor(y))
+    assert all(opt.state[weight][k] is v for k, v in buffers.items())
+
+
+def _transposed_product(a, b):
+    return (a @ b).T * 2.0
+
+
+def test_transpose_of_a_matrix_product_is_one_contiguous_product():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((5, 4)), rng.standard_normal((4, 7))
+    compiled = fluxgrad.compile(_transposed_product)
+    compiled(Tensor(a), Tensor(b))
+    out = compiled(Tensor(a), Tensor(b))
+    assert "_matmul_transposed" in compiled.code and "_permute" not in compiled.code
+    assert out._data.flags.c_contiguous
+    expected = _transposed_product(torch.tensor(a), torch.tensor(b)).numpy()
+    np.testing.assert_allclose(out._data, expected, rtol=1e-12)
+
+
+def test_a_saved_module_with_a_transposed_product_runs_without_fluxgrad(tmp_path):
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((5, 4)), rng.standard_normal((4, 7))
+    compiled = fluxgrad.compile(_transposed_product)
+    compiled(Tensor(a), Tensor(b))
+    compiled.save(tmp_path / "product.py")
+    np.savez(tmp_path / "inputs.npz", a=a, b=b,
+             expected=_transposed_product(torch.tensor(a), torch.tensor(b)).numpy())
+    script = (
+        "import sys, numpy as np\n"
+        "class NoFluxgrad:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'fluxgrad':\n"
+        "            raise ImportError('fluxgrad is not importable here')\n"
+        "sys.meta_path.insert(0, NoFluxgrad())\n"
+        "sys.path.insert(0, '.')\n"
+        "from product import _transposed_product as f\n"
+        "d = np.load('inputs.npz')\n"
+        "np.testing.assert_allclose(f(d['a'], d['b'])[0], d['expected'], rtol=1e-12)\n"
+        "print('ok')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def _chain(y, w):
+    for _ in range(4):
+        y = (y * w + 0.5).tanh() - y * 0.25
+    return y
+
+
+def test_a_chain_compiled_under_no_grad_calls_no_stop_gradient_and_matches_pytorch():
+    rng = np.random.default_rng(0)
+    y, w = rng.standard_normal(300000).astype(np.float32), np.full(300000, 0.9, np.float32)
+    compiled = fluxgrad.compile(_chain)
+    with fluxgrad.no_grad():
+        compiled(Tensor(y), Tensor(w))
+        out = compiled(Tensor(y), Tensor(w))
+    assert "stop_gradient" not in compiled.code
+    assert "for " in compiled.code  # one fused loop over chunks, unbroken
+    expected = _chain(torch.tensor(y), torch.tensor(w)).numpy()
+    np.testing.assert_allclose(out._data, expected, rtol=1e-5, atol=1e-6)
