@@ -8,7 +8,9 @@ from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
 from .static_mode import state as _static_state
 from .node import anomaly as _anomaly, tensor_stand_in
-from .tensor import Tensor
+from .tensor import Tensor, plain_tensor as _plain
+
+_make = Tensor._make
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -17,6 +19,55 @@ _may_share_memory = np.may_share_memory
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
+    if _batch_state.sizes or _forward_state.level or _static_state.armed:
+        transformed = _apply_transformed(prim, inputs, params)
+        if transformed is not NotImplemented:
+            return transformed
+    arrays = []
+    record = False
+    if _grad_state.enabled and prim.differentiable:
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    record = True
+            else:
+                arrays.append(x)
+    else:  # nothing can be recorded (a backward pass without create_graph, no_grad)
+        for x in inputs:
+            arrays.append(x._data if isinstance(x, Tensor) else x)
+    try:
+        out = prim.impl(*arrays, **params)
+    except ValueError as err:
+        _raise_if_broadcast(prim, arrays, err)
+        raise
+    if prim.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
+            return _view(prim, inputs, params, out, record)
+        if not record:
+            return _plain(out)
+        node = _record(prim, inputs, params)
+        result = _make(out, True, node, 0)
+        if prim.saves_out and prim.keeps_out(node.edges):
+            node.out_ref = weakref.ref(result)
+            node.out_data = out
+            node.out_version = (result._counter(), 0)
+        return result
+    outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
+    if not record:
+        return tuple(_plain(o) for o in outs)
+    node = _record(prim, inputs, params)
+    results = tuple(_make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
+    node.out_ref = tuple(weakref.ref(r) for r in results)
+    node.out_data = outs
+    return results
+
+
+def _apply_transformed(prim, inputs, params):
+    """`apply` while a vmap, a forward-mode level or static mode may be active: the
+    transform's result, or NotImplemented when no input takes part in it."""
     if _batch_state.sizes:
         for x in inputs:
             if type(x) is BatchedTensor:
@@ -28,47 +79,8 @@ def apply(prim, *inputs, **params):
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
     if _static_state.armed:
-        staged = _static_state.stage(prim, inputs, params)
-        if staged is not NotImplemented:
-            return staged
-    arrays = []
-    record = False
-    for x in inputs:
-        if isinstance(x, Tensor):
-            arrays.append(x._data)
-            if x._requires_grad:
-                record = True
-        else:
-            arrays.append(x)
-    try:
-        out = prim.impl(*arrays, **params)
-    except ValueError as err:
-        _raise_if_broadcast(prim, arrays, err)
-        raise
-    if record:
-        record = _grad_state.enabled and prim.differentiable
-    if prim.n_outputs == 1:
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
-            return _view(prim, inputs, params, out, record)
-        if not record:
-            return Tensor._make(out)
-        node = _record(prim, inputs, params)
-        result = Tensor._make(out, True, node, 0)
-        if prim.saves_out and prim.keeps_out(node.edges):
-            node.out_ref = weakref.ref(result)
-            node.out_data = out
-            node.out_version = (result._counter(), 0)
-        return result
-    outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
-    if not record:
-        return tuple(Tensor._make(o) for o in outs)
-    node = _record(prim, inputs, params)
-    results = tuple(Tensor._make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
-    node.out_ref = tuple(weakref.ref(r) for r in results)
-    node.out_data = outs
-    return results
+        return _static_state.stage(prim, inputs, params)
+    return NotImplemented
 
 
 class BroadcastError(ValueError, RuntimeError):
