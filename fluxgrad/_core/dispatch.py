@@ -125,25 +125,45 @@ def _record(prim, inputs, params):
     node = prim.node_class()
     node.prim = prim
     node.params = params or _NO_PARAMS
-    edges = []
-    written = False  # whether an input has a version counter (most never get one)
-    for x in inputs:
-        if isinstance(x, Tensor):
-            if x._version_counter is not None:
-                written = True
-            if x._requires_grad:
-                edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
-                continue
-        edges.append(None)
-    node.edges = edges = tuple(edges)
     saves = prim.saves_inputs
-    if not saves:
+    edges = []
+    if saves is False:
+        # no rule reads the values: floating tensors are kept as stand-ins, no versions
+        kept = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if x._requires_grad:
+                    edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None
+                                 else (x, 0))
+                else:
+                    edges.append(None)
+                data = x._data
+                kept.append(tensor_stand_in(data) if type(x) is Tensor and data.dtype.kind == "f"
+                            else x)
+            else:
+                edges.append(None)
+                kept.append(x)
+        node.edges = tuple(edges)
         node.versions = None
-    elif written or len(inputs) >= len(_ZERO_VERSIONS):
-        node.versions = _versions(inputs)
+        node.inputs = tuple(kept)
     else:
-        node.versions = _ZERO_VERSIONS[len(inputs)]
-    node.inputs = inputs if saves is True else _unread_as_stand_ins(saves, inputs, edges)
+        written = False  # whether an input has a version counter (most never get one)
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if x._version_counter is not None:
+                    written = True
+                if x._requires_grad:
+                    edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None
+                                 else (x, 0))
+                    continue
+            edges.append(None)
+        node.edges = edges = tuple(edges)
+        if written or len(inputs) >= len(_ZERO_VERSIONS):
+            node.versions = _versions(inputs)
+        else:
+            node.versions = _ZERO_VERSIONS[len(inputs)]
+        node.inputs = inputs if saves is True or (saves == "others" and None not in edges) \
+            else _unread_as_stand_ins(saves, inputs, edges)
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     node.trace = _anomaly.record() if _anomaly.enabled else None
@@ -168,15 +188,9 @@ def _versions(inputs):
 def _unread_as_stand_ins(saves, inputs, edges):
     """`inputs` with each floating tensor that none of the node's rules will read replaced by
     a stand-in of its shape and dtype holding no memory, so that the graph keeps alive only
-    the values its rules need (`saves` is the primitive's `saves_inputs`)."""
-    if saves is False:
-        if len(inputs) == 1:
-            x = inputs[0]
-            if type(x) is Tensor and x._data.dtype.kind == "f":
-                return (tensor_stand_in(x._data),)
-            return inputs
-        unread = range(len(inputs))
-    elif saves == "others":
+    the values its rules need (`saves` is the primitive's `saves_inputs`: "others" or a tuple;
+    `_record` handles False itself)."""
+    if saves == "others":
         if edges.count(None) != len(edges) - 1:
             return inputs
         unread = (0,) if edges[0] is not None else (1,) if edges[1] is not None else (
