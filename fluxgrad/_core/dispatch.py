@@ -6,6 +6,7 @@ import numpy as np
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
+from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import anomaly as _anomaly, tensor_stand_in
 from .tensor import Tensor, plain_tensor as _plain
@@ -19,7 +20,7 @@ _may_share_memory = np.may_share_memory
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
-    if _batch_state.sizes or _forward_state.level or _static_state.armed:
+    if _open_levels.count or _static_state.armed:
         transformed = _apply_transformed(prim, inputs, params)
         if transformed is not NotImplemented:
             return transformed
