@@ -9,7 +9,7 @@ from .grad_mode import state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import anomaly as _anomaly, tensor_stand_in
-from .tensor import Tensor, plain_tensor as _plain
+from .tensor import Tensor, plain_tensor as _plain, writes as _writes
 
 _make = Tensor._make
 
@@ -167,6 +167,7 @@ def _record(prim, inputs, params):
             else _unread_as_stand_ins(saves, inputs, edges)
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
+    node.writes = _writes.count
     node.trace = _anomaly.record() if _anomaly.enabled else None
     return node
 

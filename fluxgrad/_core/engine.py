@@ -13,7 +13,7 @@ from .batching import BatchedTensor
 from .grad_mode import set_grad_enabled
 from .node import Node, anomaly, topological
 from .strict import state as _strict
-from .tensor import Tensor
+from .tensor import Tensor, writes as _writes
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
 # `zeros_like(x)`, `add(x, y)`, `clone(x)`; the engine knows no op of its own.
@@ -212,9 +212,10 @@ def _pullback(node, out_bar):
     inputs = node.inputs
     if inputs is None:
         node.check_alive()
-    if node.versions is not None or node.out_version is not None:
-        node.check_versions()
     prim = node.prim
+    if (node.versions is not None or node.out_version is not None) and (
+            prim.runs_user_code or node.writes != _writes.count):
+        node.check_versions()  # (a custom Function's node keeps no `writes`)
     edges = node.edges
     params = node.params
     if prim.n_outputs == 1:
