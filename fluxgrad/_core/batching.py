@@ -16,6 +16,7 @@ a constant repeated over it is then staged too.
 import threading
 
 
+from . import open_levels
 from .forward_mode import state as _forward_state
 from .static_mode import state as _static_state
 from .primitive import REGISTRY
@@ -292,6 +293,7 @@ def open_level(size, randomness="error", unknown=False):
     state.randomness[level] = randomness
     if unknown:
         state.unknown.add(level)
+    open_levels.opened()
     return level
 
 
@@ -299,6 +301,7 @@ def close_level(level):
     del state.sizes[level]
     del state.randomness[level]
     state.unknown.discard(level)
+    open_levels.closed()
 
 
 def random_levels():

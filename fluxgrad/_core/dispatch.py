@@ -6,9 +6,12 @@ import numpy as np
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
+from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import anomaly as _anomaly, tensor_stand_in
-from .tensor import Tensor
+from .tensor import Tensor, plain_tensor as _plain, writes as _writes
+
+_make = Tensor._make
 
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -17,6 +20,55 @@ _may_share_memory = np.may_share_memory
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
+    if _open_levels.count or _static_state.armed:
+        transformed = _apply_transformed(prim, inputs, params)
+        if transformed is not NotImplemented:
+            return transformed
+    arrays = []
+    record = False
+    if _grad_state.enabled and prim.differentiable:
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    record = True
+            else:
+                arrays.append(x)
+    else:  # nothing can be recorded (a backward pass without create_graph, no_grad)
+        for x in inputs:
+            arrays.append(x._data if isinstance(x, Tensor) else x)
+    try:
+        out = prim.impl(*arrays, **params)
+    except ValueError as err:
+        _raise_if_broadcast(prim, arrays, err)
+        raise
+    if prim.n_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
+            return _view(prim, inputs, params, out, record)
+        if not record:
+            return _plain(out)
+        node = _record(prim, inputs, params)
+        result = _make(out, True, node, 0)
+        if prim.saves_out and prim.keeps_out(node.edges):
+            node.out_ref = weakref.ref(result)
+            node.out_data = out
+            node.out_version = (result._counter(), 0)
+        return result
+    outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
+    if not record:
+        return tuple(_plain(o) for o in outs)
+    node = _record(prim, inputs, params)
+    results = tuple(_make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
+    node.out_ref = tuple(weakref.ref(r) for r in results)
+    node.out_data = outs
+    return results
+
+
+def _apply_transformed(prim, inputs, params):
+    """`apply` while a vmap, a forward-mode level or static mode may be active: the
+    transform's result, or NotImplemented when no input takes part in it."""
     if _batch_state.sizes:
         for x in inputs:
             if type(x) is BatchedTensor:
@@ -28,47 +80,8 @@ def apply(prim, *inputs, **params):
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
     if _static_state.armed:
-        staged = _static_state.stage(prim, inputs, params)
-        if staged is not NotImplemented:
-            return staged
-    arrays = []
-    record = False
-    for x in inputs:
-        if isinstance(x, Tensor):
-            arrays.append(x._data)
-            if x._requires_grad:
-                record = True
-        else:
-            arrays.append(x)
-    try:
-        out = prim.impl(*arrays, **params)
-    except ValueError as err:
-        _raise_if_broadcast(prim, arrays, err)
-        raise
-    if record:
-        record = _grad_state.enabled and prim.differentiable
-    if prim.n_outputs == 1:
-        if type(out) is not _ndarray:
-            out = _asarray(out)
-        if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
-            return _view(prim, inputs, params, out, record)
-        if not record:
-            return Tensor._make(out)
-        node = _record(prim, inputs, params)
-        result = Tensor._make(out, True, node, 0)
-        if prim.saves_out and prim.keeps_out(node.edges):
-            node.out_ref = weakref.ref(result)
-            node.out_data = out
-            node.out_version = (result._counter(), 0)
-        return result
-    outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
-    if not record:
-        return tuple(Tensor._make(o) for o in outs)
-    node = _record(prim, inputs, params)
-    results = tuple(Tensor._make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
-    node.out_ref = tuple(weakref.ref(r) for r in results)
-    node.out_data = outs
-    return results
+        return _static_state.stage(prim, inputs, params)
+    return NotImplemented
 
 
 class BroadcastError(ValueError, RuntimeError):
@@ -113,27 +126,48 @@ def _record(prim, inputs, params):
     node = prim.node_class()
     node.prim = prim
     node.params = params or _NO_PARAMS
-    edges = []
-    written = False  # whether an input has a version counter (most never get one)
-    for x in inputs:
-        if isinstance(x, Tensor):
-            if x._version_counter is not None:
-                written = True
-            if x._requires_grad:
-                edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None else (x, 0))
-                continue
-        edges.append(None)
-    node.edges = edges = tuple(edges)
     saves = prim.saves_inputs
-    if not saves:
+    edges = []
+    if saves is False:
+        # no rule reads the values: floating tensors are kept as stand-ins, no versions
+        kept = []
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if x._requires_grad:
+                    edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None
+                                 else (x, 0))
+                else:
+                    edges.append(None)
+                data = x._data
+                kept.append(tensor_stand_in(data) if type(x) is Tensor and data.dtype.kind == "f"
+                            else x)
+            else:
+                edges.append(None)
+                kept.append(x)
+        node.edges = tuple(edges)
         node.versions = None
-    elif written or len(inputs) >= len(_ZERO_VERSIONS):
-        node.versions = _versions(inputs)
+        node.inputs = tuple(kept)
     else:
-        node.versions = _ZERO_VERSIONS[len(inputs)]
-    node.inputs = inputs if saves is True else _unread_as_stand_ins(saves, inputs, edges)
+        written = False  # whether an input has a version counter (most never get one)
+        for x in inputs:
+            if isinstance(x, Tensor):
+                if x._version_counter is not None:
+                    written = True
+                if x._requires_grad:
+                    edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None
+                                 else (x, 0))
+                    continue
+            edges.append(None)
+        node.edges = edges = tuple(edges)
+        if written or len(inputs) >= len(_ZERO_VERSIONS):
+            node.versions = _versions(inputs)
+        else:
+            node.versions = _ZERO_VERSIONS[len(inputs)]
+        node.inputs = inputs if saves is True or (saves == "others" and None not in edges) \
+            else _unread_as_stand_ins(saves, inputs, edges)
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
+    node.writes = _writes.count
     node.trace = _anomaly.record() if _anomaly.enabled else None
     return node
 
@@ -156,15 +190,9 @@ def _versions(inputs):
 def _unread_as_stand_ins(saves, inputs, edges):
     """`inputs` with each floating tensor that none of the node's rules will read replaced by
     a stand-in of its shape and dtype holding no memory, so that the graph keeps alive only
-    the values its rules need (`saves` is the primitive's `saves_inputs`)."""
-    if saves is False:
-        if len(inputs) == 1:
-            x = inputs[0]
-            if type(x) is Tensor and x._data.dtype.kind == "f":
-                return (tensor_stand_in(x._data),)
-            return inputs
-        unread = range(len(inputs))
-    elif saves == "others":
+    the values its rules need (`saves` is the primitive's `saves_inputs`: "others" or a tuple;
+    `_record` handles False itself)."""
+    if saves == "others":
         if edges.count(None) != len(edges) - 1:
             return inputs
         unread = (0,) if edges[0] is not None else (1,) if edges[1] is not None else (

@@ -13,7 +13,7 @@ from .batching import BatchedTensor
 from .grad_mode import set_grad_enabled
 from .node import Node, anomaly, topological
 from .strict import state as _strict
-from .tensor import Tensor
+from .tensor import Tensor, writes as _writes
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
 # `zeros_like(x)`, `add(x, y)`, `clone(x)`; the engine knows no op of its own.
@@ -154,11 +154,13 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
             elif deps[node] == 0:
                 deps[node] = -1
                 ready.append(node)
+        pop_buffer, get_buffer = buffers.pop, buffers.get
         while ready:
             node = ready.pop()
-            out_bar = buffers.pop(node, None)
+            prim = node.prim
+            out_bar = pop_buffer(node, None)
             if out_bar is not None:
-                if node.prim.n_outputs != 1:
+                if prim.n_outputs != 1:
                     _pad(out_bar, len(node.out_ref))
                 if node.hooks or node.retained or capture_ids:
                     out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores)
@@ -169,7 +171,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                 x_bars = _pullback(node, out_bar)
                 if anomaly.enabled:
                     anomaly.check(node, x_bars)
-                if node.prim.runs_user_code:
+                if prim.runs_user_code:
                     exposed.update(id(x_bar._data) for x_bar in x_bars if x_bar is not None)
                 if not retain_graph:
                     node.release()
@@ -178,7 +180,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                     continue
                 target = edge[0]
                 if x_bar is not None:
-                    slot = buffers.get(target)
+                    slot = get_buffer(target)
                     if slot is None:
                         index = edge[1]
                         buffers[target] = [x_bar] if index == 0 else [None] * index + [x_bar]
@@ -190,7 +192,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                     if isinstance(target, Node):
                         ready.append(target)
                     elif target in buffers:
-                        _finish_leaf(target, buffers.pop(target)[0], capture_ids, captured,
+                        _finish_leaf(target, pop_buffer(target)[0], capture_ids, captured,
                                      exposed, stores)
         for t, g in stores:
             _accumulate(t, g, create_graph, exposed)
@@ -210,9 +212,10 @@ def _pullback(node, out_bar):
     inputs = node.inputs
     if inputs is None:
         node.check_alive()
-    if node.versions is not None or node.out_version is not None:
-        node.check_versions()
     prim = node.prim
+    if (node.versions is not None or node.out_version is not None) and (
+            prim.runs_user_code or node.writes != _writes.count):
+        node.check_versions()  # (a custom Function's node keeps no `writes`)
     edges = node.edges
     params = node.params
     if prim.n_outputs == 1:

@@ -1,7 +1,8 @@
 """A graph node: one recorded application of a primitive (a tensor's `grad_fn`).
 
 A node keeps what its VJP rule needs (the inputs, the static params and, for
-ops whose rule reads it, the output) and one edge per input: `(node, index)`
+ops whose rule reads it, the output), the versions of what it saved (and `writes`,
+the count of in-place writes anywhere when it was recorded) and one edge per input: `(node, index)`
 for a computed input, `(leaf, 0)` for a leaf that requires grad, None otherwise.
 The output is held through a weak reference plus its array, so no reference
 cycle keeps a graph alive; a dead output is rebuilt on demand, attached to this
@@ -22,7 +23,7 @@ anomaly = types.SimpleNamespace(enabled=False, record=None, check=None)
 
 class Node:
     __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
-                 "out_version", "hooks", "retained", "trace", "__weakref__")
+                 "out_version", "hooks", "retained", "trace", "writes", "__weakref__")
 
     def name(self):
         return type(self).__name__

@@ -4,6 +4,7 @@ Ops and their operator methods are attached by `fluxgrad.ops` (see
 `tensor_method`); this module knows no op.
 """
 import numbers
+import threading
 import weakref
 from array import array
 
@@ -288,6 +289,8 @@ class Tensor(metaclass=TensorType):
 
     def _bump_version(self):
         self._counter()[0] += 1
+        with _writes_lock:
+            writes.count += 1
 
     def _writable_data(self):
         """The array an in-place op writes into (refused for one whose elements share memory)."""
@@ -352,6 +355,36 @@ class Tensor(metaclass=TensorType):
 
 
 _size = tuple.__new__
+
+
+class _Writes:
+    """How many in-place writes any tensor has seen: a node recorded when it read the same
+    count has inputs (and output) exactly as they were, and backward skips its version check."""
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
+writes = _Writes()
+_writes_lock = threading.Lock()  # the count only grows, also when threads write at once
+_new_object = object.__new__
+
+
+def plain_tensor(data):
+    """`Tensor._make(data)`: a tensor outside the graph (the hot path of ops that record
+    nothing)."""
+    t = _new_object(Tensor)
+    t._data = data
+    t._requires_grad = False
+    t._grad_fn = None
+    t._out_index = 0
+    t._version_counter = None
+    t._grad = None
+    t._hooks = None
+    t.name = None
+    t._tangent = None
+    return t
 
 
 def new_version_counter():

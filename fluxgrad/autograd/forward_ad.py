@@ -10,7 +10,7 @@ Tangents flow through every op's JVP rule in the same forward pass.
 import collections
 import contextlib
 
-from .._core import batching
+from .._core import batching, open_levels
 from .._core.forward_mode import state
 from .._core.tensor import Tensor
 from ..ops.alias import alias
@@ -22,10 +22,12 @@ __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 def dual_level():
     """Open a level in which dual tensors carry tangents."""
     state.level += 1
+    open_levels.opened()
     try:
         yield state.level
     finally:
         state.level -= 1
+        open_levels.closed()
 
 
 def make_dual(tensor, tangent):

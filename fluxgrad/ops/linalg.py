@@ -22,7 +22,8 @@ from ._family import float_result, linear, promote, promote_all
 from .elementwise import where
 from .reduce import norm
 from .reduce import sum as _sum
-from .shape import broadcast_tensors, broadcast_to, permute_p, reshape, select, stack, unsqueeze
+from .shape import (broadcast_tensors, broadcast_to, permute_p, reshape, select, squeeze,
+                    stack, unsqueeze)
 
 __all__ = ["matmul", "dot", "outer", "mm", "mv", "bmm", "einsum", "trace", "diag", "diagonal",
            "diag_embed", "tril", "triu", "inverse", "det", "slogdet", "solve", "cholesky",
@@ -52,10 +53,25 @@ def require_same_float_dtype(op, x, y, names=("mat1", "mat2")):
 
 
 def _matmul_x_bar(out_bar, out, x, y):
+    if y.ndim == 1:
+        # out = x y with y a vector: x_bar is the outer product out_bar y^T (a scalar if x is
+        # a vector too)
+        return out_bar * y if x.ndim == 1 else unsqueeze(out_bar, -1) * y
+    if x.ndim == 1:
+        # out = x^T y: x_bar = y out_bar, summed over y's batch by the engine
+        if y.ndim == 2:
+            return matmul(y, out_bar)
+        return matmul(unsqueeze(out_bar, -2), _mT(y))
     return matmul(out_bar, _mT(y))
 
 
 def _matmul_y_bar(out_bar, out, x, y):
+    if x.ndim == 1:
+        return out_bar * x if y.ndim == 1 else unsqueeze(x, -1) * unsqueeze(out_bar, -2)
+    if y.ndim == 1:
+        if x.ndim == 2:
+            return matmul(out_bar, x)
+        return matmul(unsqueeze(out_bar, -2), x)
     if y.ndim == 2 and x.ndim > 2:
         # fold x's batch into its rows: one (k, B*n) @ (B*n, m) product, no batch to sum
         k, m = y.shape
@@ -91,6 +107,27 @@ def _matmul_impl(x, y):
 
 def _matmul_batch(bdims, x, y):
     bx, by = bdims
+    x_vector = x.ndim - (bx is not None) == 1
+    y_vector = y.ndim - (by is not None) == 1
+    if x_vector or y_vector:
+        # vectors as matrices (a row on the left, a column on the right), that dimension
+        # dropped again from the product
+        if bx is not None:
+            x = move_dim(x, bx, 0)
+        if by is not None:
+            y = move_dim(y, by, 0)
+        if x_vector:
+            x = unsqueeze(x, -2)
+        if y_vector:
+            y = unsqueeze(y, -1)
+        out, out_bdim = _matmul_batch((None if bx is None else 0, None if by is None else 0),
+                                      x, y)
+        out = move_dim(out, out_bdim, 0)
+        if y_vector:
+            out = squeeze(out, -1)
+        if x_vector:
+            out = squeeze(out, -1 if y_vector else -2)
+        return out, 0
     if by is None and y.ndim == 2 and bx != x.ndim - 1:
         return apply(matmul_p, x, y), bx  # x's batch is more rows: one product with y
     if bx is None:
@@ -109,7 +146,8 @@ def _from_columns(out, size):
     return reshape(out, out.shape[:-1] + (-1, size)), out.ndim
 
 
-# operands of the primitive have at least two dimensions; `matmul` reshapes vectors
+# operands follow NumPy's matmul: a 1-D operand is a vector, its dimension dropped from the
+# product
 matmul_p = Primitive("matmul", _matmul_impl, vjp=(_matmul_x_bar, _matmul_y_bar),
                      jvp=_matmul_jvp, saves_inputs="others", linear="each", batch=_matmul_batch)
 
@@ -141,23 +179,14 @@ Tensor.__rmatmul__ = lambda self, other: matmul(other, self)
 
 
 def _matmul_vectors(x, y):
-    xd, yd = x.ndim, y.ndim
-    if xd == 0 or yd == 0:
+    if x.ndim == 0 or y.ndim == 0:
         raise ShapeError(f"matmul: both arguments need at least one dimension, got shapes "
                          f"{list(x.shape)} and {list(y.shape)}; multiply by a scalar with * "
                          "instead")
-    x2 = reshape(x, (1,) + x.shape) if xd == 1 else x
-    y2 = reshape(y, y.shape + (1,)) if yd == 1 else y
     try:
-        out = apply(matmul_p, x2, y2)
+        return apply(matmul_p, x, y)
     except ValueError as err:
         _raise_mismatch("matmul", x.shape, y.shape, err)
-    shape = out.shape
-    if yd == 1:
-        shape = shape[:-1]
-    if xd == 1:
-        shape = shape[:-2] + shape[-1:] if yd > 1 else shape[:-1]
-    return reshape(out, shape)
 
 
 def _raise_mismatch(op, xs, ys, err):

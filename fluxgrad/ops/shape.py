@@ -276,8 +276,8 @@ def _sum_to_array(x, shape):
 
 def expand_reduced(out_bar, ndim, axis, keepdims):
     """Re-insert the axes a reduction removed, so `out_bar` broadcasts against its input."""
-    if keepdims or axis is None and out_bar.ndim == ndim:
-        return out_bar
+    if keepdims or axis is None and out_bar.ndim in (0, ndim):
+        return out_bar  # (a 0-d cotangent broadcasts against any shape as it is)
     if axis is None:
         return reshape(out_bar, (1,) * ndim)
     shape = list(out_bar.shape)

@@ -1,0 +1,29 @@
+"""How many vmap and forward-mode levels are open, in all threads together.
+
+The eager hot path (`apply`) reads `state.count` alone: while it is 0, no thread has a
+transform open and the thread-local states (`batching.state.sizes`,
+`forward_mode.state.level`) need not be read. `opened()` and `closed()` are called
+wherever such a level opens and closes.
+"""
+import threading
+
+
+class _State:
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
+state = _State()
+_lock = threading.Lock()  # `count += 1` is a read and a write: two threads must not interleave
+
+
+def opened():
+    with _lock:
+        state.count += 1
+
+
+def closed():
+    with _lock:
+        state.count -= 1
