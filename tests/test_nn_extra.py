@@ -166,3 +166,107 @@ FUNCTIONS = [
 @pytest.mark.parametrize("name,fn,tfn,inputs", FUNCTIONS, ids=[c[0] for c in FUNCTIONS])
 def test_function_matches_torch(name, fn, tfn, inputs):
     _compare_fn(fn, tfn, inputs)
+
+
+def _compare_module(module, torch_module, inputs, atol=1e-10):
+    """Same values and gradients (inputs and parameters) as PyTorch with the same state."""
+    module.double()
+    torch_module.double()
+    torch_module.load_state_dict({k: torch.tensor(np.array(v.numpy()))
+                                  for k, v in module.state_dict().items()})
+    diff = [not isinstance(a, Fixed) and a.dtype.kind == "f" for a in inputs]
+    arrays = [a.array if isinstance(a, Fixed) else a for a in inputs]
+    xs = [fg.tensor(a, requires_grad=d) for a, d in zip(arrays, diff)]
+    ts = [torch.tensor(a, requires_grad=d) for a, d in zip(arrays, diff)]
+    out, t_out = module(*xs), torch_module(*ts)
+    if isinstance(out, tuple):
+        for o, t in zip(out[1:], t_out[1:]):
+            np.testing.assert_array_equal(o.numpy(), t.numpy())
+        out, t_out = out[0], t_out[0]
+    np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), atol=atol,
+                               rtol=1e-8)
+    u = np.random.default_rng(5).standard_normal(out.shape)
+    (out * fg.tensor(u)).sum().backward()
+    (t_out * torch.tensor(u)).sum().backward()
+    for x, t in zip(xs, ts):
+        if x.requires_grad:
+            np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), atol=atol, rtol=1e-8)
+    t_params = dict(torch_module.named_parameters())
+    assert sorted(t_params) == sorted(name for name, _ in module.named_parameters())
+    for name, p in module.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), t_params[name].grad.numpy(), atol=atol,
+                                   rtol=1e-8, err_msg=name)
+
+
+def _pair(name, *args, **kwargs):
+    """A fluxgrad layer and the PyTorch layer of the same name and arguments."""
+    return lambda: getattr(nn, name)(*args, **kwargs), \
+        lambda: getattr(tnn, name)(*args, **kwargs)
+
+
+LAYERS = [
+    ("InstanceNorm1d", _pair("InstanceNorm1d", 3), [_x(2, 3, 5)]),
+    ("InstanceNorm1d_unbatched", _pair("InstanceNorm1d", 3, affine=True), [_x(3, 5)]),
+    ("InstanceNorm2d_affine", _pair("InstanceNorm2d", 3, affine=True), [_x(2, 3, 4, 4)]),
+    ("InstanceNorm3d", _pair("InstanceNorm3d", 2), [_x(2, 2, 3, 2, 3)]),
+    ("BatchNorm3d", _pair("BatchNorm3d", 2), [_x(2, 2, 3, 2, 3)]),
+    ("RMSNorm", _pair("RMSNorm", 4), [_x(3, 4)]),
+    ("RMSNorm_no_affine", _pair("RMSNorm", [2, 3], 1e-3, False), [_x(2, 2, 3)]),
+    ("LocalResponseNorm", _pair("LocalResponseNorm", 3), [_x(2, 5, 3, 2)]),
+    ("PixelShuffle", _pair("PixelShuffle", 2), [_x(1, 8, 2, 3)]),
+    ("PixelUnshuffle", _pair("PixelUnshuffle", 2), [_x(1, 2, 4, 6)]),
+    ("ChannelShuffle", _pair("ChannelShuffle", 2), [_x(2, 4, 3)]),
+    ("ZeroPad1d", _pair("ZeroPad1d", (1, 2)), [_x(2, 3, 4)]),
+    ("ZeroPad2d", _pair("ZeroPad2d", (1, 0, 2, 1)), [_x(2, 3, 4)]),
+    ("ZeroPad3d", _pair("ZeroPad3d", 1), [_x(1, 2, 2, 3, 2)]),
+    ("ConstantPad1d", _pair("ConstantPad1d", 2, 3.5), [_x(2, 3)]),
+    ("ConstantPad2d", _pair("ConstantPad2d", (1, 2, 0, 1), -1.0), [_x(2, 3, 3)]),
+    ("ConstantPad3d", _pair("ConstantPad3d", 1, 2.0), [_x(1, 2, 2, 2)]),
+    ("ReflectionPad1d", _pair("ReflectionPad1d", (2, 1)), [_x(2, 3, 4)]),
+    ("ReflectionPad2d", _pair("ReflectionPad2d", 2), [_x(1, 2, 4, 3)]),
+    ("ReplicationPad1d", _pair("ReplicationPad1d", 2), [_x(2, 3, 4)]),
+    ("ReplicationPad2d", _pair("ReplicationPad2d", (1, 2, 3, 0)), [_x(1, 2, 3, 3)]),
+    ("CircularPad2d", _pair("CircularPad2d", 1), [_x(1, 2, 3, 3)]),
+    ("CosineSimilarity", _pair("CosineSimilarity", 1), [_x(3, 4), _x(3, 4, seed=1)]),
+    ("PairwiseDistance", _pair("PairwiseDistance", 3.0), [_x(3, 4), _x(3, 4, seed=1)]),
+    ("GLU", _pair("GLU", 1), [_x(2, 4)]),
+    ("Threshold", _pair("Threshold", 0.2, -1.0), [_x(3, 4)]),
+    ("Softmax2d", _pair("Softmax2d"), [_x(2, 3, 2, 2)]),
+    ("RReLU_eval", (lambda: nn.RReLU(0.1, 0.3).eval(), lambda: tnn.RReLU(0.1, 0.3).eval()),
+     [_x(3, 4)]),
+    ("AdaptiveMaxPool1d", _pair("AdaptiveMaxPool1d", 4, True), [_x(2, 3, 9)]),
+    ("AdaptiveMaxPool2d", _pair("AdaptiveMaxPool2d", (3, None)), [_x(2, 3, 7, 4)]),
+    ("AdaptiveAvgPool3d", _pair("AdaptiveAvgPool3d", 2), [_x(1, 2, 3, 5, 4)]),
+    ("MaxPool3d", _pair("MaxPool3d", 2, 1, 1), [_x(1, 2, 3, 4, 3)]),
+    ("LPPool1d", _pair("LPPool1d", 2, 2), [np.abs(_x(2, 3, 6)) + 0.1]),
+    ("LPPool2d", _pair("LPPool2d", 1.5, 2, 1), [np.abs(_x(2, 3, 4, 4)) + 0.1]),
+    ("Unfold", _pair("Unfold", 2, padding=1), [_x(2, 3, 3, 4)]),
+    ("Fold", _pair("Fold", (3, 4), 2), [_x(2, 8, 6)]),
+    ("EmbeddingBag", _pair("EmbeddingBag", 6, 3), [np.array([[1, 2, 0], [5, 5, 3]])]),
+    ("EmbeddingBag_sum_padding", _pair("EmbeddingBag", 6, 3, mode="sum", padding_idx=5),
+     [np.array([1, 2, 0, 5, 5, 3]), np.array([0, 4])]),
+    ("TripletMarginLoss", _pair("TripletMarginLoss", 0.5, swap=True),
+     [_x(4, 3), _x(4, 3, seed=1), _x(4, 3, seed=2)]),
+    ("MarginRankingLoss", _pair("MarginRankingLoss", 0.1), [_x(4), _x(4, seed=1), _signs]),
+    ("HingeEmbeddingLoss", _pair("HingeEmbeddingLoss", 2.0), [_x(4), _signs]),
+    ("PoissonNLLLoss", _pair("PoissonNLLLoss", reduction="sum"),
+     [_x(4), Fixed(np.abs(_x(4, seed=1)))]),
+    ("GaussianNLLLoss", _pair("GaussianNLLLoss", full=True),
+     [_x(4, 2), Fixed(_x(4, 2, seed=1)), np.abs(_x(4, 2, seed=2))]),
+    ("MultiLabelSoftMarginLoss", _pair("MultiLabelSoftMarginLoss"),
+     [_x(4, 3), Fixed((_x(4, 3, seed=1) > 0).astype(float))]),
+    ("SoftMarginLoss", _pair("SoftMarginLoss", reduction="none"), [_x(4), _signs]),
+    ("CosineEmbeddingLoss", _pair("CosineEmbeddingLoss", 0.1),
+     [_x(4, 3), _x(4, 3, seed=1), _signs]),
+    ("MultiMarginLoss", _pair("MultiMarginLoss", 2, 0.5), [_x(4, 5), _labels]),
+    ("MultiLabelMarginLoss", _pair("MultiLabelMarginLoss"), [_x(4, 5), _multilabel]),
+]
+
+
+@pytest.mark.parametrize("name,makers,inputs", LAYERS, ids=[c[0] for c in LAYERS])
+def test_layer_matches_torch(name, makers, inputs):
+    fg.manual_seed(0)
+    make, make_torch = makers
+    module, torch_module = make(), make_torch()
+    assert repr(module) == repr(torch_module)
+    _compare_module(module, torch_module, inputs)
