@@ -270,3 +270,219 @@ def test_layer_matches_torch(name, makers, inputs):
     module, torch_module = make(), make_torch()
     assert repr(module) == repr(torch_module)
     _compare_module(module, torch_module, inputs)
+
+
+ERRORS = [
+    ("glu_odd", lambda m, x: m.glu(x(3, 5))),
+    ("pixel_shuffle_channels", lambda m, x: m.pixel_shuffle(x(1, 6, 2, 2), 2)),
+    ("pixel_unshuffle_size", lambda m, x: m.pixel_unshuffle(x(1, 1, 3, 4), 2)),
+    ("channel_shuffle_groups", lambda m, x: m.channel_shuffle(x(1, 5, 2), 2)),
+    ("dropout1d_ndim", lambda m, x: m.dropout1d(x(1, 2, 3, 4))),
+    ("dropout2d_p", lambda m, x: m.dropout2d(x(1, 2, 3, 4), 1.5)),
+    ("alpha_dropout_p", lambda m, x: m.alpha_dropout(x(3), -0.1, True)),
+    ("pdist_ndim", lambda m, x: m.pdist(x(2, 3, 4))),
+    ("unfold_ndim", lambda m, x: m.unfold(x(3, 4), 2)),
+    ("fold_blocks", lambda m, x: m.fold(x(1, 4, 5), (3, 3), 2)),
+    ("fold_kernel_channels", lambda m, x: m.fold(x(1, 5, 4), (3, 3), 2)),
+    ("multi_margin_p", lambda m, x: m.multi_margin_loss(x(2, 3), m_index(m, [0, 1]), p=3)),
+    ("gaussian_nll_var_size", lambda m, x: m.gaussian_nll_loss(x(4, 3), x(4, 3), x(2))),
+    ("gaussian_nll_negative_var",
+     lambda m, x: m.gaussian_nll_loss(x(4, 3), x(4, 3), -abs(x(4, 3)))),
+    ("gaussian_nll_reduction",
+     lambda m, x: m.gaussian_nll_loss(x(4, 3), x(4, 3), abs(x(4, 3)), reduction="avg")),
+    ("poisson_nll_reduction", lambda m, x: m.poisson_nll_loss(x(3), x(3), reduction="x")),
+    ("max_pool3d_padding", lambda m, x: m.max_pool3d(x(1, 1, 4, 4, 4), 2, padding=2)),
+    ("adaptive_max_pool2d_ndim", lambda m, x: m.adaptive_max_pool2d(x(4, 4), 2)),
+    ("affine_grid_theta", lambda m, x: m.affine_grid(x(2, 3, 3), (2, 1, 4, 4),
+                                                     align_corners=False)),
+    ("embedding_bag_mode", lambda m, x: m.embedding_bag(m_index(m, [[0, 1]]), x(3, 2),
+                                                        mode="median")),
+    ("local_response_norm_ndim", lambda m, x: m.local_response_norm(x(3, 4), 2)),
+]
+
+
+def m_index(module, values):
+    lib = fg if module is F else torch
+    return lib.tensor(np.array(values))
+
+
+@pytest.mark.parametrize("name,call", ERRORS, ids=[c[0] for c in ERRORS])
+def test_errors_have_torchs_types(name, call):
+    with pytest.raises(Exception) as expected:
+        call(TF, lambda *s: torch.tensor(_x(*s)))
+    with pytest.raises(expected.type):
+        call(F, lambda *s: fg.tensor(_x(*s)))
+
+
+LAYER_ERRORS = [
+    ("instance_norm_ndim", lambda n, x: n.InstanceNorm2d(3)(x(2, 3, 4, 4, 4))),
+    ("softmax2d_ndim", lambda n, x: n.Softmax2d()(x(2, 3))),
+    ("dropout_p", lambda n, x: n.Dropout2d(2.0)),
+    ("triplet_margin", lambda n, x: n.TripletMarginLoss(margin=-1.0)),
+    ("multi_margin_p", lambda n, x: n.MultiMarginLoss(p=3)),
+]
+
+
+@pytest.mark.parametrize("name,call", LAYER_ERRORS, ids=[c[0] for c in LAYER_ERRORS])
+def test_layer_errors_have_torchs_types(name, call):
+    with pytest.raises(Exception) as expected:
+        call(tnn, lambda *s: torch.tensor(_x(*s)))
+    with pytest.raises(expected.type):
+        call(nn, lambda *s: fg.tensor(_x(*s)))
+
+
+@pytest.mark.parametrize("fn,shape,channels", [(F.dropout1d, (40, 50, 3), 2000),
+                                               (F.dropout2d, (40, 50, 2, 2), 2000),
+                                               (F.dropout3d, (40, 50, 2, 1, 2), 2000),
+                                               (F.dropout1d, (500, 3), 500)])
+def test_channel_dropout_drops_whole_channels_at_rate_p(fn, shape, channels):
+    fg.manual_seed(0)
+    x = np.abs(_x(*shape)) + 1.0
+    y = fn(fg.tensor(x), 0.3).numpy().reshape(channels, -1)
+    dropped = (y == 0).all(1)
+    kept = np.isclose(y, x.reshape(channels, -1) / 0.7).all(1)
+    assert (dropped | kept).all()
+    assert 0.2 < dropped.mean() < 0.4
+
+
+@pytest.mark.parametrize("fn", [F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout,
+                                F.feature_alpha_dropout])
+def test_dropout_p0_and_eval_are_identity_and_p1_zeroes(fn):
+    x = fg.tensor(_x(2, 3, 4) if fn is F.dropout1d else _x(2, 3, 2, 2, 2))
+    assert fn(x, 0.0, True) is x
+    assert fn(x, 0.5, False) is x
+    np.testing.assert_array_equal(fn(x, 1.0, True).numpy(), np.zeros(x.shape))
+
+
+def test_alpha_dropout_keeps_mean_and_variance_of_standard_normal_input():
+    fg.manual_seed(1)
+    x = fg.tensor(_x(200000))
+    y = F.alpha_dropout(x, 0.2, True).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.var() - 1) < 0.02
+    alpha, p = 1.7580993408473766, 0.2
+    a = 1 / np.sqrt((alpha ** 2 * p + 1) * (1 - p))
+    dropped = np.isclose(y, a * alpha * (p - 1))
+    kept = np.isclose(y, x.numpy() * a + alpha * a * p)
+    assert (dropped | kept).all() and 0.18 < dropped.mean() < 0.22
+
+
+def test_feature_alpha_dropout_shares_the_mask_across_a_channel():
+    fg.manual_seed(2)
+    alpha, p = 1.7580993408473766, 0.5
+    a = 1 / np.sqrt((alpha ** 2 * p + 1) * (1 - p))
+    y = F.feature_alpha_dropout(fg.tensor(_x(30, 20, 3, 3)), p, True).numpy()
+    dropped = np.isclose(y, a * alpha * (p - 1)).reshape(600, 9)
+    assert (dropped.all(1) | ~dropped.any(1)).all()
+    assert 0.4 < dropped.all(1).mean() < 0.6
+
+
+def test_dropout_layers_follow_training_mode():
+    for layer in (nn.Dropout1d(0.5), nn.Dropout2d(0.5), nn.Dropout3d(0.5), nn.AlphaDropout(0.5),
+                  nn.FeatureAlphaDropout(0.5)):
+        shape = {nn.Dropout1d: (4, 3, 5), nn.Dropout3d: (4, 3, 2, 2, 2)}.get(type(layer),
+                                                                           (4, 3, 2, 2))
+        x = fg.tensor(_x(*shape))
+        assert not np.allclose(layer(x).numpy(), x.numpy())
+        layer.eval()
+        assert layer(x) is x
+
+
+def test_rrelu_training_slopes_lie_in_range_and_are_the_gradient():
+    fg.manual_seed(3)
+    x = fg.tensor(_x(1000), requires_grad=True)
+    y = F.rrelu(x, 0.1, 0.3, training=True)
+    y.sum().backward()
+    xs, ys, g = x.detach().numpy(), y.detach().numpy(), x.grad.numpy()
+    neg = xs < 0
+    np.testing.assert_array_equal(ys[~neg], xs[~neg])
+    slopes = ys[neg] / xs[neg]
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.03
+    np.testing.assert_allclose(g[neg], slopes)
+    np.testing.assert_array_equal(g[~neg], 1.0)
+
+
+def test_gumbel_softmax_samples_the_softmax_distribution():
+    fg.manual_seed(4)
+    logits = np.log(np.array([0.2, 0.5, 0.3]))
+    y = F.gumbel_softmax(fg.tensor(np.tile(logits, (20000, 1))), tau=0.5)
+    np.testing.assert_allclose(y.numpy().sum(1), 1.0)
+    counts = np.bincount(y.numpy().argmax(1), minlength=3) / 20000
+    np.testing.assert_allclose(counts, [0.2, 0.5, 0.3], atol=0.02)
+
+
+def test_gumbel_softmax_hard_is_one_hot_with_the_soft_gradient():
+    fg.manual_seed(5)
+    x = fg.tensor(_x(5, 4), requires_grad=True)
+    y = F.gumbel_softmax(x, hard=True)
+    np.testing.assert_array_equal(np.sort(y.detach().numpy(), 1), [[0, 0, 0, 1]] * 5)
+    (y * fg.tensor(_x(5, 4, seed=1))).sum().backward()
+    assert np.abs(x.grad.numpy()).sum() > 0
+
+
+def test_instance_norm_running_stats_and_eval_match_torch():
+    layer = nn.InstanceNorm1d(3, momentum=0.3, affine=True, track_running_stats=True)
+    t_layer = tnn.InstanceNorm1d(3, momentum=0.3, affine=True, track_running_stats=True)
+    for seed in range(3):
+        layer(fg.tensor(_x(4, 3, 5, seed=seed)))
+        t_layer(torch.tensor(_x(4, 3, 5, seed=seed)).float())
+    np.testing.assert_allclose(layer.running_mean.numpy(), t_layer.running_mean.numpy(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(layer.running_var.numpy(), t_layer.running_var.numpy(),
+                               rtol=1e-5)
+    layer.eval()
+    t_layer.eval()
+    _compare_module(layer, t_layer, [_x(2, 3, 5, seed=7)])
+
+
+def test_lazy_linear_takes_in_features_from_its_first_input_and_becomes_linear():
+    fg.manual_seed(0)
+    layer = nn.LazyLinear(4)
+    assert list(layer.parameters()) == []
+    y = layer(fg.ones(2, 7))
+    assert type(layer) is nn.Linear and layer.in_features == 7
+    assert layer.weight.shape == (4, 7) and layer.bias.shape == (4,) and y.shape == (2, 4)
+    assert repr(layer) == repr(tnn.Linear(7, 4))
+    bound = 1 / np.sqrt(7)
+    assert np.abs(layer.bias.detach().numpy()).max() <= bound
+
+
+def test_parameter_dict_registers_its_parameters_like_torch():
+    d = nn.ParameterDict({"a": nn.Parameter(fg.zeros(2)), "b": nn.Parameter(fg.ones(3))})
+    d["c"] = nn.Parameter(fg.ones(1))
+    td = tnn.ParameterDict({"a": tnn.Parameter(torch.zeros(2)),
+                            "b": tnn.Parameter(torch.ones(3))})
+    td["c"] = tnn.Parameter(torch.ones(1))
+    assert list(d.state_dict()) == list(td.state_dict())
+    assert [n for n, _ in d.named_parameters()] == [n for n, _ in td.named_parameters()]
+    assert "b" in d and len(d) == 3 and list(d.keys()) == ["a", "b", "c"]
+    model = nn.Module()
+    model.params = d
+    assert [n for n, _ in model.named_parameters()] == ["params.a", "params.b", "params.c"]
+
+
+@pytest.mark.parametrize("name,kwargs", [("upsample", {"scale_factor": 2, "mode": "bilinear",
+                                                       "align_corners": False}),
+                                         ("upsample_nearest", {"scale_factor": 2}),
+                                         ("upsample_bilinear", {"size": (5, 3)})])
+def test_upsample_aliases_warn_and_match_torch(name, kwargs):
+    x = _x(1, 2, 3, 2)
+    with pytest.warns(UserWarning):
+        y = getattr(F, name)(fg.tensor(x), **kwargs)
+    with pytest.warns(UserWarning):
+        t = getattr(TF, name)(torch.tensor(x), **kwargs)
+    np.testing.assert_allclose(y.numpy(), t.numpy(), atol=1e-12)
+
+
+def test_unfold_and_fold_are_adjoint():
+    x, y = _x(2, 3, 5, 4), _x(2, 3 * 6, 6, seed=1)
+    lhs = (F.unfold(fg.tensor(x), (2, 3), padding=1, stride=2).numpy() * y).sum()
+    rhs = (x * F.fold(fg.tensor(y), (5, 4), (2, 3), padding=1, stride=2).numpy()).sum()
+    np.testing.assert_allclose(lhs, rhs)
+
+
+def test_functions_work_under_vmap():
+    x = _x(3, 2, 8, 2, 2)
+    y = fg.vmap(lambda t: F.pixel_shuffle(t, 2))(fg.tensor(x))
+    np.testing.assert_allclose(y.numpy(), TF.pixel_shuffle(torch.tensor(x), 2).numpy())
+    z = fg.vmap(lambda t: F.glu(t, -1))(fg.tensor(_x(3, 4, 6)))
+    np.testing.assert_allclose(z.numpy(), TF.glu(torch.tensor(_x(3, 4, 6)), -1).numpy())

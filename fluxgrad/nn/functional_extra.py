@@ -48,38 +48,59 @@ def _keep_mask(shape, p, dtype):
     return _ops.cast(_ops.greater_equal(rand(shape, dtype=dtypes.float64), p), dtype)
 
 
-def _feature_shape(x, spatial, op):
-    """The mask shape of channel-wise dropout: one entry per (example, channel)."""
-    if x.ndim not in (spatial + 1, spatial + 2):
-        raise RuntimeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D input, but received "
-                           f"a {x.ndim}D input of shape {list(x.shape)}")
-    return tuple(x.shape[:x.ndim - spatial]) + (1,) * spatial
-
-
-def _feature_dropout(input, p, training, spatial, op):
-    _check_p(p, op)
-    x = _tensor(input)
-    shape = _feature_shape(x, spatial, op)
+def _channel_dropout(x, p, training):
+    """Dropout with one mask entry per (axis 0, axis 1) pair: whole channels of [N, C, ...]."""
     if not training or p == 0:
         return x
     if p == 1:
         return x * 0.0
+    shape = tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
     return x * _keep_mask(shape, p, x.dtype) * (1.0 / (1.0 - p))
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of [N, C, L] (or [C, L]) with probability p, scale the rest by 1/(1-p)."""
-    return _feature_dropout(input, p, training, 1, "dropout1d")
+    _check_p(p, "dropout1d")
+    x = _tensor(input)
+    if x.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {x.ndim}D input "
+                           f"of shape {list(x.shape)}. Note that dropout1d exists to provide "
+                           "channel-wise dropout on inputs with 1 spatial dimension, a channel "
+                           "dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if x.ndim == 2:
+        return _ops.squeeze(_channel_dropout(_ops.unsqueeze(x, 0), p, training), 0)
+    return _channel_dropout(x, p, training)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of [N, C, H, W] (or [C, H, W]) with probability p."""
-    return _feature_dropout(input, p, training, 2, "dropout2d")
+    """Zero whole channels of [N, C, H, W] with probability p (a 3-d input is read as
+    [N, C, L], as PyTorch, with its warning)."""
+    _check_p(p, "dropout2d")
+    x = _tensor(input)
+    if x.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "where C is the channel dim. To maintain the 1D channel-wise dropout "
+                      "behavior, please switch to using dropout1d instead.", UserWarning,
+                      stacklevel=2)
+    elif x.ndim != 4:
+        warnings.warn(f"dropout2d: Received a {x.ndim}-D input to dropout2d, which is deprecated "
+                      "and will result in an error in a future release. dropout2d expects 3D "
+                      "or 4D inputs.", UserWarning, stacklevel=2)
+    return _channel_dropout(x, p, training)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of [N, C, D, H, W] (or [C, D, H, W]) with probability p."""
-    return _feature_dropout(input, p, training, 3, "dropout3d")
+    _check_p(p, "dropout3d")
+    x = _tensor(input)
+    if x.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {x.ndim}-D input to dropout3d, which is "
+                      "deprecated and will result in an error in a future release. dropout3d "
+                      "expects 4D or 5D inputs.", UserWarning, stacklevel=2)
+    if x.ndim != 5:
+        return _ops.squeeze(_channel_dropout(_ops.unsqueeze(x, 0), p, training), 0)
+    return _channel_dropout(x, p, training)
 
 
 _SELU_ALPHA_SCALE = 1.7580993408473766  # SELU's scale * alpha: the value it saturates at
@@ -279,7 +300,10 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: [N, C, H, W] -> [N, C kh kw, L], the sliding kh x kw blocks as columns."""
     op = "unfold"
     x = _tensor(input)
-    if x.ndim not in (3, 4):
+    if x.ndim < 3:
+        raise IndexError(f"{op}: expected a 3D or 4D input [N, C, H, W], got shape "
+                         f"{list(x.shape)}")
+    if x.ndim > 4:
         raise NotImplementedError(f"{op}: Input Error: Only 3D or 4D input Tensors are "
                                   f"supported (got {x.ndim}D)")
     unbatched = x.ndim == 3
