@@ -109,6 +109,16 @@ FUNCTIONS = [
      lambda t: TF.affine_grid(t, (2, 3, 4, 5), align_corners=False), [_x(2, 2, 3)]),
     ("affine_grid_3d", lambda t: F.affine_grid(t, (2, 1, 2, 3, 4), align_corners=True),
      lambda t: TF.affine_grid(t, (2, 1, 2, 3, 4), align_corners=True), [_x(2, 3, 4)]),
+    ("grid_sample", lambda x, g: F.grid_sample(x, g, align_corners=False),
+     lambda x, g: TF.grid_sample(x, g, align_corners=False),
+     [_x(2, 3, 4, 5), np.random.default_rng(1).uniform(-1.2, 1.2, (2, 3, 2, 2))]),
+    ("grid_sample_border_aligned",
+     lambda x, g: F.grid_sample(x, g, padding_mode="border", align_corners=True),
+     lambda x, g: TF.grid_sample(x, g, padding_mode="border", align_corners=True),
+     [_x(2, 3, 4, 5), np.random.default_rng(1).uniform(-1.2, 1.2, (2, 3, 2, 2))]),
+    ("grid_sample_nearest", lambda x, g: F.grid_sample(x, g, "nearest", align_corners=False),
+     lambda x, g: TF.grid_sample(x, g, "nearest", align_corners=False),
+     [_x(2, 3, 4, 5), Fixed(np.random.default_rng(1).uniform(-1.2, 1.2, (2, 3, 2, 2)))]),
     ("triplet_margin_loss", F.triplet_margin_loss, TF.triplet_margin_loss,
      [_x(4, 5), _x(4, 5, seed=1), _x(4, 5, seed=2)]),
     ("triplet_margin_loss_swap",
@@ -348,7 +358,8 @@ def test_channel_dropout_drops_whole_channels_at_rate_p(fn, shape, channels):
 @pytest.mark.parametrize("fn", [F.dropout1d, F.dropout2d, F.dropout3d, F.alpha_dropout,
                                 F.feature_alpha_dropout])
 def test_dropout_p0_and_eval_are_identity_and_p1_zeroes(fn):
-    x = fg.tensor(_x(2, 3, 4) if fn is F.dropout1d else _x(2, 3, 2, 2, 2))
+    shapes = {F.dropout1d: (2, 3, 4), F.dropout2d: (2, 3, 2, 2)}
+    x = fg.tensor(_x(*shapes.get(fn, (2, 3, 2, 2, 2))))
     assert fn(x, 0.0, True) is x
     assert fn(x, 0.5, False) is x
     np.testing.assert_array_equal(fn(x, 1.0, True).numpy(), np.zeros(x.shape))

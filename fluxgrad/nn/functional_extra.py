@@ -24,7 +24,7 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "pixel_unshuffle", "channel_shuffle", "glu", "threshold", "rrelu", "unfold", "fold",
            "pairwise_distance", "pdist", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d", "gumbel_softmax",
-           "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid",
+           "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample",
            "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
            "soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
@@ -622,6 +622,68 @@ def affine_grid(theta, size, align_corners=None):
                          f"{t.shape[0]}")
     grid = _ops.matmul(F._const(base, t), _ops.transpose(t, 1, 2))
     return _ops.reshape(grid, out)
+
+
+def _source_coordinate(g, size, align_corners, padding_mode):
+    """Grid coordinates in [-1, 1] -> pixel coordinates (clipped for 'border')."""
+    if align_corners:
+        pix = (g + 1) * ((size - 1) / 2)
+    else:
+        pix = ((g + 1) * size - 1) / 2
+    if padding_mode == "border":
+        pix = _ops.clamp(pix, 0, size - 1)
+    return pix
+
+
+def _sample(flat, iy, ix, h, w):
+    """flat [N, C, H W] at integer pixel positions iy, ix [N, L] (zero outside the image)."""
+    n, c = flat.shape[:2]
+    inside = _ops.logical_and(_ops.logical_and(_ops.greater_equal(iy, 0), _ops.less(iy, h)),
+                              _ops.logical_and(_ops.greater_equal(ix, 0), _ops.less(ix, w)))
+    index = _ops.clamp(iy, 0, h - 1) * w + _ops.clamp(ix, 0, w - 1)
+    index = _ops.broadcast_to(_ops.unsqueeze(index, 1), (n, c, index.shape[1]))
+    values = _ops.take_along_dim(flat, index, 2)
+    return values * _ops.cast(_ops.unsqueeze(inside, 1), flat.dtype)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples `input` [N, C, H, W] at the points `grid` [N, Ho, Wo, 2] ((x, y) in [-1, 1])
+    with `mode` 'bilinear' or 'nearest' and `padding_mode` 'zeros' or 'border'; gradients
+    reach the input and (bilinear) the grid."""
+    op = "grid_sample"
+    x, g = _tensor(input), _tensor(grid)
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if mode == "bicubic" or padding_mode == "reflection":
+        raise NotImplementedError(f"{op}: mode 'bicubic' and padding_mode 'reflection' are not "
+                                  "supported; use 'bilinear' or 'nearest' with 'zeros' or "
+                                  "'border'")
+    if x.ndim != 4 or g.ndim != 4 or g.shape[-1] != 2 or g.shape[0] != x.shape[0]:
+        raise RuntimeError(f"{op}: expected input [N, C, H, W] and grid [N, H_out, W_out, 2] "
+                           f"with the same N (4-d only), got {list(x.shape)} and "
+                           f"{list(g.shape)}")
+    n, c, h, w = x.shape
+    _, ho, wo, _ = g.shape
+    points = _ops.reshape(g, (n, ho * wo, 2))
+    px = _source_coordinate(points[..., 0], w, bool(align_corners), padding_mode)
+    py = _source_coordinate(points[..., 1], h, bool(align_corners), padding_mode)
+    flat = _ops.reshape(x, (n, c, h * w))
+    if mode == "nearest":
+        ix, iy = (_ops.cast(_ops.round(p.detach()), dtypes.int64) for p in (px, py))
+        out = _sample(flat, iy, ix, h, w)
+    else:
+        x0, y0 = _ops.floor(px.detach()), _ops.floor(py.detach())
+        wx, wy = _ops.unsqueeze(px - x0, 1), _ops.unsqueeze(py - y0, 1)
+        ix0, iy0 = _ops.cast(x0, dtypes.int64), _ops.cast(y0, dtypes.int64)
+        out = (_sample(flat, iy0, ix0, h, w) * (1 - wx) * (1 - wy)
+               + _sample(flat, iy0, ix0 + 1, h, w) * wx * (1 - wy)
+               + _sample(flat, iy0 + 1, ix0, h, w) * (1 - wx) * wy
+               + _sample(flat, iy0 + 1, ix0 + 1, h, w) * wx * wy)
+    return _ops.reshape(out, (n, c, ho, wo))
 
 
 # --- losses ---------------------------------------------------------------------------------
