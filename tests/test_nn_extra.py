@@ -497,3 +497,53 @@ def test_functions_work_under_vmap():
     np.testing.assert_allclose(y.numpy(), TF.pixel_shuffle(torch.tensor(x), 2).numpy())
     z = fg.vmap(lambda t: F.glu(t, -1))(fg.tensor(_x(3, 4, 6)))
     np.testing.assert_allclose(z.numpy(), TF.glu(torch.tensor(_x(3, 4, 6)), -1).numpy())
+
+
+_ctc_logits = _x(6, 3, 5)
+
+
+# PyTorch's ctc_loss backward returns the gradient with respect to the logits of the
+# log_softmax it assumes it was given, so the comparison differentiates through log_softmax.
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("concatenated", [False, True])
+def test_ctc_loss_matches_torch(reduction, concatenated):
+    padded = np.array([[1, 2, 2], [3, 0, 0], [4, 1, 0]])
+    lengths = np.array([3, 1, 2])
+    targets = np.concatenate([row[:n] for row, n in zip(padded, lengths)]) if concatenated \
+        else padded
+    _compare_fn(lambda x: F.ctc_loss(F.log_softmax(x, -1), fg.tensor(targets), [6, 5, 4],
+                                     lengths, blank=0, reduction=reduction),
+                lambda x: TF.ctc_loss(TF.log_softmax(x, -1), torch.tensor(targets),
+                                      torch.tensor([6, 5, 4]), torch.tensor(lengths), blank=0,
+                                      reduction=reduction),
+                [_ctc_logits])
+
+
+def test_ctc_loss_unbatched_matches_torch():
+    _compare_fn(lambda x: F.ctc_loss(F.log_softmax(x, -1), fg.tensor(np.array([1, 3])), [5],
+                                     [2]),
+                lambda x: TF.ctc_loss(TF.log_softmax(x, -1), torch.tensor([1, 3]),
+                                      torch.tensor([5]), torch.tensor([2])),
+                [_x(5, 4)])
+
+
+def test_ctc_loss_impossible_alignment_is_inf_or_zero_with_zero_infinity():
+    lp = fg.tensor(_ctc_logits[:2], requires_grad=True)
+    targets = fg.tensor(np.array([[1, 1, 1]] * 3))
+    loss = F.ctc_loss(lp, targets, [2, 2, 2], [3, 3, 3], reduction="none")
+    t_loss = TF.ctc_loss(torch.tensor(_ctc_logits[:2]), torch.tensor(targets.numpy()),
+                         torch.tensor([2, 2, 2]), torch.tensor([3, 3, 3]), reduction="none")
+    np.testing.assert_array_equal(loss.detach().numpy(), t_loss.numpy())
+    loss = F.ctc_loss(lp, targets, [2, 2, 2], [3, 3, 3], zero_infinity=True)
+    loss.backward()
+    assert loss.item() == 0 and np.abs(lp.grad.numpy()).max() == 0
+
+
+def test_ctc_loss_layer_matches_torch():
+    layer, t_layer = nn.CTCLoss(blank=4, reduction="sum"), tnn.CTCLoss(blank=4, reduction="sum")
+    assert repr(layer) == repr(t_layer)
+    targets, in_len, tgt_len = np.array([[1, 2, 2], [3, 0, 0], [0, 1, 0]]), [6, 5, 4], [3, 1, 2]
+    _compare_fn(lambda x: layer(F.log_softmax(x, -1), fg.tensor(targets), in_len, tgt_len),
+                lambda x: t_layer(TF.log_softmax(x, -1), torch.tensor(targets),
+                                  torch.tensor(in_len), torch.tensor(tgt_len)),
+                [_ctc_logits])

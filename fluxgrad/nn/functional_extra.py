@@ -28,7 +28,7 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
            "soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
-           "multilabel_margin_loss", "embedding_bag"]
+           "multilabel_margin_loss", "embedding_bag", "ctc_loss"]
 
 _tensor = F._tensor
 
@@ -935,3 +935,87 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if mode == "mean":
         member = member / np.maximum(member.sum(1, keepdims=True), 1)
     return _ops.matmul(F._const(member, rows), rows)
+
+
+# --- connectionist temporal classification --------------------------------------------------
+_LOG_ZERO = -1e30  # log(0) for the recursion: finite, so gradients through it stay finite
+
+
+def _padded_targets(targets, target_lengths, batch):
+    """Integer targets as an [N, S] array: given padded, or concatenated (1-d)."""
+    t = np.asarray(_tensor(targets)._data)
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"ctc_loss: targets must be integer class indices, got {t.dtype}")
+    if t.ndim == 2:
+        return t
+    padded = np.zeros((batch, max(target_lengths, default=0)), np.int64)
+    start = 0
+    for n, length in enumerate(target_lengths):
+        padded[n, :length] = t[start:start + length]
+        start += length
+    return padded
+
+
+def _lengths(lengths, batch, what):
+    values = np.asarray(_tensor(lengths)._data if isinstance(lengths, Tensor) else lengths,
+                        np.int64).reshape(-1)
+    if values.shape != (batch,):
+        raise RuntimeError(f"ctc_loss: expected {batch} {what}, got {values.shape[0]}")
+    return values
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification loss: -log of the total probability of every
+    alignment of `targets` with `log_probs` [T, N, C] (log-softmax outputs; [T, C]
+    unbatched). 'mean' divides each loss by its target length, then averages."""
+    op = "ctc_loss"
+    lp = _tensor(log_probs)
+    unbatched = lp.ndim == 2
+    if unbatched:
+        lp = _ops.unsqueeze(lp, 1)
+        targets = np.asarray(_tensor(targets)._data).reshape(1, -1)
+    if lp.ndim != 3:
+        raise RuntimeError(f"{op}: expected log_probs [T, N, C] or [T, C], got shape "
+                           f"{list(lp.shape)}")
+    steps, batch, classes = lp.shape
+    in_len = _lengths(input_lengths, batch, "input lengths")
+    tgt_len = _lengths(target_lengths, batch, "target lengths")
+    labels = _padded_targets(targets, tgt_len.tolist(), batch)
+    if (in_len > steps).any():
+        raise RuntimeError(f"{op}: Expected input_lengths to have value at most {steps}, but "
+                           f"got value {int(in_len.max())}")
+    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+        raise IndexError(f"{op}: target index out of range for {classes} classes")
+    width = 2 * labels.shape[1] + 1
+    extended = np.full((batch, width), blank, np.int64)
+    extended[:, 1::2] = labels
+    skip = np.zeros((batch, width), bool)
+    skip[:, 2:] = (extended[:, 2:] != blank) & (extended[:, 2:] != extended[:, :-2])
+    index = _index(np.broadcast_to(extended, (steps, batch, width)))
+    emissions = _ops.take_along_dim(lp, index, 2)  # [T, N, 2S + 1]
+    zero = F._const(np.full((batch, width), _LOG_ZERO), lp)
+    start = F._const(np.arange(width) < 2, lp) > 0
+    alpha = _ops.where(start, emissions[0], zero)
+    no_skip = F._const(~skip, lp) > 0
+    for t in range(1, steps):
+        one = _ops.concat([zero[:, :1], alpha[:, :-1]], 1)
+        two = _ops.where(no_skip, zero, _ops.concat([zero[:, :2], alpha[:, :-2]], 1))
+        step = _ops.logsumexp(_ops.stack([alpha, one, two]), 0) + emissions[t]
+        alpha = _ops.where(F._const((t < in_len)[:, None], lp) > 0, step, alpha)
+    last = _index((2 * tgt_len)[:, None])
+    before = _index(np.maximum(2 * tgt_len - 1, 0)[:, None])
+    end = _ops.take_along_dim(alpha, last, 1)
+    end_before = _ops.where(F._const((tgt_len > 0)[:, None], lp) > 0,
+                            _ops.take_along_dim(alpha, before, 1), zero[:, :1])
+    loss = -_ops.squeeze(_ops.logsumexp(_ops.concat([end, end_before], 1), 1, keepdim=True), 1)
+    impossible = _ops.greater(loss, -_LOG_ZERO / 2)
+    if zero_infinity:
+        loss = _ops.where(impossible, F._const(0.0, loss), loss)
+    else:
+        loss = _ops.where(impossible, F._const(math.inf, loss), loss)
+    if reduction == "mean":
+        return _ops.mean(loss / F._const(np.maximum(tgt_len, 1), loss))
+    if unbatched and reduction == "none":
+        return _ops.squeeze(loss, 0)
+    return F._reduce(loss, reduction, op)

@@ -5,7 +5,7 @@ from .loss import _Loss
 
 __all__ = ["TripletMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
            "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "SoftMarginLoss",
-           "CosineEmbeddingLoss", "MultiMarginLoss", "MultiLabelMarginLoss"]
+           "CosineEmbeddingLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss"]
 
 
 class _QuietLoss(_Loss):
@@ -112,3 +112,15 @@ class MultiMarginLoss(_QuietLoss):
 class MultiLabelMarginLoss(_QuietLoss):
     def forward(self, input, target):
         return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class CTCLoss(_QuietLoss):
+    """Connectionist temporal classification (see F.ctc_loss)."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
