@@ -1,5 +1,7 @@
 """The added nn layers, losses and functions against PyTorch: values and gradients of inputs
 and parameters in float64, random ones by their masks and statistics, errors by type."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -547,3 +549,17 @@ def test_ctc_loss_layer_matches_torch():
                 lambda x: t_layer(TF.log_softmax(x, -1), torch.tensor(targets),
                                   torch.tensor(in_len), torch.tensor(tgt_len)),
                 [_ctc_logits])
+
+
+def test_new_layers_compile_without_falling_back():
+    fg.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(2, 8, 3), nn.InstanceNorm2d(8, affine=True), nn.GLU(1),
+                          nn.AdaptiveMaxPool2d(2), nn.PixelShuffle(2), nn.ReflectionPad2d(1),
+                          nn.MaxPool2d(2), nn.Flatten(), nn.Linear(9, 3))
+    compiled = fg.compile(model)
+    x = fg.tensor(_x(2, 2, 6, 6).astype(np.float32))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = compiled(x)
+    np.testing.assert_allclose(y.detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+    assert compiled.trace_count == 1

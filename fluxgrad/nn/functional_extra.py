@@ -59,7 +59,8 @@ def _channel_dropout(x, p, training):
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of [N, C, L] (or [C, L]) with probability p, scale the rest by 1/(1-p)."""
+    """Zero whole channels of [N, C, L] (or [C, L]) with probability p, the rest scaled by
+    1/(1-p)."""
     _check_p(p, "dropout1d")
     x = _tensor(input)
     if x.ndim not in (2, 3):
