@@ -563,3 +563,31 @@ def test_new_layers_compile_without_falling_back():
         y = compiled(x)
     np.testing.assert_allclose(y.detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
     assert compiled.trace_count == 1
+
+
+TARGET_FUNCTIONS = [
+    ("multilabel_margin_loss", F.multilabel_margin_loss, _x(4, 5),
+     [_multilabel, np.array([[2, -1, 0, 0, 0]] * 4)]),
+    ("multi_margin_loss", F.multi_margin_loss, _x(4, 5), [_labels, np.array([4, 4, 0, 1])]),
+    ("ctc_loss", lambda lp, t: F.ctc_loss(lp, t, [6, 6, 5], [3, 1, 2]),
+     TF.log_softmax(torch.tensor(_x(6, 3, 5)), -1).numpy(),
+     [np.array([[1, 2, 2], [3, 0, 0], [4, 1, 0]]), np.array([[2, 2, 1], [1, 0, 0], [3, 3, 0]])]),
+    ("ctc_loss_concatenated", lambda lp, t: F.ctc_loss(lp, t, [6, 6, 5], [3, 1, 2]),
+     TF.log_softmax(torch.tensor(_x(6, 3, 5)), -1).numpy(),
+     [np.array([1, 2, 2, 3, 4, 1]), np.array([2, 2, 1, 1, 3, 3])]),
+    ("embedding_bag", lambda w, i: F.embedding_bag(i, w, fg.tensor(np.array([0, 2])),
+                                                   mode="max"),
+     _x(6, 3), [np.array([1, 2, 4, 5]), np.array([0, 3, 3, 1])]),
+]
+
+
+@pytest.mark.parametrize("name,fn,x,targets", TARGET_FUNCTIONS,
+                         ids=[c[0] for c in TARGET_FUNCTIONS])
+def test_compiled_losses_read_their_integer_arguments_on_every_call(name, fn, x, targets):
+    compiled = fg.compile(fn)
+    for t in targets:
+        expected = fn(fg.tensor(x), fg.tensor(t)).numpy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a fallback to eager mode warns
+            got = compiled(fg.tensor(x), fg.tensor(t)).numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-12)

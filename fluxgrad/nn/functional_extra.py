@@ -858,20 +858,18 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError(f"{op}: expected input [N, C] (or [C]) and integer target of the "
                            f"same shape, got {list(x.shape)} and {list(t.shape)} ({t.dtype})")
     x2 = _ops.unsqueeze(x, 0) if x.ndim == 1 else x
-    labels = t._data.reshape(x2.shape)
-    n, classes = x2.shape
-    counts = np.zeros((n, classes))  # how often each class is listed as a target
-    for row in range(n):
-        for j in labels[row]:
-            if j < 0:
-                break
-            if j >= classes:
-                raise IndexError(f"{op}: target {j} is out of bounds for {classes} classes")
-            counts[row, j] += 1
-    others = F._const((counts == 0).astype(float), x2)
+    t2 = _ops.reshape(t, x2.shape)
+    classes = x2.shape[1]
+    values = t._data
+    if values.size and values.max() >= classes:
+        raise IndexError(f"{op}: target {int(values.max())} is out of bounds for {classes} "
+                         f"classes")
+    listed = _ops.cumprod(_ops.cast(_ops.not_equal(t2, -1), x2.dtype), axis=1)  # up to the first -1
+    onehot = _ops.cast(_ops.eq(_ops.unsqueeze(t2, 2), _index(np.arange(classes))), x2.dtype)
+    pairs = _ops.sum(onehot * _ops.unsqueeze(listed, 2), axis=1)  # times each class is listed
+    others = _ops.cast(_ops.eq(pairs, 0), x2.dtype)
     # hinge[n, j, i] = max(0, 1 - x[n, j] + x[n, i])
     hinge = F.relu(1 - _ops.unsqueeze(x2, 2) + _ops.unsqueeze(x2, 1))
-    pairs = F._const(counts, x2)
     loss = _ops.sum(hinge * _ops.unsqueeze(pairs, 2) * _ops.unsqueeze(others, 1),
                     axis=(1, 2)) / classes
     if x.ndim == 1:
@@ -899,70 +897,76 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     num = weight.shape[0]
     if values.size and (values.min() < 0 or values.max() >= num):
         raise IndexError(f"{op}: index out of range for {num} embeddings")
+    psw = per_sample_weights
     if idx.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated "
                              "is a mini-batch of fixed length sequences.")
         bags, width = idx.shape
-        starts = np.arange(bags) * width
-        flat = values.reshape(-1)
-        psw = None if per_sample_weights is None else _ops.reshape(per_sample_weights, (-1,))
+        starts, ends = _index(np.arange(bags) * width), _index(np.arange(1, bags + 1) * width)
+        flat = _ops.reshape(idx, (-1,))
+        psw = None if psw is None else _ops.reshape(psw, (-1,))
     elif idx.ndim == 1:
         if offsets is None:
             raise ValueError("offsets has to be a 1D Tensor but got None")
-        starts = np.asarray(_tensor(offsets)._data, np.int64).reshape(-1)
+        flat = idx
+        bounds = _ops.reshape(_tensor(offsets), (-1,))
         if include_last_offset:
-            starts = starts[:-1]
-        flat, psw = values, per_sample_weights
+            starts, ends = bounds[:-1], bounds[1:]
+        else:
+            starts = bounds
+            ends = _ops.concat([bounds[1:], _index([flat.shape[0]])])
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
                          f"{idx.ndim}")
-    ends = np.append(starts[1:], len(flat))
-    if include_last_offset and idx.ndim == 1:
-        ends[-1] = int(np.asarray(_tensor(offsets)._data).reshape(-1)[-1])
-    member = np.zeros((len(starts), len(flat)))
-    for b, (s, e) in enumerate(zip(starts, ends)):
-        member[b, s:e] = 1.0
+    position = _index(np.arange(flat.shape[0]))
+    member = _ops.logical_and(_ops.greater_equal(position, _ops.unsqueeze(starts, 1)),
+                              _ops.less(position, _ops.unsqueeze(ends, 1)))  # [bags, entries]
     if padding_idx is not None:
-        member[:, flat == padding_idx % num] = 0.0
-    rows = _ops.index_select(weight, 0, _index(flat))
+        member = _ops.logical_and(member, _ops.not_equal(flat, padding_idx % num))
+    rows = _ops.index_select(weight, 0, flat)
     if mode == "max":
-        neg = F._const(np.where(member[:, :, None] > 0, 0.0, -np.inf), rows)
-        out = _ops.amax(_ops.unsqueeze(rows, 0) + neg, axis=1)
-        return _ops.where(F._const(member.sum(1, keepdims=True) > 0, rows), out,
-                          F._const(0.0, rows))
+        low = F._const(-math.inf, rows)
+        out = _ops.amax(_ops.where(_ops.unsqueeze(member, 2), _ops.unsqueeze(rows, 0), low),
+                        axis=1)
+        nonempty = _ops.unsqueeze(_ops.any(member, axis=1), 1)
+        return _ops.where(nonempty, out, F._const(0.0, rows))
+    share = _ops.cast(member, rows.dtype)
     if psw is not None:
-        rows = rows * _ops.unsqueeze(psw, 1)
+        share = share * psw
     if mode == "mean":
-        member = member / np.maximum(member.sum(1, keepdims=True), 1)
-    return _ops.matmul(F._const(member, rows), rows)
+        share = share / _ops.maximum(_ops.sum(share, axis=1, keepdims=True), 1.0)
+    return _ops.matmul(share, rows)
 
 
 # --- connectionist temporal classification --------------------------------------------------
 _LOG_ZERO = -1e30  # log(0) for the recursion: finite, so gradients through it stay finite
 
 
-def _padded_targets(targets, target_lengths, batch):
-    """Integer targets as an [N, S] array: given padded, or concatenated (1-d)."""
-    t = np.asarray(_tensor(targets)._data)
-    if t.dtype.kind not in "iu":
+def _lengths(lengths, batch, what):
+    t = lengths if isinstance(lengths, Tensor) else Tensor(np.asarray(lengths, np.int64))
+    t = _ops.reshape(t, (-1,))
+    if t.shape != (batch,):
+        raise RuntimeError(f"ctc_loss: expected {batch} {what}, got {t.shape[0]}")
+    return t
+
+
+def _padded_targets(targets, target_lengths, batch, blank):
+    """Integer targets as [N, S]: given padded, or cut out of the concatenated (1-d) ones
+    (S is then their total length, an upper bound that needs no values)."""
+    t = _tensor(targets)
+    if t._data.dtype.kind not in "iu":
         raise RuntimeError(f"ctc_loss: targets must be integer class indices, got {t.dtype}")
     if t.ndim == 2:
         return t
-    padded = np.zeros((batch, max(target_lengths, default=0)), np.int64)
-    start = 0
-    for n, length in enumerate(target_lengths):
-        padded[n, :length] = t[start:start + length]
-        start += length
-    return padded
-
-
-def _lengths(lengths, batch, what):
-    values = np.asarray(_tensor(lengths)._data if isinstance(lengths, Tensor) else lengths,
-                        np.int64).reshape(-1)
-    if values.shape != (batch,):
-        raise RuntimeError(f"ctc_loss: expected {batch} {what}, got {values.shape[0]}")
-    return values
+    total = t.shape[0]
+    if total == 0:
+        return _index(np.zeros((batch, 0)))
+    offsets = _ops.cumsum(target_lengths, 0) - target_lengths
+    column = _index(np.arange(total))
+    where = _ops.clamp(_ops.unsqueeze(offsets, 1) + column, 0, total - 1)
+    inside = _ops.less(column, _ops.unsqueeze(target_lengths, 1))
+    return _ops.where(inside, t[where], blank)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
@@ -975,39 +979,42 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     unbatched = lp.ndim == 2
     if unbatched:
         lp = _ops.unsqueeze(lp, 1)
-        targets = np.asarray(_tensor(targets)._data).reshape(1, -1)
+        targets = _ops.reshape(_tensor(targets), (1, -1))
     if lp.ndim != 3:
         raise RuntimeError(f"{op}: expected log_probs [T, N, C] or [T, C], got shape "
                            f"{list(lp.shape)}")
     steps, batch, classes = lp.shape
     in_len = _lengths(input_lengths, batch, "input lengths")
     tgt_len = _lengths(target_lengths, batch, "target lengths")
-    labels = _padded_targets(targets, tgt_len.tolist(), batch)
-    if (in_len > steps).any():
+    labels = _padded_targets(targets, tgt_len, batch, blank)
+    if in_len._data.size and in_len._data.max() > steps:
         raise RuntimeError(f"{op}: Expected input_lengths to have value at most {steps}, but "
-                           f"got value {int(in_len.max())}")
-    if labels.size and (labels.min() < 0 or labels.max() >= classes):
+                           f"got value {int(in_len._data.max())}")
+    values = labels._data
+    if values.size and (values.min() < 0 or values.max() >= classes):
         raise IndexError(f"{op}: target index out of range for {classes} classes")
-    width = 2 * labels.shape[1] + 1
-    extended = np.full((batch, width), blank, np.int64)
-    extended[:, 1::2] = labels
-    skip = np.zeros((batch, width), bool)
-    skip[:, 2:] = (extended[:, 2:] != blank) & (extended[:, 2:] != extended[:, :-2])
-    index = _index(np.broadcast_to(extended, (steps, batch, width)))
+    blanks = _index(np.full(labels.shape, blank))
+    extended = _ops.concat([_ops.reshape(_ops.stack([blanks, labels], 2), (batch, -1)),
+                            _index(np.full((batch, 1), blank))], 1)  # [N, 2S + 1]
+    width = extended.shape[1]
+    skip = _ops.logical_and(_ops.not_equal(extended[:, 2:], blank),
+                            _ops.not_equal(extended[:, 2:], extended[:, :-2]))
+    no_skip = _ops.concat([Tensor(np.ones((batch, min(width, 2)), bool)),
+                           _ops.logical_not(skip)], 1)
+    index = _ops.broadcast_to(_ops.unsqueeze(extended, 0), (steps, batch, width))
     emissions = _ops.take_along_dim(lp, index, 2)  # [T, N, 2S + 1]
     zero = F._const(np.full((batch, width), _LOG_ZERO), lp)
-    start = F._const(np.arange(width) < 2, lp) > 0
+    start = Tensor(np.broadcast_to(np.arange(width) < 2, (batch, width)).copy())
     alpha = _ops.where(start, emissions[0], zero)
-    no_skip = F._const(~skip, lp) > 0
     for t in range(1, steps):
         one = _ops.concat([zero[:, :1], alpha[:, :-1]], 1)
         two = _ops.where(no_skip, zero, _ops.concat([zero[:, :2], alpha[:, :-2]], 1))
         step = _ops.logsumexp(_ops.stack([alpha, one, two]), 0) + emissions[t]
-        alpha = _ops.where(F._const((t < in_len)[:, None], lp) > 0, step, alpha)
-    last = _index((2 * tgt_len)[:, None])
-    before = _index(np.maximum(2 * tgt_len - 1, 0)[:, None])
+        alpha = _ops.where(_ops.unsqueeze(_ops.greater(in_len, t), 1), step, alpha)
+    last = _ops.unsqueeze(2 * tgt_len, 1)
+    before = _ops.unsqueeze(_ops.clamp(2 * tgt_len - 1, 0, None), 1)
     end = _ops.take_along_dim(alpha, last, 1)
-    end_before = _ops.where(F._const((tgt_len > 0)[:, None], lp) > 0,
+    end_before = _ops.where(_ops.unsqueeze(_ops.greater(tgt_len, 0), 1),
                             _ops.take_along_dim(alpha, before, 1), zero[:, :1])
     loss = -_ops.squeeze(_ops.logsumexp(_ops.concat([end, end_before], 1), 1, keepdim=True), 1)
     impossible = _ops.greater(loss, -_LOG_ZERO / 2)
@@ -1016,7 +1023,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     else:
         loss = _ops.where(impossible, F._const(math.inf, loss), loss)
     if reduction == "mean":
-        return _ops.mean(loss / F._const(np.maximum(tgt_len, 1), loss))
+        return _ops.mean(loss / _ops.maximum(_ops.cast(tgt_len, loss.dtype), 1.0))
     if unbatched and reduction == "none":
         return _ops.squeeze(loss, 0)
     return F._reduce(loss, reduction, op)
