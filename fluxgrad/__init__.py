@@ -45,6 +45,7 @@ from . import special, testing
 from .func import vmap
 from .windows import *  # noqa: F401,F403
 from .nn.functional import cosine_similarity
+from .nn.functional import channel_shuffle, pairwise_distance, pixel_shuffle, pixel_unshuffle
 
 globals().update(_public_with_out(globals()))
 

@@ -1,18 +1,20 @@
 """`fluxgrad.nn`: Module (Layer), Parameter, layers, losses, `functional`, `init`, `utils`."""
 from . import functional, init, utils
 from .layers import *  # noqa: F401,F403
+from .extra_layers import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
+from .losses_extra import *  # noqa: F401,F403
 from .module import Layer, Module
 from .paddle_layers import *  # noqa: F401,F403
 from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from . import layers, loss, paddle_layers, rnn, transformer
+from . import extra_layers, layers, loss, losses_extra, paddle_layers, rnn, transformer
 from . import parallel
 
 initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
-            "ClipGradByNorm", "ClipGradByValue"] + layers.__all__
-           + loss.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)
+            "ClipGradByNorm", "ClipGradByValue"] + layers.__all__ + extra_layers.__all__
+           + loss.__all__ + losses_extra.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)

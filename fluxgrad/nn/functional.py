@@ -614,3 +614,9 @@ def _additive_mask(mask, like, masked_when):
     if mask._data.dtype == np.bool_:
         return _const(np.where(mask._data == masked_when, -np.inf, 0.0), like)
     return mask.to(like.dtype)
+
+
+from .functional_extra import *  # noqa: E402,F401,F403  (composites built on the above)
+from . import functional_extra as _extra  # noqa: E402
+
+__all__ += _extra.__all__
