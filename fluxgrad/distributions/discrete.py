@@ -254,5 +254,5 @@ class Multinomial(Distribution):
         binomial = Binomial(n, self.probs, validate_args=False)
         binomial_probs = ops.exp(binomial.log_prob(counts))
         weights = ops.lgamma(counts + 1)
-        return -(n * self._categorical.entropy() - math.lgamma(n + 1)
-                 + ops.sum(ops.sum(weights * binomial_probs, 0), -1))
+        return (n * self._categorical.entropy() - math.lgamma(n + 1)
+                + ops.sum(ops.sum(weights * binomial_probs, 0), -1))
