@@ -345,3 +345,16 @@ def test_samples_repeat_under_a_seed():
     first = dist.sample((3,)).numpy()
     fg.manual_seed(7)
     np.testing.assert_array_equal(dist.sample((3,)).numpy(), first)
+
+
+def test_compiled_function_draws_anew_at_every_call():
+    def draw(concentration, loc):
+        return (D.Gamma(concentration, 1.0).sample((2,))
+                + D.Dirichlet(fg.stack([concentration, concentration], -1)).sample()[..., 0]
+                + D.Normal(loc, 1.0).rsample())
+
+    compiled = fg.compile(draw)
+    args = fg.tensor([1.0, 2.0]), fg.tensor([0.0, 1.0])
+    first, second = compiled(*args).numpy(), compiled(*args).numpy()
+    assert compiled.trace_count == 1 and "random_gamma" in compiled.code
+    assert not np.array_equal(first, second)
