@@ -21,10 +21,6 @@ from .distribution import Distribution, as_float, broadcast_all
 __all__ = ["Normal", "Uniform", "Bernoulli", "Categorical"]
 
 
-def _scalar_or_array(t):
-    return t.item() if t.numel() == 1 else t.detach().numpy()
-
-
 class Normal(Distribution):
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
@@ -79,13 +75,12 @@ class Uniform(Distribution):
 
     @property
     def arg_constraints(self):
-        return {"low": constraints.less_than(_scalar_or_array(self.high)),
-                "high": constraints.greater_than(_scalar_or_array(self.low))}
+        return {"low": constraints.less_than(self.high),
+                "high": constraints.greater_than(self.low)}
 
     @property
     def support(self):
-        return constraints.half_open_interval(_scalar_or_array(self.low),
-                                              _scalar_or_array(self.high))
+        return constraints.half_open_interval(self.low, self.high)
 
     @property
     def mean(self):

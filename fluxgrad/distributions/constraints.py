@@ -9,8 +9,8 @@ import numpy as np
 from .._core.tensor import Tensor
 
 __all__ = ["Constraint", "boolean", "dependent", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "less_than", "lower_cholesky",
-           "nonnegative", "nonnegative_integer", "positive", "positive_definite",
+           "half_open_interval", "independent", "integer_interval", "interval", "less_than",
+           "lower_cholesky", "nonnegative", "nonnegative_integer", "positive", "positive_definite",
            "positive_integer", "real", "real_vector", "simplex", "unit_interval"]
 
 
@@ -43,32 +43,42 @@ def _integer(v):
     return v == np.floor(v)
 
 
+def _show(bound):
+    return bound.item() if isinstance(bound, Tensor) and bound.numel() == 1 else bound
+
+
 def greater_than(lower_bound):
-    return Constraint(lambda v: v > lower_bound, f"GreaterThan(lower_bound={lower_bound})")
+    return Constraint(lambda v: v > _array(lower_bound),
+                      f"GreaterThan(lower_bound={_show(lower_bound)})")
 
 
 def less_than(upper_bound):
-    return Constraint(lambda v: v < upper_bound, f"LessThan(upper_bound={upper_bound})")
+    return Constraint(lambda v: v < _array(upper_bound),
+                      f"LessThan(upper_bound={_show(upper_bound)})")
 
 
 def greater_than_eq(lower_bound):
-    return Constraint(lambda v: v >= lower_bound, f"GreaterThanEq(lower_bound={lower_bound})")
+    return Constraint(lambda v: v >= _array(lower_bound),
+                      f"GreaterThanEq(lower_bound={_show(lower_bound)})")
 
 
 def interval(lower_bound, upper_bound):
-    return Constraint(lambda v: (v >= lower_bound) & (v <= upper_bound),
-                      f"Interval(lower_bound={lower_bound}, upper_bound={upper_bound})")
+    return Constraint(lambda v: (v >= _array(lower_bound)) & (v <= _array(upper_bound)),
+                      f"Interval(lower_bound={_show(lower_bound)}, "
+                      f"upper_bound={_show(upper_bound)})")
 
 
 def half_open_interval(lower_bound, upper_bound):
-    return Constraint(lambda v: (v >= lower_bound) & (v < upper_bound),
-                      f"HalfOpenInterval(lower_bound={lower_bound}, upper_bound={upper_bound})")
+    return Constraint(lambda v: (v >= _array(lower_bound)) & (v < _array(upper_bound)),
+                      f"HalfOpenInterval(lower_bound={_show(lower_bound)}, "
+                      f"upper_bound={_show(upper_bound)})")
 
 
 def integer_interval(lower_bound, upper_bound):
-    return Constraint(lambda v: _integer(v) & (v >= lower_bound) & (v <= upper_bound),
-                      f"IntegerInterval(lower_bound={lower_bound}, upper_bound={upper_bound})",
-                      is_discrete=True)
+    return Constraint(
+        lambda v: _integer(v) & (v >= _array(lower_bound)) & (v <= _array(upper_bound)),
+        f"IntegerInterval(lower_bound={_show(lower_bound)}, upper_bound={_show(upper_bound)})",
+        is_discrete=True)
 
 
 def independent(base, reinterpreted_batch_ndims):

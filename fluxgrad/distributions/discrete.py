@@ -6,12 +6,12 @@ import math
 from .. import ops
 from .._core.dtypes import finfo
 from .._core.grad_mode import no_grad
-from ..creation import arange, tensor
+from ..creation import arange
 from ..nn import functional as F
 from ..random import bernoulli, poisson, rand
 from . import constraints
 from .basic import Categorical
-from .distribution import Distribution, as_float, broadcast_all
+from .distribution import Distribution, _staged, as_float, broadcast_all
 
 __all__ = ["Poisson", "Binomial", "Geometric", "OneHotCategorical", "Multinomial"]
 
@@ -73,7 +73,7 @@ class Binomial(Distribution):
 
     @property
     def support(self):
-        return constraints.integer_interval(0, self.total_count.detach().numpy())
+        return constraints.integer_interval(0, self.total_count)
 
     @property
     def mean(self):
@@ -132,8 +132,8 @@ class Geometric(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self.probs, self.logits = _probs_and_logits(probs, logits, "Geometric")
-        if validate_args is not False and probs is not None and (
-                self.probs.detach().numpy() <= 0).any():
+        if (validate_args is not False and probs is not None and not _staged(self.probs)
+                and (self.probs.detach().numpy() <= 0).any()):
             raise ValueError(f"Expected parameter probs of distribution Geometric to satisfy "
                              f"0 < probs <= 1, but found invalid values:\n{self.probs}")
         super().__init__(self.probs.shape, validate_args=validate_args)

@@ -18,6 +18,15 @@ from . import constraints
 __all__ = ["Distribution", "as_float", "broadcast_all"]
 
 
+def _staged(value):
+    """Whether `value` is a value of a program being built (static mode or fluxgrad.compile's
+    tracing): its numbers are not known, so it can't be validated."""
+    if not _static_state.armed:
+        return False
+    from ..static.program import Variable
+    return _static_state.enabled or isinstance(value, Variable)
+
+
 def as_float(value):
     return value if isinstance(value, Tensor) else tensor(float(value))
 
@@ -54,12 +63,12 @@ class Distribution:
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
         self._batch_shape, self._event_shape = Size(batch_shape), Size(event_shape)
         self._validate_args = self._validate_default if validate_args is None else validate_args
-        if self._validate_args and not _static_state.armed:
+        if self._validate_args:
             for name, constraint in self.arg_constraints.items():
                 if constraint is constraints.dependent or name not in self.__dict__:
                     continue  # a parameter derived from another one (probs from logits)
                 value = self.__dict__[name]
-                if not constraint.check(value).all():
+                if not (_staged(value) or constraint.check(value).all()):
                     raise ValueError(
                         f"Expected parameter {name} ({type(value).__name__} of shape "
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
@@ -78,7 +87,7 @@ class Distribution:
 
     def _validate_sample(self, value):
         """ValueError for a value outside the support (with validation on)."""
-        if not self._validate_args or _static_state.armed or self.support is None:
+        if not self._validate_args or self.support is None or _staged(value):
             return
         if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")

@@ -2,14 +2,12 @@
 event dims), MixtureSameFamily (a Categorical mixture of one batched family) and
 TransformedDistribution (a base pushed through transforms), with LogNormal as
 Normal through ExpTransform."""
-import math
-
 from .. import ops
 from .._core.grad_mode import no_grad
 from ..nn import functional as F
 from . import constraints
 from .basic import Categorical, Normal
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution
 from .transforms import ExpTransform, Transform, _sum_rightmost
 
 __all__ = ["Independent", "MixtureSameFamily", "TransformedDistribution", "LogNormal"]
