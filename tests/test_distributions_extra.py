@@ -286,6 +286,15 @@ def test_kl_divergence_of_an_unregistered_pair_raises_not_implemented():
         D.kl_divergence(D.Gamma(1.0, 1.0), D.Normal(0.0, 1.0))
 
 
+@pytest.fixture
+def torch_validates():
+    """torch's validation on (its default), whatever an earlier test left it at."""
+    saved = TD.Distribution._validate_args
+    TD.Distribution.set_default_validate_args(True)
+    yield
+    TD.Distribution.set_default_validate_args(saved)
+
+
 @pytest.mark.parametrize("make", [
     lambda M: M.Exponential(torch.tensor(-1.0) if M is TD else fg.tensor(-1.0)),
     lambda M: M.Gamma(1.0, 0.0), lambda M: M.Beta(-1.0, 1.0), lambda M: M.Poisson(-2.0),
@@ -295,7 +304,7 @@ def test_kl_divergence_of_an_unregistered_pair_raises_not_implemented():
     lambda M: M.MultivariateNormal((torch if M is TD else fg).zeros(2),
                                    (torch if M is TD else fg).tensor([[1.0, 2.0], [2.0, 1.0]])),
 ])
-def test_invalid_parameters_raise_value_error_as_torch(make):
+def test_invalid_parameters_raise_value_error_as_torch(make, torch_validates):
     with pytest.raises(ValueError):
         make(TD)
     with pytest.raises(ValueError, match="Expected parameter"):
@@ -310,7 +319,7 @@ def test_validate_args_false_skips_the_check():
     (lambda M, t: M.Exponential(t(2.0)), -1.0), (lambda M, t: M.Beta(t(2.0), t(2.0)), 1.5),
     (lambda M, t: M.Poisson(t(2.0)), 1.5), (lambda M, t: M.Binomial(3, t(0.5)), 4.0),
     (lambda M, t: M.Dirichlet(t([1.0, 2.0])), [0.5, 0.7])])
-def test_log_prob_outside_the_support_raises_value_error_as_torch(dist, value):
+def test_log_prob_outside_the_support_raises_value_error_as_torch(dist, value, torch_validates):
     with pytest.raises(ValueError):
         dist(TD, lambda v: torch.tensor(v, dtype=torch.float64)).log_prob(
             torch.tensor(value, dtype=torch.float64))
