@@ -84,6 +84,11 @@ CASES = {
     "MultivariateNormal-precision": ([LOC, np.linalg.inv(COV)], lambda M, a, p:
                                      M.MultivariateNormal(a, precision_matrix=p),
                                      RNG.standard_normal(3), MOMENTS),
+    "MultivariateNormal-batch": ([VEC3 - 1, TRIL], lambda M, a, t: M.MultivariateNormal(
+        a, scale_tril=t), RNG.standard_normal((4, 1, 3)), MOMENTS),
+    "MultivariateNormal-batch-cov": ([LOC, np.stack([COV, COV * 2])], lambda M, a, c:
+                                     M.MultivariateNormal(a, c), RNG.standard_normal(3),
+                                     MOMENTS),
     "OneHotCategorical": ([VEC3], lambda M, p: M.OneHotCategorical(probs=p),
                           np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]), MOMENTS),
     "Multinomial": ([VEC3], lambda M, lg: M.Multinomial(5, logits=lg),
@@ -96,6 +101,9 @@ CASES = {
     "MixtureSameFamily-event": ([LOC[:2], VEC3], lambda M, lg, a: _mixture_mvn(M, lg, a),
                                 np.array([0.1, 0.2, -0.5]), ("log_prob", "mean", "variance")),
     "Transformed-affine-exp": ([LOC, POS], _affine, POSV, ("log_prob", "cdf", "icdf")),
+    "Transformed-affine-event": ([LOC, POS], lambda M, a, b: M.TransformedDistribution(
+        M.Normal(a, b), M.AffineTransform(a * 0 + 1.0, -2.0, event_dim=1)), POSV,
+        ("log_prob",)),
     "Transformed-sigmoid": ([LOC, POS], _sigmoid, UNIT, ("log_prob", "cdf", "icdf")),
     "Transformed-tanh": ([LOC, POS], _tanh, UNIT - 0.4, ("log_prob",)),
 }
@@ -236,13 +244,15 @@ KL_PAIRS = {
     "Uniform": ([LOC, POS], lambda M, a, w: M.Uniform(a, a + w)),
     "Dirichlet": ([VEC3], lambda M, c: M.Dirichlet(c)),
     "Poisson": ([POS], lambda M, r: M.Poisson(r)),
+    "MultivariateNormal-batch": ([VEC3 - 1, TRIL], lambda M, a, t: M.MultivariateNormal(
+        a, scale_tril=t)),
     "OneHotCategorical": ([VEC3], lambda M, p: M.OneHotCategorical(probs=p)),
     "Independent": ([LOC, POS], lambda M, a, b: M.Independent(M.Normal(a, b), 1)),
 }
 
 
 def _shifted(name, p, i):
-    if name == "MultivariateNormal" and i == 1:
+    if name.startswith("MultivariateNormal") and i == 1:
         return p @ np.diag([1.3, 0.8, 1.1]) + np.tril(np.full_like(p, 0.1), -1)
     if name == "Uniform" and i == 0:
         return p - 0.2
