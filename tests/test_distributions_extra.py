@@ -377,3 +377,16 @@ def test_compiled_function_draws_anew_at_every_call():
     first, second = compiled(*args).numpy(), compiled(*args).numpy()
     assert compiled.trace_count == 1 and "random_gamma" in compiled.code
     assert not np.array_equal(first, second)
+
+
+@pytest.mark.parametrize("make", [
+    lambda M, lib: M.Bernoulli(probs=lib.tensor(PROB)),
+    lambda M, lib: M.Categorical(probs=lib.tensor(VEC3)),
+    lambda M, lib: M.OneHotCategorical(probs=lib.tensor(VEC3)),
+    lambda M, lib: M.Binomial(3, probs=lib.tensor(PROB))])
+@pytest.mark.parametrize("expand", [True, False])
+def test_enumerate_support_matches_torch(make, expand):
+    ours = make(D, fg).enumerate_support(expand=expand)
+    theirs = make(TD, torch).enumerate_support(expand=expand)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -12,13 +12,21 @@ from .._core.dtypes import finfo
 from .._core.grad_mode import no_grad
 from .._core.size import Size
 from .._core.tensor import Tensor
-from ..creation import full_like, tensor
+from ..creation import arange, full_like, tensor
 from ..nn import functional as F
 from ..random import bernoulli, multinomial, rand, randn
 from . import constraints
 from .distribution import Distribution, as_float, broadcast_all
 
 __all__ = ["Normal", "Uniform", "Bernoulli", "Categorical"]
+
+
+def _enumerated(values, batch_shape, expand):
+    """`values` (the support, along dim 0) shaped to meet a batch: [n, 1, ..., 1, *event], or
+    expanded to [n, *batch_shape, *event]."""
+    n, event = values.shape[0], tuple(values.shape[1:])
+    values = values.reshape((n,) + (1,) * len(batch_shape) + event)
+    return values.expand(n, *batch_shape, *event) if expand else values
 
 
 class Normal(Distribution):
@@ -141,6 +149,9 @@ class Bernoulli(Distribution):
         with no_grad():
             return bernoulli(self.probs.detach().expand(*self._extended(sample_shape)))
 
+    def enumerate_support(self, expand=True):
+        return _enumerated(arange(2, dtype=self.probs.dtype), self.batch_shape, expand)
+
     def log_prob(self, value):
         self._validate_sample(value)
         logits, value = ops.broadcast_tensors(self.logits, as_float(value))
@@ -190,6 +201,9 @@ class Categorical(Distribution):
         rows = self.probs.detach().reshape(-1, self.num_categories)
         draws = multinomial(rows, n, replacement=True)  # [batch, n]
         return draws.t().reshape(tuple(Size(sample_shape)) + tuple(self.batch_shape))
+
+    def enumerate_support(self, expand=True):
+        return _enumerated(arange(self.num_categories), self.batch_shape, expand)
 
     def log_prob(self, value):
         value = value if isinstance(value, Tensor) else tensor(value)

@@ -6,11 +6,11 @@ import math
 from .. import ops
 from .._core.dtypes import finfo
 from .._core.grad_mode import no_grad
-from ..creation import arange
+from ..creation import arange, eye
 from ..nn import functional as F
 from ..random import bernoulli, poisson, rand
 from . import constraints
-from .basic import Categorical
+from .basic import Categorical, _enumerated
 from .distribution import Distribution, _staged, as_float, broadcast_all
 
 __all__ = ["Poisson", "Binomial", "Geometric", "OneHotCategorical", "Multinomial"]
@@ -190,6 +190,10 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
+
+    def enumerate_support(self, expand=True):
+        k = self.probs.shape[-1]
+        return _enumerated(eye(k, dtype=self.probs.dtype), self.batch_shape, expand)
 
     def sample(self, sample_shape=()):
         indices = self._categorical.sample(sample_shape)

@@ -112,6 +112,10 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__} has no reparameterised sample "
                                   "(rsample); use sample(), which gives no gradient")
 
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError(f"{type(self).__name__} has no enumerate_support (its support "
+                                  "is not finite)")
+
     def log_prob(self, value):
         raise NotImplementedError(f"{type(self).__name__} has no log_prob")
 
