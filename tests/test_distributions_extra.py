@@ -72,7 +72,7 @@ CASES = {
                ("log_prob", "entropy", "cdf", "icdf")),
     "HalfNormal": ([POS], lambda M, s: M.HalfNormal(s), POSV, MOMENTS + ("cdf", "icdf")),
     "StudentT": ([POS * 3, LOC, POS2], lambda M, df, a, b: M.StudentT(df, a, b), LOC + 0.3,
-                 ("log_prob", "entropy", "mean")),
+                 ("log_prob", "entropy", "mean", "variance")),
     "Gumbel": ([LOC, POS], lambda M, a, b: M.Gumbel(a, b), LOC + 0.5,
                MOMENTS + ("cdf", "icdf")),
     "Weibull": ([POS, POS2 + 0.5], lambda M, s, k: M.Weibull(s, k), POSV,

@@ -88,7 +88,7 @@ class Uniform(Distribution):
 
     @property
     def support(self):
-        return constraints.half_open_interval(self.low, self.high)
+        return constraints.interval(self.low, self.high)
 
     @property
     def mean(self):
