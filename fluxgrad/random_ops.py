@@ -19,7 +19,7 @@ run that make the same draws in the same order.
 - `random_integers(*, low, high, shape, dtype)`: uniform on [low, high)
 - `random_exponential(*, shape, dtype, rate)`, `random_permutation(*, n, dtype)`
 - `random_bernoulli(probs, *, p=None)`: 1 with probability probs (or the scalar p), in probs'
-  dtype; `random_poisson(rates)`; `random_multinomial(probs, *, num_samples, replacement)`
+  dtype; `random_poisson(rates)`; `random_gamma(concentrations)` (standard gamma, rate 1); `random_multinomial(probs, *, num_samples, replacement)`
 
 Under vmap the ops with tensor inputs draw for every example (their batch rules); the ones
 without inputs are never batched: `fluxgrad.random` draws the batch's numbers itself.
@@ -34,7 +34,7 @@ from ._core.tensor import Tensor
 from ._generator import Generator, default_generator, numpy_generator
 
 __all__ = ["uniform", "normal", "integers", "exponential", "permutation", "bernoulli",
-           "multinomial", "poisson"]
+           "multinomial", "poisson", "gamma"]
 
 
 class RandomPrimitive(Primitive):
@@ -182,6 +182,15 @@ poisson_p = RandomPrimitive("random_poisson", _poisson, _like_input,
                             _per_element("random_poisson"))
 
 
+def _gamma(concentrations, *, generator=None):
+    if np.any(concentrations <= 0) or np.any(np.isnan(concentrations)):
+        raise RuntimeError("gamma: every concentration must be positive")
+    return _rng(generator).standard_gamma(concentrations).astype(concentrations.dtype)
+
+
+gamma_p = RandomPrimitive("random_gamma", _gamma, _like_input, _per_element("random_gamma"))
+
+
 def _multinomial(probs, *, num_samples, replacement, generator=None):
     rows = probs.reshape(-1, probs.shape[-1]).astype(np.float64)
     if not np.all(np.isfinite(rows)) or np.any(rows < 0):
@@ -268,6 +277,10 @@ def bernoulli(probs, p=None, generator=None):
 
 def poisson(rates, generator=None):
     return apply(poisson_p, rates, **_with_generator({}, generator))
+
+
+def gamma(concentrations, generator=None):
+    return apply(gamma_p, concentrations, **_with_generator({}, generator))
 
 
 def multinomial(probs, num_samples, replacement, generator=None):

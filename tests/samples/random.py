@@ -48,6 +48,9 @@ SAMPLES = [
            torch_fn=lambda x: x * 1.0),
     Sample("random_poisson", lambda x: x + draws.poisson(x * 0.0), [normal(3)],
            torch_fn=lambda x: x + __import__("torch").poisson(x.detach() * 0.0)),
+    Sample("random_gamma",
+           lambda x: x * cast(draws.gamma(x * 0.0 + 1.5) > 0, "float64"), [normal(2, 3)],
+           torch_fn=lambda x: x * 1.0),
     Sample("random_multinomial", lambda x: x + draws.multinomial(_one_hot_rows(x, 2), 4, True),
            [normal(4)],
            torch_fn=lambda x: x + __import__("torch").multinomial(
