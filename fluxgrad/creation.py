@@ -192,26 +192,34 @@ def _like(x, dtype, device, op):
     return dtypes.as_dtype(x.dtype if dtype is None else dtype).np
 
 
+def _filled_like(x, value, dtype, device, requires_grad, op):
+    np_dtype = _like(x, dtype, device, op)
+    if getattr(x, "program", None) is not None:
+        # a static Variable: its shape (an unknown batch size) is known when the program runs
+        from .static._ops import full_like as staged_full_like
+        return staged_full_like(x, value, np_dtype)
+    return Tensor(np.full(x.shape, value, np_dtype), requires_grad=requires_grad)
+
+
 def zeros_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,
                name=None):
-    return Tensor(np.zeros(x.shape, _like(x, dtype, device, "zeros_like")),
-                  requires_grad=requires_grad)
+    return _filled_like(x, 0, dtype, device, requires_grad, "zeros_like")
 
 
 def ones_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,
               name=None):
-    return Tensor(np.ones(x.shape, _like(x, dtype, device, "ones_like")),
-                  requires_grad=requires_grad)
+    return _filled_like(x, 1, dtype, device, requires_grad, "ones_like")
 
 
 def full_like(x, fill_value, dtype=None, *, device=None, requires_grad=False,
               memory_format=None, name=None):
-    return Tensor(np.full(x.shape, _number(fill_value), _like(x, dtype, device, "full_like")),
-                  requires_grad=requires_grad)
+    return _filled_like(x, _number(fill_value), dtype, device, requires_grad, "full_like")
 
 
 def empty_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,
                name=None):
+    if getattr(x, "program", None) is not None:
+        return _filled_like(x, 0, dtype, device, requires_grad, "empty_like")
     return Tensor(np.empty(x.shape, _like(x, dtype, device, "empty_like")),
                   requires_grad=requires_grad)
 

@@ -127,7 +127,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                 m = momentum
                 if getattr(x, "program", None) is not None:  # staged: the updates are ops
                     running_mean.mul_(1 - m).add_(m * _ops.mean(x, axis=axes))
-                    running_var.mul_(1 - m).add_(m * (var.reshape(-1) * count / (count - 1)))
+                    running_var.mul_(1 - m).add_(m * _ops.var(x, axis=axes))  # unbiased
                 else:
                     batch_mean = x._data.mean(axis=axes)
                     unbiased = var._data.reshape(-1) * count / (count - 1)

@@ -24,7 +24,7 @@ from ..creation import ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
 from .elementwise import (abs, cast, eq, exp, log, logical_and, maximum, minimum, sign,
-                          where)
+                          sqrt, where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
@@ -297,8 +297,19 @@ def _centered(x, axis, unbiased, keepdim, dim, correction, keepdims, op):
         correction = 0 if unbiased is False else 1
     x = float_result(x)
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
-    dof = builtins.max(_count(x, axis) - correction, 0)
-    return x - mean(x, axis, keepdims=True), axis, keepdims, dof
+    return x - mean(x, axis, keepdims=True), axis, keepdims, _dof(x, axis, keepdims, correction)
+
+
+def _dof(x, axis, keepdims, correction):
+    """N - correction, floored at 0, for a reduction over `axis`. For a static Variable whose
+    reduced size is unknown until its program runs, a staged count: an int derived from the
+    stand-in size other than by multiplication (N - 1) could not be re-bound."""
+    n = _count(x, axis)
+    if correction and getattr(x, "program", None) is not None:
+        from ..static import dims
+        if dims.mentions_symbol(n):
+            return maximum(sum(ones_like(x), axis, keepdims) - correction, 0.0)
+    return builtins.max(n - correction, 0)
 
 
 @tensor_method("var")
@@ -317,7 +328,8 @@ def std(x, axis=None, unbiased=None, keepdim=False, *, dim=None, correction=None
     """Standard deviation over `axis` (see `var`); its gradient is 0 where it is 0, as torch."""
     centered, axis, keepdims, dof = _centered(x, axis, unbiased, keepdim, dim, correction,
                                               keepdims, "std")
-    return norm(centered, 2, axis, keepdims) / math.sqrt(dof)
+    return norm(centered, 2, axis, keepdims) / (math.sqrt(dof) if isinstance(dof, int) else
+                                                 sqrt(dof))
 
 
 def _with_mean(stat, x, axis, unbiased, keepdim, dim, correction, keepdims):
