@@ -3,9 +3,9 @@
 It is a Module holding the original as `_orig_mod`, so `parameters()`, `state_dict()` (keys
 prefixed `_orig_mod.`, as PyTorch's), `train()` / `eval()` and `to()` act on the original,
 and other attributes read through to it (`code`, `traces`, `trace_count`, `save` to the
-compiled function). Its forward is a compiled function of the
-parameters and the arguments (`func.functional_call`), so gradients reach the parameters
-through the compiled call's backward; buffers are read afresh at each call.
+compiled function). Its forward is a compiled function of the parameters and the arguments
+(`func.functional_call`), so gradients reach the parameters through the compiled call's
+backward; buffers are read afresh at each call.
 """
 from ..func import functional_call
 from ..nn.module import Module
