@@ -496,3 +496,21 @@ def test_like_constructors_of_a_variable_take_the_fed_batch_size():
         got = static.Executor().run(main, feed={"x": np.ones((n, 2), np.float32)},
                                     fetch_list=outs)
         assert [float(v) for v in got] == [2.0 * n, 2.0, 6.0 * n, 0.0]
+
+
+def test_python_arithmetic_with_an_unknown_size_is_rebound_when_the_program_runs():
+    torch = pytest.importorskip("torch")
+    main = static.Program()
+    fluxgrad.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", shape=[None, 3], dtype="float64")
+            outs = [x / x.shape[0], fluxgrad.cumsum(x, 0) * x.shape[0], fluxgrad.cov(x.T)]
+    finally:
+        fluxgrad.disable_static()
+    for n in (4, 9):
+        x0 = np.random.default_rng(n).standard_normal((n, 3))
+        got = static.Executor().run(main, feed={"x": x0}, fetch_list=outs)
+        np.testing.assert_allclose(got[0], x0 / n, rtol=1e-12)
+        np.testing.assert_allclose(got[1], np.cumsum(x0, 0) * n, rtol=1e-12)
+        np.testing.assert_allclose(got[2], torch.cov(torch.tensor(x0).T).numpy(), rtol=1e-10)

@@ -16,7 +16,7 @@ from .elementwise import cast, clamp, sqrt, where
 from .indexing import index_select
 from .linalg import bmm, diag, mm, mv, outer, slogdet, tensordot
 from .matrix_functions import vector_norm
-from .reduce import cumsum, sum as _sum
+from .reduce import count_minus, cumsum, sum as _sum
 from .shape import concat, flatten, meshgrid, narrow, reshape, stack, transpose, unsqueeze
 
 __all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm", "chain_matmul", "ger", "inner", "vdot",
@@ -251,17 +251,20 @@ def cov(x, *, correction=1, fweights=None, aweights=None):
         if weights is not None and bool((weights._data < 0).any()):
             raise RuntimeError(f"cov(): {name} cannot be negative")
     if w is None:
-        w_sum = float(n)
+        w_sum = n
         avg = _sum(data, 1) / n
     else:
         w = cast(w, data.dtype)
         w_sum = _sum(w)
         avg = _sum(data * w, 1) / w_sum
-    if w is None or aweights is None:
+    if w is None:  # N - correction, staged for a static Variable of unknown size
+        norm = count_minus(data[0], None, False, correction)
+    elif aweights is None:
         norm = w_sum - correction
     else:
         norm = w_sum - correction * _sum(w * aweights) / w_sum
-    if float(norm.item() if isinstance(norm, Tensor) else norm) <= 0:
+    if getattr(norm, "program", None) is None and \
+            float(norm.item() if isinstance(norm, Tensor) else norm) <= 0:
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations.")
         norm = norm * 0 if isinstance(norm, Tensor) else 0.0

@@ -297,10 +297,11 @@ def _centered(x, axis, unbiased, keepdim, dim, correction, keepdims, op):
         correction = 0 if unbiased is False else 1
     x = float_result(x)
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
-    return x - mean(x, axis, keepdims=True), axis, keepdims, _dof(x, axis, keepdims, correction)
+    dof = count_minus(x, axis, keepdims, correction)
+    return x - mean(x, axis, keepdims=True), axis, keepdims, dof
 
 
-def _dof(x, axis, keepdims, correction):
+def count_minus(x, axis, keepdims, correction):
     """N - correction, floored at 0, for a reduction over `axis`. For a static Variable whose
     reduced size is unknown until its program runs, a staged count: an int derived from the
     stand-in size other than by multiplication (N - 1) could not be re-bound."""
