@@ -1,6 +1,6 @@
 """More layers of `torch.nn`: feature and alpha dropout, instance / RMS / local response
 normalisation, 3-d batch norm, padding, shuffles, im2col, distances, adaptive max, 3-d max
-and power pooling, ParameterDict, LazyLinear and EmbeddingBag.
+and power pooling, LazyLinear and EmbeddingBag.
 
 Each computes with `nn.functional` and has PyTorch's arguments, defaults, parameter and
 buffer names (so a state_dict moves between the two) and repr.
@@ -23,7 +23,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
            "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance", "GLU",
            "Threshold", "Softmax2d", "RReLU", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveAvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "Unfold", "Fold",
-           "ParameterDict", "LazyLinear", "EmbeddingBag"]
+           "LazyLinear", "EmbeddingBag"]
 
 
 # --- dropout --------------------------------------------------------------------------------
@@ -421,56 +421,7 @@ class Fold(Module):
                 f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
 
 
-# --- containers and lazy / bag layers -------------------------------------------------------
-class ParameterDict(Module):
-    """A dict of parameters, registered under their keys (so they are found by
-    `parameters()` and saved in the state_dict)."""
-
-    def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
-
-    def __getitem__(self, key):
-        return self._parameters[key]
-
-    def __setitem__(self, key, param):
-        self.register_parameter(key, param if param is None or isinstance(param, Parameter)
-                                else Parameter(param))
-
-    def __delitem__(self, key):
-        del self._parameters[key]
-
-    def __contains__(self, key):
-        return key in self._parameters
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def keys(self):
-        return self._parameters.keys()
-
-    def values(self):
-        return self._parameters.values()
-
-    def items(self):
-        return self._parameters.items()
-
-    def get(self, key, default=None):
-        return self._parameters.get(key, default)
-
-    def pop(self, key):
-        return self._parameters.pop(key)
-
-    def update(self, parameters):
-        items = parameters.items() if hasattr(parameters, "items") else parameters
-        for key, param in items:
-            self[key] = param
-
-
+# --- lazy and bag layers ---------------------------------------------------------------------
 class LazyLinear(Linear):
     """A Linear whose in_features is read from its first input; after that call it is a
     plain Linear (as PyTorch's). Run one batch through it before making the optimizer."""

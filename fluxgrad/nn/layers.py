@@ -17,8 +17,9 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "ParameterList",
-           "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Embedding",
+__all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "ParameterDict",
+           "ParameterList", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout",
+           "Embedding",
            "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d",
            "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d",
            "BatchNorm2d", "BatchNorm", "LayerNorm", "GroupNorm", "ReLU", "ReLU6", "LeakyReLU",
@@ -112,44 +113,73 @@ class ModuleList(Module):
         return iter(self._modules.values())
 
 
-class ModuleDict(Module):
-    """A dict of modules, registered under their keys."""
+class _KeyedContainer(Module):
+    """The dict methods of ModuleDict and ParameterDict, over the module table `_table`
+    their entries are registered in (`__setitem__` says how an entry is registered)."""
 
-    def __init__(self, modules=None):
+    _table = None
+
+    def __init__(self, entries=None):
         super().__init__()
-        for name, m in (modules or {}).items():
-            self.add_module(name, m)
+        if entries is not None:
+            self.update(entries)
+
+    def _entries(self):
+        return self.__dict__[self._table]
 
     def __getitem__(self, key):
-        return self._modules[key]
+        return self._entries()[key]
+
+    def __delitem__(self, key):
+        del self._entries()[key]
+
+    def __contains__(self, key):
+        return key in self._entries()
+
+    def __len__(self):
+        return len(self._entries())
+
+    def __iter__(self):
+        return iter(self._entries())
+
+    def keys(self):
+        return self._entries().keys()
+
+    def values(self):
+        return self._entries().values()
+
+    def items(self):
+        return self._entries().items()
+
+    def get(self, key, default=None):
+        return self._entries().get(key, default)
+
+    def pop(self, key):
+        return self._entries().pop(key)
+
+    def update(self, entries):
+        for key, value in (entries.items() if hasattr(entries, "items") else entries):
+            self[key] = value
+
+
+class ModuleDict(_KeyedContainer):
+    """A dict of modules, registered under their keys."""
+
+    _table = "_modules"
 
     def __setitem__(self, key, module):
         self.add_module(key, module)
 
-    def __delitem__(self, key):
-        del self._modules[key]
 
-    def __contains__(self, key):
-        return key in self._modules
+class ParameterDict(_KeyedContainer):
+    """A dict of parameters, registered under their keys (so they are found by
+    `parameters()` and saved in the state_dict)."""
 
-    def __len__(self):
-        return len(self._modules)
+    _table = "_parameters"
 
-    def __iter__(self):
-        return iter(self._modules)
-
-    def keys(self):
-        return self._modules.keys()
-
-    def values(self):
-        return self._modules.values()
-
-    def items(self):
-        return self._modules.items()
-
-    def update(self, modules):
-        for name, m in dict(modules).items():
-            self.add_module(name, m)
+    def __setitem__(self, key, param):
+        self.register_parameter(key, param if param is None or isinstance(param, Parameter)
+                                else Parameter(param))
 
 
 class ParameterList(Module):
