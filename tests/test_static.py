@@ -449,20 +449,14 @@ def test_unknown_sizes_print_by_name_and_work_in_shape_arithmetic(fresh):
                                   lambda x: x.var(), lambda x: x.std(correction=2),
                                   lambda x: x.var(0, unbiased=False)],
                          ids=["var0", "std0_keepdim", "var_all", "std_correction2", "var_biased"])
-def test_variance_over_an_unknown_batch_size_divides_by_the_fed_size(stat):
+def test_variance_over_an_unknown_batch_size_divides_by_the_fed_size(program, stat):
     torch = pytest.importorskip("torch")
-    main = static.Program()
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(main, static.Program()):
-            x = static.data("x", shape=[None, 3], dtype="float64")
-            out = stat(x)
-            grad = static.grad(out.sum(), [x])[0]
-    finally:
-        fluxgrad.disable_static()
+    x = static.data("x", shape=[None, 3], dtype="float64")
+    out = stat(x)
+    grad = static.grad(out.sum(), [x])[0]
     for n in (4, 7):
         x0 = np.random.default_rng(n).standard_normal((n, 3))
-        got, got_grad = static.Executor().run(main, feed={"x": x0}, fetch_list=[out, grad])
+        got, got_grad = static.Executor().run(program, feed={"x": x0}, fetch_list=[out, grad])
         tx = torch.tensor(x0, requires_grad=True)
         want = stat(tx)
         want.sum().backward()
@@ -470,47 +464,29 @@ def test_variance_over_an_unknown_batch_size_divides_by_the_fed_size(stat):
         np.testing.assert_allclose(got_grad, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-def test_batch_norm_in_training_mode_is_refused_clearly_in_static_mode():
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(static.Program(), static.Program()):
-            x = static.data("x", shape=[None, 3], dtype="float64")
-            bn = fluxgrad.nn.BatchNorm1d(3)
-            with pytest.raises(RuntimeError, match="running statistics"):
-                bn(x)
-    finally:
-        fluxgrad.disable_static()
+def test_batch_norm_in_training_mode_is_refused_clearly_in_static_mode(program):
+    x = static.data("x", shape=[None, 3], dtype="float64")
+    with pytest.raises(RuntimeError, match="running statistics"):
+        fluxgrad.nn.BatchNorm1d(3)(x)
 
 
-def test_like_constructors_of_a_variable_take_the_fed_batch_size():
-    main = static.Program()
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(main, static.Program()):
-            x = static.data("x", shape=[None, 2], dtype="float32")
-            outs = [fluxgrad.ones_like(x).sum(), fluxgrad.zeros_like(x).shape[1] + x.sum() * 0,
-                    fluxgrad.full_like(x, 3.0).sum(), (fluxgrad.empty_like(x) * 0).sum()]
-    finally:
-        fluxgrad.disable_static()
+def test_like_constructors_of_a_variable_take_the_fed_batch_size(program):
+    x = static.data("x", shape=[None, 2], dtype="float32")
+    outs = [fluxgrad.ones_like(x).sum(), fluxgrad.zeros_like(x).shape[1] + x.sum() * 0,
+            fluxgrad.full_like(x, 3.0).sum(), (fluxgrad.empty_like(x) * 0).sum()]
     for n in (3, 5):
-        got = static.Executor().run(main, feed={"x": np.ones((n, 2), np.float32)},
+        got = static.Executor().run(program, feed={"x": np.ones((n, 2), np.float32)},
                                     fetch_list=outs)
         assert [float(v) for v in got] == [2.0 * n, 2.0, 6.0 * n, 0.0]
 
 
-def test_python_arithmetic_with_an_unknown_size_is_rebound_when_the_program_runs():
+def test_python_arithmetic_with_an_unknown_size_is_rebound_when_the_program_runs(program):
     torch = pytest.importorskip("torch")
-    main = static.Program()
-    fluxgrad.enable_static()
-    try:
-        with static.program_guard(main, static.Program()):
-            x = static.data("x", shape=[None, 3], dtype="float64")
-            outs = [x / x.shape[0], fluxgrad.cumsum(x, 0) * x.shape[0], fluxgrad.cov(x.T)]
-    finally:
-        fluxgrad.disable_static()
+    x = static.data("x", shape=[None, 3], dtype="float64")
+    outs = [x / x.shape[0], fluxgrad.cumsum(x, 0) * x.shape[0], fluxgrad.cov(x.T)]
     for n in (4, 9):
         x0 = np.random.default_rng(n).standard_normal((n, 3))
-        got = static.Executor().run(main, feed={"x": x0}, fetch_list=outs)
+        got = static.Executor().run(program, feed={"x": x0}, fetch_list=outs)
         np.testing.assert_allclose(got[0], x0 / n, rtol=1e-12)
         np.testing.assert_allclose(got[1], np.cumsum(x0, 0) * n, rtol=1e-12)
         np.testing.assert_allclose(got[2], torch.cov(torch.tensor(x0).T).numpy(), rtol=1e-10)

@@ -9,7 +9,7 @@ from .grad_mode import state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import anomaly as _anomaly, tensor_stand_in
-from .tensor import Tensor, plain_tensor as _plain, writes as _writes
+from .tensor import Tensor, writes as _writes
 
 _make = Tensor._make
 
@@ -48,7 +48,7 @@ def apply(prim, *inputs, **params):
         if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
             return _view(prim, inputs, params, out, record)
         if not record:
-            return _plain(out)
+            return _make(out)
         node = _record(prim, inputs, params)
         result = _make(out, True, node, 0)
         if prim.saves_out and prim.keeps_out(node.edges):
@@ -58,7 +58,7 @@ def apply(prim, *inputs, **params):
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
-        return tuple(_plain(o) for o in outs)
+        return tuple(_make(o) for o in outs)
     node = _record(prim, inputs, params)
     results = tuple(_make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
     node.out_ref = tuple(weakref.ref(r) for r in results)

@@ -375,23 +375,6 @@ class _Writes:
 
 writes = _Writes()
 _writes_lock = threading.Lock()  # the count only grows, also when threads write at once
-_new_object = object.__new__
-
-
-def plain_tensor(data):
-    """`Tensor._make(data)`: a tensor outside the graph (the hot path of ops that record
-    nothing)."""
-    t = _new_object(Tensor)
-    t._data = data
-    t._requires_grad = False
-    t._grad_fn = None
-    t._out_index = 0
-    t._version_counter = None
-    t._grad = None
-    t._hooks = None
-    t.name = None
-    t._tangent = None
-    return t
 
 
 def new_version_counter():

@@ -364,14 +364,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def pdist(input, p=2):
-    """The p-norm distances between the rows of `input` [N, M]: the upper triangle of the
-    [N, N] distance matrix, row by row (N (N - 1) / 2 values)."""
-    x = _tensor(input)
-    if x.ndim != 2:
-        raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
-    i, j = np.triu_indices(x.shape[0], 1)
-    diff = _ops.index_select(x, 0, _index(i)) - _ops.index_select(x, 0, _index(j))
-    return _ops.norm(diff, p, -1)
+    """The p-norm distances between the rows of `input` [N, M] (`fluxgrad.pdist`)."""
+    return _ops.pdist(_tensor(input), p)
 
 
 # --- pooling --------------------------------------------------------------------------------

@@ -147,28 +147,16 @@ def fold(program, outputs=()):
     return _rebuild(program, kept, replaced)
 
 
-def _is_zero(x):
+def _equals(x, value):
+    """Whether `x` is known now and equals `value` everywhere (a Variable is not known)."""
     if type(x) is float or type(x) is int or type(x) is bool:
-        return x == 0
+        return x == value
     if isinstance(x, Variable):
         return False
     if isinstance(x, Tensor):
         x = x._data
     try:
-        return not np.any(x)
-    except Exception:
-        return False
-
-
-def _is_one(x):
-    if type(x) is float or type(x) is int or type(x) is bool:
-        return x == 1
-    if isinstance(x, Variable):
-        return False
-    if isinstance(x, Tensor):
-        x = x._data
-    try:
-        return bool(np.all(np.asarray(x) == 1))
+        return bool(np.all(np.asarray(x) == value))
     except Exception:
         return False
 
@@ -195,20 +183,20 @@ def _simplified(eq):
         return None
     if linear is not None and _static_shape(out) and not eq.params.get("value"):
         positions = range(len(xs)) if linear in ("all", "each") else linear
-        zeros = [_is_zero(xs[i]) for i in positions if i < len(xs)]
+        zeros = [_equals(xs[i], 0) for i in positions if i < len(xs)]
         # jointly linear: zero when all its linear inputs are; multilinear: when any is
         if zeros and (any(zeros) if linear == "each" else all(zeros)):
             return Tensor(np.zeros(out._data.shape, out._data.dtype))
     name = eq.prim.name
     if name in ("add", "sub", "mul", "div") and len(xs) == 2:
         x, y = xs
-        if name in ("add", "sub") and _is_zero(y) and _same_type(x, out):
+        if name in ("add", "sub") and _equals(y, 0) and _same_type(x, out):
             return x
-        if name == "add" and _is_zero(x) and _same_type(y, out):
+        if name == "add" and _equals(x, 0) and _same_type(y, out):
             return y
-        if name in ("mul", "div") and _is_one(y) and _same_type(x, out):
+        if name in ("mul", "div") and _equals(y, 1) and _same_type(x, out):
             return x
-        if name == "mul" and _is_one(x) and _same_type(y, out):
+        if name == "mul" and _equals(x, 1) and _same_type(y, out):
             return y
     return None
 
