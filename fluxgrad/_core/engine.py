@@ -5,19 +5,34 @@ cotangent whose shape or dtype differs from its input's (a broadcast operand,
 a promoted dtype) is reduced with `sum_to` / cast here, in one place, so the
 rules need not. Rules run under `no_grad` unless `create_graph` is set, in which
 case the gradients are themselves recorded and can be differentiated again.
+
+A pass that records nothing (no `create_graph`, no transform or static trace open)
+is a plain pass: its cotangents are plain arrays, and the rules of primitives marked
+`array_rules` run on the arrays themselves, with no Tensor made or op dispatched;
+other nodes get their cotangents wrapped as Tensors for the rule and unwrapped after.
+Hooks, `.grad` and `grad()`'s results see Tensors either way.
 """
 import threading
+
+import numpy as np
 
 from . import batching
 from .batching import BatchedTensor
 from .grad_mode import set_grad_enabled
 from .node import Node, anomaly, topological
+from .open_levels import state as _open_levels
+from .static_mode import state as _static
 from .strict import state as _strict
 from .tensor import Tensor, writes as _writes
 
 # Set by fluxgrad.ops: differentiable `sum_to(x, shape)`, `cast(x, dtype)`, `ones_like(x)`,
-# `zeros_like(x)`, `add(x, y)`, `clone(x)`; the engine knows no op of its own.
+# `zeros_like(x)`, `add(x, y)`, `clone(x)`, and the records `sum_to_p`, `add_p` whose impls a
+# plain pass calls; the engine knows no op of its own.
 OPS = {}
+
+_make = Tensor._make
+_ndarray = np.ndarray
+_asarray = np.asarray
 
 # One entry per backward pass now running: [whether it accumulates into .grad (backward(),
 # not grad()), the callbacks queued by hooks, called when the pass ends].
@@ -128,6 +143,7 @@ def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
 
 def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     deps = _count_dependencies(roots)
+    plain = _is_plain(roots, create_graph)
     buffers = {}
     captured = None
     capture_ids = needed = None
@@ -141,16 +157,21 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     ready = []
     exposed = {id(seed._data) for seed in seeds}
     stores = []  # (tensor, gradient) for .grad, stored once every hook has run
+    if plain:
+        seeds = [seed._data for seed in seeds]
+        pullback, add = _plain_pullback, OPS["add_p"].impl
+    else:
+        pullback, add = _pullback, OPS["add"]
     with set_grad_enabled(create_graph):
         for root, seed in zip(roots, seeds):
             node = root._grad_fn
-            _add_to_buffer(buffers, root if node is None else node, root._out_index, seed)
+            _add_to_buffer(buffers, root if node is None else node, root._out_index, seed, add)
         for root in roots:
             node = root._grad_fn
             if node is None:
                 if root not in deps and root in buffers:  # no other root's graph reaches it
                     _finish_leaf(root, buffers.pop(root)[0], capture_ids, captured, exposed,
-                                 stores)
+                                 stores, plain)
             elif deps[node] == 0:
                 deps[node] = -1
                 ready.append(node)
@@ -163,16 +184,18 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                 if prim.n_outputs != 1:
                     _pad(out_bar, len(node.out_ref))
                 if node.hooks or node.retained or capture_ids:
-                    out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores)
+                    out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores,
+                                         plain)
             edges = node.edges
             if out_bar is None or (needed is not None and id(node) not in needed):
                 x_bars = (None,) * len(edges)
             else:
-                x_bars = _pullback(node, out_bar)
+                x_bars = pullback(node, out_bar)
                 if anomaly.enabled:
                     anomaly.check(node, x_bars)
                 if prim.runs_user_code:
-                    exposed.update(id(x_bar._data) for x_bar in x_bars if x_bar is not None)
+                    exposed.update(id(x_bar if plain else x_bar._data) for x_bar in x_bars
+                                   if x_bar is not None)
                 if not retain_graph:
                     node.release()
             for edge, x_bar in zip(edges, x_bars):
@@ -185,7 +208,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                         index = edge[1]
                         buffers[target] = [x_bar] if index == 0 else [None] * index + [x_bar]
                     else:
-                        _add_into(slot, edge[1], x_bar)
+                        _add_into(slot, edge[1], x_bar, add)
                 count = deps[target] - 1
                 deps[target] = count
                 if count == 0:
@@ -193,7 +216,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                         ready.append(target)
                     elif target in buffers:
                         _finish_leaf(target, pop_buffer(target)[0], capture_ids, captured,
-                                     exposed, stores)
+                                     exposed, stores, plain)
         for t, g in stores:
             _accumulate(t, g, create_graph, exposed)
     if capture is None:
@@ -206,6 +229,17 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                     f"{list(capture[i].shape)}) appears to not have been used in the graph. "
                     "Pass allow_unused=True if this is what you want (its gradient is then None).")
     return tuple(captured)
+
+
+def _is_plain(roots, create_graph):
+    """Whether the pass records nothing, so that its cotangents can be plain arrays: no
+    `create_graph`, no vmap or forward-mode level open, no static trace (whose values are
+    Variables), no anomaly mode (whose checks read Tensors)."""
+    if create_graph or _open_levels.count or anomaly.enabled:
+        return False
+    if _static.armed and (_static.enabled or any(type(r) is not Tensor for r in roots)):
+        return False
+    return True
 
 
 def _pullback(node, out_bar):
@@ -251,6 +285,36 @@ def _pullback(node, out_bar):
     return x_bars
 
 
+def _plain_pullback(node, out_bar):
+    """`_pullback` in a plain pass: array cotangents in and out."""
+    prim = node.prim
+    if not prim.array_rules:
+        x_bars = _pullback(node, [None if g is None else _make(g) for g in out_bar])
+        return [None if x_bar is None else x_bar._data for x_bar in x_bars]
+    inputs = node.inputs
+    if inputs is None:
+        node.check_alive()
+    if (node.versions is not None or node.out_version is not None) and \
+            node.writes != _writes.count:
+        node.check_versions()
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    out, params, out_bar = node.out_data, node.params, out_bar[0]
+    x_bars = []
+    for rule, edge, x in zip(prim.vjp_rules, node.edges, arrays):
+        if edge is None:
+            x_bars.append(None)
+            continue
+        x_bar = rule(out_bar, out, *arrays, **params)
+        if type(x_bar) is not _ndarray:  # a Tensor from an op that took no array, a NumPy scalar
+            x_bar = x_bar._data if isinstance(x_bar, Tensor) else _asarray(x_bar)
+        if x_bar.shape != x.shape:
+            x_bar = OPS["sum_to_p"].impl(x_bar, shape=x.shape)
+        if x_bar.dtype != x.dtype:
+            x_bar = x_bar.astype(x.dtype)
+        x_bars.append(x_bar)
+    return x_bars
+
+
 def _conform(x_bar, x):
     """`x_bar` summed over the dimensions broadcasting added and cast to `x`'s dtype."""
     got, want = x_bar._data, x._data
@@ -261,7 +325,11 @@ def _conform(x_bar, x):
     return x_bar
 
 
-def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores):
+def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores, plain):
+    """Tensor hooks on the node's outputs, `retain_grad`, and `grad()`'s captures: they see
+    Tensors (a plain pass's arrays are wrapped, and unwrapped after)."""
+    if plain:
+        out_bar = [None if g is None else _make(g) for g in out_bar]
     if node.hooks:
         for index, table in node.hooks.items():
             g = out_bar[index]
@@ -285,10 +353,12 @@ def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores):
             if slots:
                 for i in slots:
                     captured[i] = g
-    return out_bar
+    return [None if g is None else g._data for g in out_bar] if plain else out_bar
 
 
-def _finish_leaf(leaf, g, capture_ids, captured, exposed, stores):
+def _finish_leaf(leaf, g, capture_ids, captured, exposed, stores, plain):
+    if plain:
+        g = _make(g)
     if leaf._hooks:
         for hook in list(leaf._hooks.values()):
             exposed.add(id(g._data))
@@ -353,20 +423,20 @@ def _store_grad(t, g, create_graph, exposed):
             t._grad = Tensor._make(old._data + data)
 
 
-def _add_to_buffer(buffers, target, index, g):
+def _add_to_buffer(buffers, target, index, g, add):
     slot = buffers.get(target)
     if slot is None:
         buffers[target] = [g] if index == 0 else [None] * index + [g]
     else:
-        _add_into(slot, index, g)
+        _add_into(slot, index, g, add)
 
 
-def _add_into(slot, index, g):
+def _add_into(slot, index, g, add):
     """Sum `g` into the gradient buffer `slot` of a node's outputs (grown as outputs arrive)."""
     if index >= len(slot):
         _pad(slot, index + 1)
     prev = slot[index]
-    slot[index] = g if prev is None else OPS["add"](prev, g)
+    slot[index] = g if prev is None else add(prev, g)
 
 
 def _pad(slot, n):

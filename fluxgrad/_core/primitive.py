@@ -31,6 +31,10 @@ which inputs it reads (div: `((1,), (0, 1))`).
        (multilinear: linear in any one input when the others are fixed: mul, matmul), or
        a tuple of the input positions it is linear in together (divide: (0,)). The
        transpose for those inputs is the VJP rule, which for them never reads their values.
+  array_rules: the VJP rules (one per input, one output) give the same results when called
+       with plain arrays for every Tensor (their operators and the ops they call take arrays),
+       so a backward pass that records nothing runs them on the arrays themselves
+       (tests/test_plain_backward.py checks every record that says so).
 """
 import re
 
@@ -40,11 +44,11 @@ REGISTRY = {}
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
                  "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch",
-                 "linear")
+                 "linear", "array_rules")
     runs_user_code = False  # a custom Function's record says True: its rules are user code
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
-                 view=False, saves_inputs=True, batch=None, linear=None):
+                 view=False, saves_inputs=True, batch=None, linear=None, array_rules=False):
         if name in REGISTRY:
             raise ValueError(f"an op named {name!r} is already registered")
         self.name = name
@@ -59,6 +63,7 @@ class Primitive:
         self.n_outputs = n_outputs
         self.view = view
         self.differentiable = vjp is not None
+        self.array_rules = array_rules and self.vjp_rules is not None and n_outputs == 1
         from .node import Node
         self.node_class = type(_camel(name) + "Backward", (Node,), {"__slots__": ()})
         REGISTRY[name] = self

@@ -126,6 +126,7 @@ class _Record:
     __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx")
     vjp_rules = None
     runs_user_code = True
+    array_rules = False
 
     def __init__(self, function, n_outputs, ctx):
         self.name = function.__name__

@@ -31,4 +31,4 @@ __all__ = [name for family in (activation, conv, decompositions, elementwise, in
 
 engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,
                   ones_like=creation.ones_like, zeros_like=creation.zeros_like,
-                  clone=shape.clone)
+                  clone=shape.clone, add_p=elementwise.add_p, sum_to_p=shape.sum_to_p)

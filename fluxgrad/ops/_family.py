@@ -8,6 +8,9 @@
   the VJP is `transpose(out_bar, x, **params)`.
 
 Ops that fit no family build `Primitive` directly, with both rules side by side.
+
+The families' VJP rules are `out_bar * derivative`: they run on plain arrays as well
+(`array_rules`), which a backward pass that records nothing uses.
 """
 import numpy as np
 
@@ -19,12 +22,13 @@ from .._core.tensor import Tensor, is_scalar
 from ._batch import broadcasting
 
 
-def elementwise(name, impl, derivative, *, saves_out=False, saves_inputs=True):
+def elementwise(name, impl, derivative, *, saves_out=False, saves_inputs=True, array_rules=True):
     return Primitive(
         name, impl,
         vjp=(lambda out_bar, out, x: out_bar * derivative(x, out),),
         jvp=lambda tangents, out, x: tangents[0] * derivative(x, out),
-        saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name))
+        saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name),
+        array_rules=array_rules)
 
 
 def fused_backward(name, impl, d_y):
@@ -32,9 +36,12 @@ def fused_backward(name, impl, d_y):
     `g * f'(y)` (like PyTorch's tanh_backward): one dispatch instead of several.
 
     `impl(g, y)` computes it on arrays; `d_y(g, y)` is its partial derivative in y. Its
-    derivative in g is the op itself. Returns (primitive, function).
+    derivative in g is the op itself. Returns (primitive, function); the function given
+    arrays (a plain backward pass) returns `impl`'s array.
     """
     def op(g, y):
+        if type(g) is np.ndarray and type(y) is np.ndarray:
+            return impl(g, y)
         return apply(prim, g, y)
 
     def jvp(tangents, out, g, y):
@@ -46,7 +53,7 @@ def fused_backward(name, impl, d_y):
     prim = Primitive(name, impl,
                      vjp=(lambda out_bar, out, g, y: op(out_bar, y),
                           lambda out_bar, out, g, y: out_bar * d_y(g, y)),
-                     jvp=jvp, batch=broadcasting(name), linear=(0,))
+                     jvp=jvp, batch=broadcasting(name), linear=(0,), array_rules=True)
     return prim, op
 
 
@@ -55,7 +62,8 @@ def from_output(name, impl, backward):
     return Primitive(name, impl,
                      vjp=(lambda out_bar, out, x: backward(out_bar, out),),
                      jvp=lambda tangents, out, x: backward(tangents[0], out),
-                     saves_out=True, saves_inputs=False, batch=broadcasting(name))
+                     saves_out=True, saves_inputs=False, batch=broadcasting(name),
+                     array_rules=True)
 
 
 def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True, linear=None):
@@ -72,7 +80,7 @@ def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True, linear=Non
         vjp=(lambda out_bar, out, x, y: out_bar * dx(x, y, out),
              lambda out_bar, out, x, y: out_bar * dy(x, y, out)),
         jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name),
-        linear=linear)
+        linear=linear, array_rules=True)
 
 
 def linear(name, impl, transpose, *, view=False, batch=None):

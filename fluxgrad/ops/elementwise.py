@@ -88,7 +88,7 @@ add_p = Primitive(
     vjp=(lambda out_bar, out, x, y: out_bar, lambda out_bar, out, x, y: out_bar),
     jvp=lambda tangents, out, x, y: _sum_tangents(tangents[0], tangents[1]),
     saves_inputs=False,
-    linear="all", batch=broadcasting("add"))
+    linear="all", batch=broadcasting("add"), array_rules=True)
 
 subtract_p = Primitive(
     "sub", np.subtract,
@@ -96,7 +96,7 @@ subtract_p = Primitive(
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1]),
     saves_inputs=False,
-    linear="all", batch=broadcasting("sub"))
+    linear="all", batch=broadcasting("sub"), array_rules=True)
 
 multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x,
                     saves_inputs="others", linear="each")
@@ -109,13 +109,13 @@ divide_p = Primitive(
          lambda out_bar, out, x, y: -out_bar * (x / y) / y),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1] * (x / y)) / y,
-    saves_inputs=((1,), (0, 1)), linear=(0,), batch=broadcasting("div"))
+    saves_inputs=((1,), (0, 1)), linear=(0,), batch=broadcasting("div"), array_rules=True)
 
 negative_p = Primitive(
     "neg", np.negative,
     vjp=(lambda out_bar, out, x: -out_bar,),
     jvp=lambda tangents, out, x: -tangents[0], saves_inputs=False,
-    linear="all", batch=broadcasting("neg"))
+    linear="all", batch=broadcasting("neg"), array_rules=True)
 
 
 def _pow_dx(x, y):
@@ -274,7 +274,7 @@ atanh_p = elementwise("atanh", np.arctanh, lambda x, out: 1 / (1 - x * x))
 erf_p = elementwise("erf", _special.erf, lambda x, out: exp(-x * x) * _TWO_OVER_SQRT_PI)
 erfc_p = elementwise("erfc", _special.erfc, lambda x, out: exp(-x * x) * -_TWO_OVER_SQRT_PI)
 # |x|' = sign(x): the subgradient 0 at the kink, as PyTorch
-abs_p = elementwise("abs", np.abs, lambda x, out: sign(x))
+abs_p = elementwise("abs", np.abs, lambda x, out: sign(x), array_rules=False)
 
 
 def _unary_float(prim, *aliases):
