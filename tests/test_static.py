@@ -490,3 +490,16 @@ def test_python_arithmetic_with_an_unknown_size_is_rebound_when_the_program_runs
         np.testing.assert_allclose(got[0], x0 / n, rtol=1e-12)
         np.testing.assert_allclose(got[1], np.cumsum(x0, 0) * n, rtol=1e-12)
         np.testing.assert_allclose(got[2], torch.cov(torch.tensor(x0).T).numpy(), rtol=1e-10)
+
+
+def test_numbers_computed_from_an_unknown_size_in_python_are_recomputed_at_run_time(program):
+    x = static.data("x", shape=[None, 3], dtype="float64")
+    n = x.shape[0]
+    outs = [x.sum() / (n - 1), x * (1 / n), x.sum() * (n / 2 + 1) ** 2, x[:, :1] * (2 - n)]
+    for size in (4, 9):
+        x0 = np.random.default_rng(size).standard_normal((size, 3))
+        got = static.Executor().run(program, feed={"x": x0}, fetch_list=outs)
+        np.testing.assert_allclose(got[0], x0.sum() / (size - 1), rtol=1e-12)
+        np.testing.assert_allclose(got[1], x0 / size, rtol=1e-12)
+        np.testing.assert_allclose(got[2], x0.sum() * (size / 2 + 1) ** 2, rtol=1e-12)
+        np.testing.assert_allclose(got[3], x0[:, :1] * (2 - size), rtol=1e-12)

@@ -13,6 +13,14 @@ derived from a symbol other than by multiplication (N + 1, N // 2) is refused
 when the op is staged; a static size that is a multiple of a sentinel (10007)
 would be mistaken for it.
 
+A number computed in Python from an unknown size while a program is built (`1.0 /
+x.shape[0]`, `x.shape[0] - 1`) is a `Derived` int or float: the stand-in value, plus how
+to recompute it from the bound sizes. An op that takes one is staged as symbolic, and
+`bind` recomputes it at run time, so that the program is right for every size. Python
+gives a float on the left the first word (`1.0 / x.shape[0]`, `0.5 * x.shape[0]`): float's
+operator reads the size as a plain int, so that number stays the stand-in's. Write
+`1 / x.shape[0]` or keep the size in a tensor op (`x / x.shape[0]`).
+
 For `fluxgrad.compile`, which must never give a silently wrong result: `alternate_sentinels()`
 lets a function be traced a second time with other sentinels (two traces that differ beyond
 the multiples of the sentinels used a size in a way the program can't re-bind), and while
@@ -22,10 +30,108 @@ equality with a small int (`x.shape == (3,)`), noted as (Dim, int): the trace ho
 every size but that one.
 """
 import contextlib
+import operator
 
 import numpy as np
 
 recorder = None
+
+
+def _derive(op, a, b):
+    """op(a, b) for numbers of which one or both are SymInts or Derived: a Derived number
+    (NotImplemented where the other operand is no number, so that it can take over)."""
+    if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
+        return NotImplemented
+    value = op(_stand_in_value(a), _stand_in_value(b))
+    kind = DerivedInt if type(value) is int else DerivedFloat if type(value) is float else None
+    if kind is None:
+        return value
+    return kind(value, lambda sizes: op(_bound_value(a, sizes), _bound_value(b, sizes)))
+
+
+def _stand_in_value(v):
+    if isinstance(v, bool):
+        return v
+    return int.__int__(v) if isinstance(v, int) else float.__float__(v)
+
+
+def _bound_value(v, sizes):
+    if isinstance(v, Derived):
+        return v.compute(sizes)
+    if type(v) is SymInt:
+        return rebind_int(int.__int__(v), sizes)
+    return v
+
+
+class Derived:
+    """A number computed from unknown sizes in Python while a program is built: its stand-in
+    value, and `compute(sizes)` to recompute it from the bound sizes."""
+    __slots__ = ()
+
+    def __add__(self, other):
+        return _derive(operator.add, self, other)
+
+    def __radd__(self, other):
+        return _derive(operator.add, other, self)
+
+    def __sub__(self, other):
+        return _derive(operator.sub, self, other)
+
+    def __rsub__(self, other):
+        return _derive(operator.sub, other, self)
+
+    def __mul__(self, other):
+        return _derive(operator.mul, self, other)
+
+    def __rmul__(self, other):
+        return _derive(operator.mul, other, self)
+
+    def __truediv__(self, other):
+        return _derive(operator.truediv, self, other)
+
+    def __rtruediv__(self, other):
+        return _derive(operator.truediv, other, self)
+
+    def __floordiv__(self, other):
+        return _derive(operator.floordiv, self, other)
+
+    def __pow__(self, other):
+        return _derive(operator.pow, self, other)
+
+    def __rpow__(self, other):
+        return _derive(operator.pow, other, self)
+
+    def __neg__(self):
+        return _derive(operator.mul, self, -1)
+
+
+class DerivedInt(Derived, int):
+    def __new__(cls, value, compute):
+        self = int.__new__(cls, value)
+        self.compute = compute
+        return self
+
+    __hash__ = int.__hash__
+
+
+class DerivedFloat(Derived, float):
+    def __new__(cls, value, compute):
+        self = float.__new__(cls, value)
+        self.compute = compute
+        return self
+
+    __hash__ = float.__hash__
+
+
+def _arithmetic(op, text, reflected=False):
+    """A SymInt operator: noted while `recorder` is a list (a compile trace keeps the size
+    concrete), a Derived number while a program is built."""
+    def method(self, other):
+        a, b = (other, self) if reflected else (self, other)
+        if recorder is None:
+            return _derive(op, a, b)
+        return self._note(text, other, op(_stand_in_value(a), _stand_in_value(b)))
+    return method
 
 
 class SymInt(int):
@@ -75,31 +181,17 @@ class SymInt(int):
     def __ge__(self, other):
         return self._note(">=", other, int.__ge__(self, other))
 
-    def __add__(self, other):
-        return self._note("+", other, int.__add__(self, other))
-
-    def __sub__(self, other):
-        return self._note("-", other, int.__sub__(self, other))
-
-    def __rsub__(self, other):
-        return self._note("(subtracted from)", other, int.__rsub__(self, other))
-
-    def __floordiv__(self, other):
-        return self._note("//", other, int.__floordiv__(self, other))
-
-    def __truediv__(self, other):
-        return self._note("/", other, int.__truediv__(self, other))
-
-    def __rtruediv__(self, other):
-        return self._note("(divides)", other, int.__rtruediv__(self, other))
-
-    def __mod__(self, other):
-        return self._note("%", other, int.__mod__(self, other))
+    __add__ = _arithmetic(operator.add, "+")
+    __radd__ = _arithmetic(operator.add, "+", reflected=True)
+    __sub__ = _arithmetic(operator.sub, "-")
+    __rsub__ = _arithmetic(operator.sub, "(subtracted from)", reflected=True)
+    __floordiv__ = _arithmetic(operator.floordiv, "//")
+    __truediv__ = _arithmetic(operator.truediv, "/")
+    __rtruediv__ = _arithmetic(operator.truediv, "(divides)", reflected=True)
+    __mod__ = _arithmetic(operator.mod, "%")
 
     def __float__(self):
         return self._note("float()", None, int.__float__(self))
-
-    __radd__ = __add__
 
 
 class Dim:
@@ -190,6 +282,8 @@ def rebind_int(value, sizes):
 def bind(value, sizes):
     """`value` (a param or constant) with sentinel-derived ints re-bound to `sizes`."""
     t = type(value)
+    if isinstance(value, Derived):
+        return value.compute(sizes)
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         bound = rebind_int(int(value), sizes)
         return t(bound) if t is not SymInt else bound
@@ -205,6 +299,8 @@ def bind(value, sizes):
 def mentions_symbol(value):
     """Whether `value` holds an int a sentinel entered (so `bind` must see it at run time)."""
     t = type(value)
+    if isinstance(value, Derived):
+        return True
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return int(value) >= 10007 and any(int(value) % s == 0 for s in BY_SENTINEL)
     if isinstance(value, (tuple, list)):

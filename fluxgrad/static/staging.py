@@ -86,7 +86,8 @@ def stage(prim, inputs, params, constants=False):
     out_types = infer(prim, inputs, params)
     outs = tuple(program.new_var(d, dt) for d, dt in out_types)
     symbolic = _dims.mentions_symbol(params) or any(
-        (type(x) in (int, _dims.SymInt) or isinstance(x, np.integer)) and _dims.mentions_symbol(x)
+        (type(x) in (int, _dims.SymInt) or isinstance(x, (np.integer, _dims.Derived)))
+        and _dims.mentions_symbol(x)
         for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
     return outs[0] if prim.n_outputs == 1 else outs
