@@ -193,13 +193,19 @@ def _unread_as_stand_ins(saves, inputs, edges):
     the values its rules need (`saves` is the primitive's `saves_inputs`: "others" or a tuple;
     `_record` handles False itself)."""
     if saves == "others":
+        # each rule reads the other inputs: with one rule to run, its own input is unread
         if edges.count(None) != len(edges) - 1:
             return inputs
-        unread = (0,) if edges[0] is not None else (1,) if edges[1] is not None else (
-            [i for i, edge in enumerate(edges) if edge is not None])
-    else:
-        read = {k for j, edge in enumerate(edges) if edge is not None for k in saves[j]}
-        unread = [i for i in range(len(inputs)) if i not in read]
+        i = 0 if edges[0] is not None else 1 if edges[1] is not None else (
+            [j for j, edge in enumerate(edges) if edge is not None][0])
+        x = inputs[i]
+        if type(x) is not Tensor or x._data.dtype.kind != "f":
+            return inputs
+        kept = list(inputs)
+        kept[i] = tensor_stand_in(x._data)
+        return tuple(kept)
+    read = {k for j, edge in enumerate(edges) if edge is not None for k in saves[j]}
+    unread = [i for i in range(len(inputs)) if i not in read]
     kept = None
     for i in unread:
         x = inputs[i]

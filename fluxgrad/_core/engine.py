@@ -294,8 +294,8 @@ def _plain_pullback(node, out_bar):
     inputs = node.inputs
     if inputs is None:
         node.check_alive()
-    if (node.versions is not None or node.out_version is not None) and \
-            node.writes != _writes.count:
+    if node.writes != _writes.count and (node.versions is not None or
+                                         node.out_version is not None):
         node.check_versions()
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     out, params, out_bar = node.out_data, node.params, out_bar[0]
@@ -309,8 +309,9 @@ def _plain_pullback(node, out_bar):
             x_bar = x_bar._data if isinstance(x_bar, Tensor) else _asarray(x_bar)
         if x_bar.shape != x.shape:
             x_bar = OPS["sum_to_p"].impl(x_bar, shape=x.shape)
-        if x_bar.dtype != x.dtype:
-            x_bar = x_bar.astype(x.dtype)
+        dtype = x.dtype
+        if x_bar.dtype is not dtype and x_bar.dtype != dtype:
+            x_bar = x_bar.astype(dtype)
         x_bars.append(x_bar)
     return x_bars
 
