@@ -8,7 +8,7 @@ from .forward_mode import state as _forward_state
 from .grad_mode import state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
-from .node import anomaly as _anomaly, tensor_stand_in
+from .node import Node as _Node, anomaly as _anomaly, tensor_stand_in
 from .tensor import Tensor, writes as _writes
 
 _make = Tensor._make
@@ -123,7 +123,7 @@ _versions_seen = {}
 
 
 def _record(prim, inputs, params):
-    node = prim.node_class()
+    node = _Node()
     node.prim = prim
     node.params = params or _NO_PARAMS
     saves = prim.saves_inputs

@@ -304,7 +304,7 @@ def _plain_pullback(node, out_bar):
         if edge is None:
             x_bars.append(None)
             continue
-        x_bar = rule(out_bar, out, *arrays, **params)
+        x_bar = rule(out_bar, out, *arrays, **params) if params else rule(out_bar, out, *arrays)
         if type(x_bar) is not _ndarray:  # a Tensor from an op that took no array, a NumPy scalar
             x_bar = x_bar._data if isinstance(x_bar, Tensor) else _asarray(x_bar)
         if x_bar.shape != x.shape:

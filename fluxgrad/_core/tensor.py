@@ -223,7 +223,8 @@ class Tensor(metaclass=TensorType):
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        node = self._grad_fn
+        return None if node is None else node.exposed()
 
     @property
     def retains_grad(self):

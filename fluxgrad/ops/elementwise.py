@@ -98,8 +98,13 @@ subtract_p = Primitive(
     saves_inputs=False,
     linear="all", batch=broadcasting("sub"), array_rules=True)
 
-multiply_p = binary("mul", np.multiply, lambda x, y, out: y, lambda x, y, out: x,
-                    saves_inputs="others", linear="each")
+multiply_p = Primitive(
+    "mul", np.multiply,
+    vjp=(lambda out_bar, out, x, y: out_bar * y, lambda out_bar, out, x, y: out_bar * x),
+    jvp=lambda tangents, out, x, y: _sum_tangents(
+        None if tangents[0] is None else tangents[0] * y,
+        None if tangents[1] is None else tangents[1] * x),
+    saves_inputs="others", linear="each", batch=broadcasting("mul"), array_rules=True)
 
 # The rules recompute out = x / y instead of keeping it (as PyTorch's), so that writing to
 # the quotient in place before backward is allowed.
