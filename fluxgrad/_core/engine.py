@@ -297,7 +297,9 @@ def _plain_pullback(node, out_bar):
     if node.writes != _writes.count and (node.versions is not None or
                                          node.out_version is not None):
         node.check_versions()
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    arrays = []
+    for x in inputs:
+        arrays.append(x._data if isinstance(x, Tensor) else x)
     out, params, out_bar = node.out_data, node.params, out_bar[0]
     x_bars = []
     for rule, edge, x in zip(prim.vjp_rules, node.edges, arrays):

@@ -44,8 +44,7 @@ REGISTRY = {}
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
                  "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch",
-                 "linear", "array_rules")
-    runs_user_code = False  # a custom Function's record says True: its rules are user code
+                 "linear", "array_rules", "runs_user_code")
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
                  view=False, saves_inputs=True, batch=None, linear=None, array_rules=False):
@@ -64,6 +63,7 @@ class Primitive:
         self.view = view
         self.differentiable = vjp is not None
         self.array_rules = array_rules and self.vjp_rules is not None and n_outputs == 1
+        self.runs_user_code = False  # a custom Function's record says True: its rules are user code
         from .node import Node
         self.node_class = type(_camel(name) + "Backward", (Node,), {"__slots__": ()})
         REGISTRY[name] = self
