@@ -38,7 +38,7 @@ def apply(prim, *inputs, **params):
         for x in inputs:
             arrays.append(x._data if isinstance(x, Tensor) else x)
     try:
-        out = prim.impl(*arrays, **params)
+        out = prim.impl(*arrays, **params) if params else prim.impl(*arrays)
     except ValueError as err:
         _raise_if_broadcast(prim, arrays, err)
         raise
