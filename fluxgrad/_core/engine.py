@@ -147,12 +147,14 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     buffers = {}
     captured = None
     capture_ids = needed = None
+    captured_nodes = ()  # ids of the nodes whose outputs grad() returns
     if capture is not None:
         captured = [None] * len(capture)
         capture_ids = {}
         for i, x in enumerate(capture):
             key = id(x._grad_fn) if x._grad_fn is not None else id(x)
             capture_ids.setdefault((key, x._out_index), []).append(i)
+        captured_nodes = {key for key, _ in capture_ids}
         needed = _needed(roots, capture, deps)
     ready = []
     exposed = {id(seed._data) for seed in seeds}
@@ -183,7 +185,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
             if out_bar is not None:
                 if prim.n_outputs != 1:
                     _pad(out_bar, len(node.out_ref))
-                if node.hooks or node.retained or capture_ids:
+                if node.hooks or node.retained or id(node) in captured_nodes:
                     out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores,
                                          plain)
             edges = node.edges
