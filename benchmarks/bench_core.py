@@ -6,7 +6,8 @@
    tensors, per op (target: ratio <= 1.0).
 2. A Hessian-vector product of sum(tanh(W x)^2), W 64x64 float64, by double backward
    (grad with create_graph, then grad of <g, v>), against torch's double backward
-   (target: ratio <= 1.0).
+   (target: ratio <= 1.0); and by `fluxgrad.func.hvp` (forward over reverse) against the
+   same torch double backward (target: ratio <= 0.5).
 3. Backward time per op for chains of 1e3 .. 1e6 ops (should stay flat: linear growth).
 
 The fluxgrad measured is the checkout this file is in (not an installed one).
@@ -62,14 +63,19 @@ def bench_double_backward_hvp(torch):
         g, = lib.autograd.grad((lib.tanh(W @ x) ** 2).sum(), x, create_graph=True)
         return lib.autograd.grad((g * v).sum(), x)[0]
     fW, fx, fv = fg.tensor(W), fg.tensor(x, requires_grad=True), fg.tensor(v)
+
+    def func_hvp():
+        return fg.func.hvp(lambda t: (fg.tanh(fW @ t) ** 2).sum(), (fx.detach(),), (fv,))
     if torch is None:
         report("HVP by double backward, sum(tanh(W x)^2), W 64x64", best_time(
             lambda: hvp(fg, fW, fx, fv)), None)
+        report("HVP by fluxgrad.func.hvp, the same f", best_time(func_hvp), None)
         return
     tW, tx, tv = torch.tensor(W), torch.tensor(x, requires_grad=True), torch.tensor(v)
-    ours, theirs = interleaved_best_times(lambda: hvp(fg, fW, fx, fv),
-                                          lambda: hvp(torch, tW, tx, tv), rounds=300)
+    ours, by_func, theirs = interleaved_best_times(
+        lambda: hvp(fg, fW, fx, fv), func_hvp, lambda: hvp(torch, tW, tx, tv), rounds=300)
     report("HVP by double backward, sum(tanh(W x)^2), W 64x64", ours, theirs, target=1.0)
+    report("HVP by fluxgrad.func.hvp vs torch's double backward", by_func, theirs, target=0.5)
 
 
 def bench_linear_growth():
