@@ -298,10 +298,11 @@ class Program:
             self.version += 1
             raise
 
-    def replace_equations(self, equations):
+    def replace_equations(self, equations, check=True):
         self.equations = list(equations)
         self.version += 1
-        self.check()
+        if check:
+            self.check()
 
     def parameters(self):
         return [v for v in self.vars.values() if v.persistable and
@@ -324,16 +325,17 @@ class Program:
         Variable defined once and known to the program, every update a Variable of it."""
         defined = {id(v) for v in self.vars.values() if v.is_data or v.persistable}
         defined.update(id(v) for v in self.args + self.captures)
+        var_named = self.vars.get
         for n, eq in enumerate(self.equations):
             for x in eq.inputs:
-                if isinstance(x, Variable) and id(x) not in defined:
+                if id(x) not in defined and isinstance(x, Variable):
                     raise RuntimeError(f"malformed program: equation {n} ({eq!r}) reads "
                                        f"{x.name!r}, which is not defined before it")
             for o in eq.outputs:
                 if id(o) in defined:
                     raise RuntimeError(f"malformed program: {o.name!r} is defined twice "
                                        f"(equation {n})")
-                if self.vars.get(o.name) is not o:
+                if var_named(o.name) is not o:
                     raise RuntimeError(f"malformed program: {o.name!r} (equation {n}) is not "
                                        "a variable of this program")
                 defined.add(id(o))
