@@ -205,6 +205,7 @@ class Program:
         self.aliases = {}
         self.version = 0
         self._counter = 0
+        self.abstract_types = {}  # staging's memo of the output types of the ops staged here
 
     # --- building -------------------------------------------------------------------
     def new_var(self, dims, dtype, name=None, persistable=False, is_data=False):
@@ -405,8 +406,18 @@ def _format_param(v):
 def user_line():
     """'file:line' of the innermost frame outside fluxgrad (the user's code that staged)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("fluxgrad"):
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        inside = _inside.get(filename)
+        if inside is None:  # staging asks for every op: a dict, not the module name, per frame
+            if len(_inside) > 4096:
+                _inside.clear()
+            inside = _inside[filename] = \
+                frame.f_globals.get("__name__", "").startswith("fluxgrad")
+        if not inside:
+            return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
-    if frame is None:
-        return None
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return None
+
+
+_inside = {}  # file name -> whether its code is fluxgrad's

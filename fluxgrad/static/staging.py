@@ -22,6 +22,7 @@ import contextlib
 
 import numpy as np
 
+from .._core import dtypes
 from .._core.batching import BatchedTensor, layers
 from .._core.static_mode import state
 from .._core.tensor import Tensor
@@ -83,34 +84,41 @@ def stage(prim, inputs, params, constants=False):
                     f"{prim.name}: the Variable {x.name!r} ({x.type_str}) belongs to another "
                     f"program than the one being built ({program!r}); build it under the same "
                     "program_guard, or feed it as data")
-    out_types = infer(prim, inputs, params)
+    sized = _dims.mentions_symbol(params)
+    out_types = infer(prim, inputs, params, sized, program.abstract_types)
     outs = tuple(program.new_var(d, dt) for d, dt in out_types)
-    symbolic = _dims.mentions_symbol(params) or any(
+    symbolic = sized or any(
         (type(x) in (int, _dims.SymInt) or isinstance(x, np.integer)) and _dims.mentions_symbol(x)
         for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
     return outs[0] if prim.n_outputs == 1 else outs
 
 
-def infer(prim, inputs, params):
+def infer(prim, inputs, params, sized=None, seen=None):
     """[(dims, dtype)] of the outputs, by running `impl` on small stand-ins (or by the op's
-    own `abstract` rule: control flow, whose impl runs sub-programs)."""
+    own `abstract` rule: control flow, whose impl runs sub-programs). `sized`: whether the
+    params hold a size an unknown dim entered (None: find out). `seen` (a dict) remembers the
+    types for inputs of known sizes (see `_types_key`): an op staged again on the same types
+    does not run its impl again."""
     abstract = getattr(prim, "abstract", None)
     if abstract is not None:
         return abstract(inputs, params)
-    shapes = [x._data.shape for x in inputs if isinstance(x, Variable)]
-    symbolic = any(_dims.has_symbol(s) for s in shapes) or _dims.mentions_symbol(params)
-    if not symbolic:
-        results = [_probe(prim, inputs, params, {})]
-    else:
-        results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
-                   for k in (0, 1)]
+    if sized is None:
+        sized = _dims.mentions_symbol(params)
+    if not sized and not any(_dims.has_symbol(x._data.shape) for x in inputs
+                             if isinstance(x, Variable)):
+        key = _types_key(prim, inputs, params) if seen is not None else None
+        types = seen.get(key) if key is not None else None
+        if types is None:
+            types = [(out.shape, out.dtype) for out in _probe(prim, inputs, params, {})]
+            if key is not None:
+                seen[key] = types
+        return types
+    results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
+               for k in (0, 1)]
     first = results[0]
     types = []
     for j, out in enumerate(first):
-        if len(results) == 1:
-            types.append((out.shape, out.dtype))
-            continue
         other = results[1][j]
         dims = []
         for a, b in zip(out.shape, other.shape):
@@ -127,6 +135,52 @@ def infer(prim, inputs, params):
             dims.append(sym)
         types.append((tuple(dims), out.dtype))
     return types
+
+
+class _Unkeyed(Exception):
+    """An input or param whose value the key of `seen` can't stand for."""
+
+
+def _types_key(prim, inputs, params):
+    """What the output types of `prim` can depend on, as a dict key: each Variable's shape
+    and dtype (its stand-in holds zeros), each constant's value (small ones only), each
+    scalar's type and value, and the params (with the types of their values: `1`, `1.0` and
+    `True` differ); None when something can't be keyed (a large constant, an unhashable or
+    unknown kind of value, a SymInt: its uses in Python must be seen by every trace)."""
+    try:
+        return (prim, tuple(map(_input_key, inputs)),
+                tuple([(k, _value_key(v)) for k, v in params.items()]) if params else ())
+    except _Unkeyed:
+        return None
+
+
+def _input_key(x):
+    if isinstance(x, Tensor):
+        data = x._data
+        if isinstance(x, Variable):
+            return data.shape, data.dtype
+        if data.size > 64 or data.dtype.hasobject:
+            raise _Unkeyed
+        return data.shape, data.dtype, data.tobytes()
+    return _value_key(x)
+
+
+_EXACT = frozenset({int, float, bool, complex, str, type(None), type(Ellipsis), dtypes.DType,
+                    np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
+                    np.int64, np.uint8, np.bool_, np.complex64, np.complex128})
+
+
+def _value_key(v):
+    t = type(v)
+    if t in _EXACT:
+        return t, v
+    if isinstance(v, np.dtype):
+        return np.dtype, v
+    if t is tuple or t is list:
+        return (t, *map(_value_key, v))
+    if t is slice:
+        return t, _value_key(v.start), _value_key(v.stop), _value_key(v.step)
+    raise _Unkeyed
 
 
 def _probe(prim, inputs, params, sizes):
