@@ -158,6 +158,8 @@ def symbol_for_axis(axis, op="static.data"):
 
 
 def stand_in_shape(dims):
+    if Dim not in map(type, dims):  # (known sizes: the common case, without a loop)
+        return tuple(dims)
     return tuple(d.sentinel if isinstance(d, Dim) else d for d in dims)
 
 

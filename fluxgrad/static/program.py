@@ -38,7 +38,7 @@ class Variable(Tensor):
 
     @classmethod
     def _new(cls, program, name, dims, dtype, persistable=False, is_data=False):
-        npdt = np.dtype(dtype)
+        npdt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         shape = _dims.stand_in_shape(dims)
         # zero strides over one element's bytes: read-only, no memory (as broadcast_to, 10x
         # cheaper)
@@ -367,12 +367,20 @@ class Program:
 
 def _letters(n):
     """a, b, ..., z, ba, bb, ... (jaxpr-style short names)."""
-    s = ""
+    if n < len(_names):
+        return _names[n]
+    s, k = "", n
     while True:
-        s = chr(ord("a") + n % 26) + s
-        n //= 26
-        if not n:
-            return "_" + s
+        s = chr(ord("a") + k % 26) + s
+        k //= 26
+        if not k:
+            name = "_" + s
+            if n == len(_names):
+                _names.append(name)
+            return name
+
+
+_names = []  # _letters(n) for the n asked so far (staging names every Variable)
 
 
 def _format_input(x):

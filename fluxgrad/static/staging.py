@@ -105,15 +105,16 @@ def infer(prim, inputs, params, sized=None, seen=None):
         return abstract(inputs, params)
     if sized is None:
         sized = _dims.mentions_symbol(params)
+    key = _types_key(prim, inputs, params) if seen is not None and not sized else None
+    if key is not None:
+        types = seen.get(key)
+        if types is None:
+            types = seen[key] = [(out.shape, out.dtype)
+                                 for out in _probe(prim, inputs, params, {})]
+        return types
     if not sized and not any(_dims.has_symbol(x._data.shape) for x in inputs
                              if isinstance(x, Variable)):
-        key = _types_key(prim, inputs, params) if seen is not None else None
-        types = seen.get(key) if key is not None else None
-        if types is None:
-            types = [(out.shape, out.dtype) for out in _probe(prim, inputs, params, {})]
-            if key is not None:
-                seen[key] = types
-        return types
+        return [(out.shape, out.dtype) for out in _probe(prim, inputs, params, {})]
     results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
                for k in (0, 1)]
     first = results[0]
@@ -145,8 +146,9 @@ def _types_key(prim, inputs, params):
     """What the output types of `prim` can depend on, as a dict key: each Variable's shape
     and dtype (its stand-in holds zeros), each constant's value (small ones only), each
     scalar's type and value, and the params (with the types of their values: `1`, `1.0` and
-    `True` differ); None when something can't be keyed (a large constant, an unhashable or
-    unknown kind of value, a SymInt: its uses in Python must be seen by every trace)."""
+    `True` differ); None when something can't be keyed (an unknown size, a large constant,
+    an unhashable or unknown kind of value, a SymInt: its uses in Python must be seen by
+    every trace)."""
     try:
         return (prim, tuple(map(_input_key, inputs)),
                 tuple([(k, _value_key(v)) for k, v in params.items()]) if params else ())
@@ -158,13 +160,17 @@ def _input_key(x):
     if isinstance(x, Tensor):
         data = x._data
         if isinstance(x, Variable):
-            return data.shape, data.dtype
+            shape = data.shape
+            if not _sentinels.isdisjoint(shape):  # an unknown size
+                raise _Unkeyed
+            return shape, data.dtype
         if data.size > 64 or data.dtype.hasobject:
             raise _Unkeyed
         return data.shape, data.dtype, data.tobytes()
     return _value_key(x)
 
 
+_sentinels = _dims.BY_SENTINEL.keys()  # (a view: it follows alternate_sentinels)
 _EXACT = frozenset({int, float, bool, complex, str, type(None), type(Ellipsis), dtypes.DType,
                     np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
                     np.int64, np.uint8, np.bool_, np.complex64, np.complex128})
