@@ -2,7 +2,8 @@
 the Variables, followed by a well-formedness check (`check=False` leaves it to the caller:
 `optimize` checks once, after its last pass).
 
-- `dce`: drop equations that neither `outputs` nor the persistable updates need;
+- `dce`: drop equations that neither `outputs` nor the persistable updates need (and have a
+  loop keep no trajectory, `prim.trajectory`, that nothing reads);
 - `cse`: one equation for each (primitive, inputs, params) computed twice;
 - `fold`: run equations whose inputs are all known now (a `full_like` of a known shape, an
   op of constants) and use their values as constants;
@@ -62,6 +63,10 @@ def dce(program, outputs=(), check=True):
         # a random draw is kept even when unused: dropping it would shift the numbers every
         # later draw gets from the generator
         if not needed.isdisjoint(map(id, eq.outputs)) or getattr(eq.prim, "draws", False):
+            if getattr(eq.prim, "trajectory", False) and id(eq.outputs[-1]) not in needed \
+                    and eq.params.get("keep", True):
+                eq = Equation(eq.prim, eq.inputs, eq.outputs, dict(eq.params, keep=False),
+                              eq.source, eq.symbolic)
             kept.append(eq)
             needed.update(map(id, eq.inputs))  # (a constant's id names no Variable)
     kept.reverse()
