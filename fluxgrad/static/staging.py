@@ -59,9 +59,12 @@ def guard(main, startup=None):
 
 def stage(prim, inputs, params, constants=False):
     program = programs.main if constants else None
+    scalars = False
     for x in inputs:
         if isinstance(x, Variable):
             program = programs.main
+        elif not isinstance(x, Tensor):
+            scalars = True
         elif type(x) is BatchedTensor and isinstance(layers(x)[1], Variable):
             raise RuntimeError(
                 f"{prim.name}: a batched Variable ({x!r}) is used after its vmap returned; "
@@ -86,8 +89,8 @@ def stage(prim, inputs, params, constants=False):
                     "program_guard, or feed it as data")
     sized = _dims.mentions_symbol(params)
     out_types = infer(prim, inputs, params, sized, program.abstract_types)
-    outs = tuple(program.new_var(d, dt) for d, dt in out_types)
-    symbolic = sized or any(
+    outs = tuple([program.new_var(d, dt) for d, dt in out_types])
+    symbolic = sized or scalars and any(
         (type(x) in (int, _dims.SymInt) or isinstance(x, np.integer)) and _dims.mentions_symbol(x)
         for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
