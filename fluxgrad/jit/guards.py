@@ -79,11 +79,12 @@ def runner(entry, specs, grad, finish, forward=None):
         shapes = _differs([f"d{i}.shape" for i in known], [tuple(specs[i][4]) for i in known],
                           "_s", names)
         lines += [f"if {shapes}:", "    return MISS"]
+    known_set = set(known)
     first = {}
     for i in tensors:
         spec = specs[i]
         row = spec[4]
-        if i in known:
+        if i in known_set:
             continue
         conds = [f"len(s{i}) != {len(row)}"]
         for axis, x in enumerate(row):
@@ -113,8 +114,8 @@ _UNROLLED = 8
 def _differs(items, expected, prefix, names):
     """Code that is true when any of the expressions `items` is not its `expected` value
     (those are put in `names`): one test each for a few (the fastest call), else one
-    comparison of two tuples, whose compile time does not grow with their length as a chain
-    of tests does (~30 us per argument for the guards of 181 arguments)."""
+    comparison of two tuples, which compiles in half the time of a chain of tests (guards of
+    181 arguments: 2.8 ms instead of 5.4 ms) and calls within ~8 ns per argument of it."""
     if len(items) > _UNROLLED:
         names[f"{prefix}all"] = tuple(expected)
         return f"({''.join(x + ', ' for x in items)}) != {prefix}all"
