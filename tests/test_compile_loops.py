@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import fluxgrad as fg
-from fluxgrad.static import nn
+from fluxgrad import static
+from fluxgrad.static import nn, passes
 
 
 def halve_and_squash(x, n):
@@ -105,3 +106,13 @@ def test_a_loop_keeps_its_iterations_only_where_a_gradient_reads_them():
     loops = [eq for eq in gradient.program(x, fg.tensor(3)).equations
              if eq.prim.name == "while_loop"]
     assert loops and all(eq.params.get("keep", True) for eq in loops)
+
+
+def test_differentiating_a_loop_that_dce_left_without_its_iterations_raises(program):
+    x = static.data('x', shape=[3], dtype='float64')
+    y = halve_and_squash(x, 4)
+    optimized = passes.optimize(program, [y])
+    assert optimized.equations[-1].params["keep"] is False
+    with static.program_guard(optimized, static.Program()):
+        with pytest.raises(RuntimeError, match="keeps no values of its iterations"):
+            static.gradients([y.sum()], [x])

@@ -247,6 +247,10 @@ def _while_abstract(inputs, params):
 
 def _while_vjp(out_bar, out, inputs, needs, params):
     from .transforms import vjp_in
+    if not params.get("keep", True):
+        raise RuntimeError("while_loop: this loop keeps no values of its iterations (dce found "
+                           "nothing reading them), so it can't be differentiated; "
+                           "differentiate the program before optimizing it")
     n, body, b_args, b_outs = params["n"], params["body"], params["b_args"], params["b_outs"]
     captures = params["captures"]
     float_pos = [i for i in range(n) if _is_float(inputs[i])]
