@@ -16,7 +16,8 @@
   mutation (executors cache plans by it). `str(program)` prints it like a jaxpr;
   `check()` verifies it is well formed (every transform and pass ends with it).
   `aliases` maps (the id of) a Variable a pass removed to its replacement (a Variable or a
-  constant Tensor), so that it stays fetchable.
+  constant Tensor), so that it stays fetchable. `abstract_types` is staging's memo of the
+  output types of the ops staged into the program (see `staging.infer`).
 """
 import contextlib
 import sys

@@ -11,8 +11,10 @@ random draw (`prim.draws`) while a program is built (static mode on, or `program
 for fluxgrad.compile): that is staged, so that every run draws. Otherwise the output
 Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
 on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
-see `dims`), or its `abstract` rule (control flow, random draws). An op that fails there
-raises at build time, naming the op, the input types and the user's line.
+see `dims`), or its `abstract` rule (control flow, random draws); a program remembers the
+types found for known sizes (`Program.abstract_types`, keyed by `_types_key`), so an op
+staged again on the same input types, scalars and params does not run its impl again. An op
+that fails there raises at build time, naming the op, the input types and the user's line.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
