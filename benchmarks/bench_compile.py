@@ -10,9 +10,10 @@ Also the one-time cost of tracing, passes and code generation, per equation, and
 per-call overhead of a compiled call over its generated code (1 and 10 arguments).
 
 Then: the same chain on float32[10^6] and [4 * 10^6] (compiled code writes into dead buffers,
-`out=`, and runs the chain in cache-sized chunks) against the same eager NumPy calls; and
-the first-call cost of a training-like program of about 1,000 equations
-(`func.value_and_grad` of a 90-layer tanh MLP's loss).
+`out=`, and runs the chain in cache-sized chunks) against the same eager NumPy calls; the
+first-call cost of a training-like program of about 1,000 equations (`func.value_and_grad`
+of a 90-layer tanh MLP's loss); and the compile time of a `while_loop` and a `scan` of 10
+and of 10,000 iterations (`loop_compile_cost`: the same, the loop is one equation).
 
 Whether numexpr would beat it (`numexpr_vs_numpy`, when numexpr is installed): measured
 here (2 cores), no: 0.3-0.9x of the chunked NumPy code for float32 and float64 from 10^5 to
@@ -107,6 +108,7 @@ def main():
     large_chain(4 * 10**6, rounds=8)
     numexpr_vs_numpy()
     compile_cost()
+    loop_compile_cost()
     per_call_overhead()
 
 
@@ -193,6 +195,55 @@ def compile_cost(layers=90, rounds=5):
     print(f"compile cost   value_and_grad of a {layers}-layer MLP: {traced} equations traced, "
           f"{n} after the passes; first call {best * 1e3:.1f} ms wall, {cpu * 1e3:.1f} ms CPU "
           f"({cpu / traced * 1e6:.1f} us CPU per traced equation, best of {rounds})")
+
+
+def loop_compile_cost(rounds=5):
+    """The compile time (first call less its run: trace, passes, code generation, guards) of
+    a `static.nn.while_loop` and a `static.nn.scan` of 10 and of 10,000 iterations: the loop
+    is one equation either way. (A scan's xs and output buffer grow with its length, and
+    staging runs ops on stand-ins of their size: measured 1.3 ms -> 2.7 ms for float32[16]
+    steps; the while_loop's values don't grow: 1.0 -> 1.1 ms.)"""
+    from fluxgrad.jit import codegen
+    from fluxgrad.static import nn
+    spent = [0.0]
+    first_run = codegen.first_run
+
+    def timed_first_run(*args):
+        start = time.perf_counter()
+        try:
+            return first_run(*args)
+        finally:
+            spent[0] += time.perf_counter() - start
+
+    def squash(x, n):
+        i = fg.zeros((), dtype=fg.int64)
+        return nn.while_loop(lambda i, y: i < n, lambda i, y: [i + 1, (y * 0.5 + 1.0).tanh()],
+                             [i, x])[1]
+
+    def decay(init, xs):
+        return nn.scan(lambda c, x: (c * 0.9 + x, c.sin()), init, xs)
+    x, init = fg.tensor(np.ones(16, np.float32)), fg.zeros(16)
+    cases = {"while_loop": lambda n: (squash, (x, n)),
+             "scan": lambda n: (decay, (init, fg.tensor(np.ones((n, 16), np.float32))))}
+    codegen.first_run = timed_first_run
+    try:
+        for name, case in cases.items():
+            best = {}
+            for n in (10, 10_000):
+                fn, args = case(n)
+                for _ in range(rounds):
+                    compiled = fg.compile(fn)
+                    spent[0] = 0.0
+                    start = time.perf_counter()
+                    compiled(*args)
+                    elapsed = time.perf_counter() - start - spent[0]
+                    best[n] = min(best.get(n, elapsed), elapsed)
+                eqs = len(compiled.program(*args).equations)
+            print(f"loop compile   {name}: {best[10] * 1e3:.2f} ms for 10 iterations, "
+                  f"{best[10_000] * 1e3:.2f} ms for 10,000 ({best[10_000] / best[10]:.2f}x; "
+                  f"{eqs} equation(s) after the passes)", flush=True)
+    finally:
+        codegen.first_run = first_run
 
 
 def per_call_overhead(calls=2000):

@@ -34,6 +34,7 @@ from ..static.program import Equation, Variable
 from . import buffers, fusion
 
 _ndarray = np.ndarray
+_may_share_memory = np.may_share_memory
 _ids = itertools.count(1)
 
 
@@ -64,7 +65,7 @@ def first_run(traced, arrays):
         arrays_in = [a for a in args if type(a) is _ndarray]
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = value = np.asarray(value)
-            if not any(np.may_share_memory(value, a) for a in arrays_in):
+            if not any(map(_may_share_memory, itertools.repeat(value), arrays_in)):
                 seen.fresh.add(id(o))
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
@@ -267,12 +268,13 @@ def _without_identities(equations, outputs, wrapped):
     a fused chain."""
     alias, kept, wrapped = {}, [], set(wrapped)
     for eq in equations:
-        inputs = tuple(alias.get(id(x), x) if isinstance(x, Variable) else x
-                       for x in eq.inputs)
+        inputs = eq.inputs
+        if not alias.keys().isdisjoint(map(id, inputs)):
+            inputs = tuple(alias.get(id(x), x) if isinstance(x, Variable) else x for x in inputs)
         if eq.prim.name == "stop_gradient" and isinstance(inputs[0], Variable):
             alias[id(eq.outputs[0])] = inputs[0]
             continue
-        if any(a is not b for a, b in zip(inputs, eq.inputs)):
+        if inputs is not eq.inputs:
             new = Equation(eq.prim, inputs, eq.outputs, eq.params, eq.source, eq.symbolic)
             if id(eq) in wrapped:
                 wrapped.add(id(new))

@@ -11,7 +11,8 @@ new cond returns values and tangents; a while_loop becomes a new loop carrying t
 beside the values (its body staged again, plus its JVP). Reverse mode: each branch gets its
 VJP staged into it (cond); a loop body's VJP is replayed backwards over the values the
 forward loop kept, one per iteration, so a trip count known only at run time is fine
-(while_loop, scan); that backward loop can't be differentiated again yet. With prim on, a
+(while_loop, scan; when no equation reads those values, `passes.dce` has the loop keep
+none); that backward loop can't be differentiated again yet. With prim on, a
 cond is transposed by the same VJP, restricted to its tangent inputs.
 In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
@@ -34,6 +35,7 @@ class ControlOp:
     `jvp(tangents, out, *inputs, **params)` of its own."""
     view = False
     transposable = True
+    trajectory = False  # whether the last output is a loop's trajectory (see while_op)
     saves_out = True
     batch = None
     vjp_rules = None
@@ -220,7 +222,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     return list(result[:-1])
 
 
-def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n):
+def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n, keep=True):
     state = list(values[:n])
     base = {id(c): v for c, v in zip(captures, values[n:])}
     trajectory = []
@@ -229,7 +231,8 @@ def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n)
         env.update((id(a), v) for a, v in zip(c_args, state))
         if not bool(evaluate(cond, env, [c_out])[0]):
             break
-        trajectory.append(state)
+        if keep:
+            trajectory.append(state)
         env = dict(base)
         env.update((id(a), v) for a, v in zip(b_args, state))
         state = evaluate(body, env, list(b_outs))
@@ -244,6 +247,10 @@ def _while_abstract(inputs, params):
 
 def _while_vjp(out_bar, out, inputs, needs, params):
     from .transforms import vjp_in
+    if not params.get("keep", True):
+        raise RuntimeError("while_loop: this loop keeps no values of its iterations (dce found "
+                           "nothing reading them), so it can't be differentiated; "
+                           "differentiate the program before optimizing it")
     n, body, b_args, b_outs = params["n"], params["body"], params["b_args"], params["b_outs"]
     captures = params["captures"]
     float_pos = [i for i in range(n) if _is_float(inputs[i])]
@@ -342,6 +349,9 @@ def _while_jvp(tangents, out, *inputs, cond, body, c_args, c_out, b_args, b_outs
 while_op = ControlOp("while_loop", _while_impl, _while_abstract, jvp=_while_jvp,
                      vjp=_while_vjp)
 while_op.transposable = False
+# its last output is the trajectory (every iteration's values, for reverse mode): `dce` sets
+# the param `keep=False` where no equation reads it, and the loop then keeps nothing
+while_op.trajectory = True
 while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
                           lambda inputs, params: list(params["types"]), vjp=_no_second_order)
 

@@ -250,6 +250,8 @@ def symbol_for_axis(axis, op="static.data"):
 
 
 def stand_in_shape(dims):
+    if Dim not in map(type, dims):  # (known sizes: the common case, without a loop)
+        return tuple(dims)
     return tuple(d.sentinel if isinstance(d, Dim) else d for d in dims)
 
 
@@ -264,7 +266,7 @@ def dims_of(shape):
 
 
 def has_symbol(shape):
-    return any(s in BY_SENTINEL for s in shape)
+    return not BY_SENTINEL.keys().isdisjoint(shape)
 
 
 def rebind_int(value, sizes):
@@ -299,17 +301,27 @@ def bind(value, sizes):
 def mentions_symbol(value):
     """Whether `value` holds an int a sentinel entered (so `bind` must see it at run time)."""
     t = type(value)
+    if t is int:  # the common cases first, without a call per int (staging asks for every op)
+        return value >= 10007 and _sentinel_multiple(value)
+    if t is tuple or t is list or t is dict:
+        for v in (value.values() if t is dict else value):
+            if (v >= 10007 and _sentinel_multiple(v)) if type(v) is int else \
+                    mentions_symbol(v):
+                return True
+        return False
     if isinstance(value, Derived):
         return True
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return int(value) >= 10007 and any(int(value) % s == 0 for s in BY_SENTINEL)
+        return int(value) >= 10007 and _sentinel_multiple(int(value))
     if isinstance(value, (tuple, list)):
         return any(mentions_symbol(v) for v in value)
     if t is slice:
         return any(mentions_symbol(v) for v in (value.start, value.stop, value.step))
-    if t is dict:
-        return any(mentions_symbol(v) for v in value.values())
     return False
+
+
+def _sentinel_multiple(value):
+    return any(value % s == 0 for s in BY_SENTINEL)
 
 
 def format_dims(dims):

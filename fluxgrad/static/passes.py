@@ -1,7 +1,9 @@
 """Passes on programs: each is `pass_(program, outputs=()) -> Program`, a new Program sharing
-the Variables, followed by a well-formedness check.
+the Variables, followed by a well-formedness check (`check=False` leaves it to the caller:
+`optimize` checks once, after its last pass).
 
-- `dce`: drop equations that neither `outputs` nor the persistable updates need;
+- `dce`: drop equations that neither `outputs` nor the persistable updates need (and have a
+  loop keep no trajectory, `prim.trajectory`, that nothing reads);
 - `cse`: one equation for each (primitive, inputs, params) computed twice;
 - `fold`: run equations whose inputs are all known now (a `full_like` of a known shape, an
   op of constants) and use their values as constants;
@@ -18,14 +20,13 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from .dims import Dim
-from .program import Variable
+from .program import Equation, Variable
 
 __all__ = ["dce", "cse", "fold", "simplify", "optimize"]
 
 
-def _rebuild(program, equations, replaced=None):
+def _rebuild(program, equations, replaced=None, check=True):
     new = program.clone()
-    new.aliases = dict(program.aliases)
     if replaced:
         for key, value in replaced.items():
             new.aliases[key] = value
@@ -35,7 +36,7 @@ def _rebuild(program, equations, replaced=None):
             new.aliases[key] = alias
         new.updates = {k: (var, _resolve(value, replaced))
                        for k, (var, value) in program.updates.items()}
-    new.replace_equations(equations)
+    new.replace_equations(equations, check)
     return new
 
 
@@ -46,14 +47,13 @@ def _resolve(x, replaced):
 
 
 def _rewrite_inputs(eq, replaced):
-    from .program import Equation
-    if not replaced or not any(isinstance(x, Variable) and id(x) in replaced for x in eq.inputs):
+    if not replaced or replaced.keys().isdisjoint(map(id, eq.inputs)):
         return eq
     return Equation(eq.prim, [_resolve(x, replaced) for x in eq.inputs], eq.outputs, eq.params,
                     eq.source, eq.symbolic)
 
 
-def dce(program, outputs=()):
+def dce(program, outputs=(), check=True):
     """Only the equations `outputs` and the updates need."""
     needed = {id(o) for o in outputs}
     needed.update(id(v) for _, v in program.updates.values() if isinstance(v, Variable))
@@ -62,11 +62,15 @@ def dce(program, outputs=()):
     for eq in reversed(program.equations):
         # a random draw is kept even when unused: dropping it would shift the numbers every
         # later draw gets from the generator
-        if any(id(o) in needed for o in eq.outputs) or getattr(eq.prim, "draws", False):
+        if not needed.isdisjoint(map(id, eq.outputs)) or getattr(eq.prim, "draws", False):
+            if getattr(eq.prim, "trajectory", False) and id(eq.outputs[-1]) not in needed \
+                    and eq.params.get("keep", True):
+                eq = Equation(eq.prim, eq.inputs, eq.outputs, dict(eq.params, keep=False),
+                              eq.source, eq.symbolic)
             kept.append(eq)
-            needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+            needed.update(map(id, eq.inputs))  # (a constant's id names no Variable)
     kept.reverse()
-    return _rebuild(program, kept)
+    return _rebuild(program, kept, check=check)
 
 
 def _resolve_alias(program, v):
@@ -83,7 +87,7 @@ def _key(x):
     return ("s", type(x).__name__, repr(x))
 
 
-def cse(program, outputs=()):
+def cse(program, outputs=(), check=True):
     """Equations that repeat an earlier one (same primitive, inputs and params) are dropped;
     their outputs are the earlier one's."""
     seen, replaced, kept = {}, {}, []
@@ -95,7 +99,7 @@ def cse(program, outputs=()):
         try:
             # full_like reads only its input's shape
             inputs = (("shape", eq.inputs[0].dims),) if eq.prim.name == "full_like" else \
-                tuple(_key(x) for x in eq.inputs)
+                tuple(map(_key, eq.inputs))
             key = (eq.prim.name, inputs, repr(sorted(
                 eq.params.items(), key=lambda kv: kv[0])) if eq.params else "")
         except Exception:
@@ -108,7 +112,7 @@ def cse(program, outputs=()):
         if key is not None:
             seen[key] = eq
         kept.append(eq)
-    return _rebuild(program, kept, replaced)
+    return _rebuild(program, kept, replaced, check)
 
 
 def _known_value(x, constants):
@@ -123,7 +127,7 @@ def _static_shape(v):
     return not any(isinstance(d, Dim) for d in v.dims)
 
 
-def fold(program, outputs=()):
+def fold(program, outputs=(), check=True):
     """Equations whose inputs are known now are computed now (also `full_like` of a known
     shape: its output depends on the shape only)."""
     constants, replaced, kept = {}, {}, []
@@ -144,7 +148,7 @@ def fold(program, outputs=()):
             value = np.asarray(value)
             constants[id(o)] = value
             replaced[id(o)] = Tensor(value)
-    return _rebuild(program, kept, replaced)
+    return _rebuild(program, kept, replaced, check)
 
 
 def _equals(x, value):
@@ -161,7 +165,7 @@ def _equals(x, value):
         return False
 
 
-def simplify(program, outputs=()):
+def simplify(program, outputs=(), check=True):
     """Remove the arithmetic with zeros and ones that derivatives leave behind."""
     replaced, kept = {}, []
     for eq in program.equations:
@@ -172,7 +176,7 @@ def simplify(program, outputs=()):
             replaced[id(out)] = new
             continue
         kept.append(eq)
-    return _rebuild(program, kept, replaced)
+    return _rebuild(program, kept, replaced, check)
 
 
 def _simplified(eq):
@@ -211,12 +215,12 @@ def optimize(program, outputs=()):
     zeros it leaves can make more equations foldable; nothing else any pass does makes work
     for an earlier one)."""
     while True:
-        before = fold(program, outputs)
-        program = simplify(before, outputs)
+        before = fold(program, outputs, check=False)
+        program = simplify(before, outputs, check=False)
         again = _made_constants(before, program)
-        program = dce(cse(program, outputs), outputs)
+        program = dce(cse(program, outputs, check=False), outputs, check=False)
         if not again:
-            return program
+            return program.check()
 
 
 def _made_constants(before, after):

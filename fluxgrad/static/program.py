@@ -16,7 +16,8 @@
   mutation (executors cache plans by it). `str(program)` prints it like a jaxpr;
   `check()` verifies it is well formed (every transform and pass ends with it).
   `aliases` maps (the id of) a Variable a pass removed to its replacement (a Variable or a
-  constant Tensor), so that it stays fetchable.
+  constant Tensor), so that it stays fetchable. `abstract_types` is staging's memo of the
+  output types of the ops staged into the program (see `staging.infer`).
 """
 import contextlib
 import sys
@@ -38,7 +39,7 @@ class Variable(Tensor):
 
     @classmethod
     def _new(cls, program, name, dims, dtype, persistable=False, is_data=False):
-        npdt = np.dtype(dtype)
+        npdt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         shape = _dims.stand_in_shape(dims)
         # zero strides over one element's bytes: read-only, no memory (as broadcast_to, 10x
         # cheaper)
@@ -205,6 +206,7 @@ class Program:
         self.aliases = {}
         self.version = 0
         self._counter = 0
+        self.abstract_types = {}  # staging's memo of the output types of the ops staged here
 
     # --- building -------------------------------------------------------------------
     def new_var(self, dims, dtype, name=None, persistable=False, is_data=False):
@@ -298,10 +300,11 @@ class Program:
             self.version += 1
             raise
 
-    def replace_equations(self, equations):
+    def replace_equations(self, equations, check=True):
         self.equations = list(equations)
         self.version += 1
-        self.check()
+        if check:
+            self.check()
 
     def parameters(self):
         return [v for v in self.vars.values() if v.persistable and
@@ -324,16 +327,17 @@ class Program:
         Variable defined once and known to the program, every update a Variable of it."""
         defined = {id(v) for v in self.vars.values() if v.is_data or v.persistable}
         defined.update(id(v) for v in self.args + self.captures)
+        var_named = self.vars.get
         for n, eq in enumerate(self.equations):
             for x in eq.inputs:
-                if isinstance(x, Variable) and id(x) not in defined:
+                if id(x) not in defined and isinstance(x, Variable):
                     raise RuntimeError(f"malformed program: equation {n} ({eq!r}) reads "
                                        f"{x.name!r}, which is not defined before it")
             for o in eq.outputs:
                 if id(o) in defined:
                     raise RuntimeError(f"malformed program: {o.name!r} is defined twice "
                                        f"(equation {n})")
-                if self.vars.get(o.name) is not o:
+                if var_named(o.name) is not o:
                     raise RuntimeError(f"malformed program: {o.name!r} (equation {n}) is not "
                                        "a variable of this program")
                 defined.add(id(o))
@@ -364,12 +368,20 @@ class Program:
 
 def _letters(n):
     """a, b, ..., z, ba, bb, ... (jaxpr-style short names)."""
-    s = ""
+    if n < len(_names):
+        return _names[n]
+    s, k = "", n
     while True:
-        s = chr(ord("a") + n % 26) + s
-        n //= 26
-        if not n:
-            return "_" + s
+        s = chr(ord("a") + k % 26) + s
+        k //= 26
+        if not k:
+            name = "_" + s
+            if n == len(_names):
+                _names.append(name)
+            return name
+
+
+_names = []  # _letters(n) for the n asked so far (staging names every Variable)
 
 
 def _format_input(x):
@@ -403,8 +415,18 @@ def _format_param(v):
 def user_line():
     """'file:line' of the innermost frame outside fluxgrad (the user's code that staged)."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("fluxgrad"):
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        inside = _inside.get(filename)
+        if inside is None:  # staging asks for every op: a dict, not the module name, per frame
+            if len(_inside) > 4096:
+                _inside.clear()
+            inside = _inside[filename] = \
+                frame.f_globals.get("__name__", "").startswith("fluxgrad")
+        if not inside:
+            return f"{filename}:{frame.f_lineno}"
         frame = frame.f_back
-    if frame is None:
-        return None
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+    return None
+
+
+_inside = {}  # file name -> whether its code is fluxgrad's

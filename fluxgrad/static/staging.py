@@ -11,8 +11,10 @@ random draw (`prim.draws`) while a program is built (static mode on, or `program
 for fluxgrad.compile): that is staged, so that every run draws. Otherwise the output
 Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
 on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
-see `dims`), or its `abstract` rule (control flow, random draws). An op that fails there
-raises at build time, naming the op, the input types and the user's line.
+see `dims`), or its `abstract` rule (control flow, random draws); a program remembers the
+types found for known sizes (`Program.abstract_types`, keyed by `_types_key`), so an op
+staged again on the same input types, scalars and params does not run its impl again. An op
+that fails there raises at build time, naming the op, the input types and the user's line.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
@@ -22,6 +24,7 @@ import contextlib
 
 import numpy as np
 
+from .._core import dtypes
 from .._core.batching import BatchedTensor, layers
 from .._core.static_mode import state
 from .._core.tensor import Tensor
@@ -58,9 +61,12 @@ def guard(main, startup=None):
 
 def stage(prim, inputs, params, constants=False):
     program = programs.main if constants else None
+    scalars = False
     for x in inputs:
         if isinstance(x, Variable):
             program = programs.main
+        elif not isinstance(x, Tensor):
+            scalars = True
         elif type(x) is BatchedTensor and isinstance(layers(x)[1], Variable):
             raise RuntimeError(
                 f"{prim.name}: a batched Variable ({x!r}) is used after its vmap returned; "
@@ -83,35 +89,42 @@ def stage(prim, inputs, params, constants=False):
                     f"{prim.name}: the Variable {x.name!r} ({x.type_str}) belongs to another "
                     f"program than the one being built ({program!r}); build it under the same "
                     "program_guard, or feed it as data")
-    out_types = infer(prim, inputs, params)
-    outs = tuple(program.new_var(d, dt) for d, dt in out_types)
-    symbolic = _dims.mentions_symbol(params) or any(
+    sized = _dims.mentions_symbol(params)
+    out_types = infer(prim, inputs, params, sized, program.abstract_types)
+    outs = tuple([program.new_var(d, dt) for d, dt in out_types])
+    symbolic = sized or scalars and any(
         (type(x) in (int, _dims.SymInt) or isinstance(x, (np.integer, _dims.Derived)))
-        and _dims.mentions_symbol(x)
-        for x in inputs)
+        and _dims.mentions_symbol(x) for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
     return outs[0] if prim.n_outputs == 1 else outs
 
 
-def infer(prim, inputs, params):
+def infer(prim, inputs, params, sized=None, seen=None):
     """[(dims, dtype)] of the outputs, by running `impl` on small stand-ins (or by the op's
-    own `abstract` rule: control flow, whose impl runs sub-programs)."""
+    own `abstract` rule: control flow, whose impl runs sub-programs). `sized`: whether the
+    params hold a size an unknown dim entered (None: find out). `seen` (a dict) remembers the
+    types for inputs of known sizes (see `_types_key`): an op staged again on the same types
+    does not run its impl again."""
     abstract = getattr(prim, "abstract", None)
     if abstract is not None:
         return abstract(inputs, params)
-    shapes = [x._data.shape for x in inputs if isinstance(x, Variable)]
-    symbolic = any(_dims.has_symbol(s) for s in shapes) or _dims.mentions_symbol(params)
-    if not symbolic:
-        results = [_probe(prim, inputs, params, {})]
-    else:
-        results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
-                   for k in (0, 1)]
+    if sized is None:
+        sized = _dims.mentions_symbol(params)
+    key = _types_key(prim, inputs, params) if seen is not None and not sized else None
+    if key is not None:
+        types = seen.get(key)
+        if types is None:
+            types = seen[key] = [(out.shape, out.dtype)
+                                 for out in _probe(prim, inputs, params, {})]
+        return types
+    if not sized and not any(_dims.has_symbol(x._data.shape) for x in inputs
+                             if isinstance(x, Variable)):
+        return [(out.shape, out.dtype) for out in _probe(prim, inputs, params, {})]
+    results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
+               for k in (0, 1)]
     first = results[0]
     types = []
     for j, out in enumerate(first):
-        if len(results) == 1:
-            types.append((out.shape, out.dtype))
-            continue
         other = results[1][j]
         dims = []
         for a, b in zip(out.shape, other.shape):
@@ -128,6 +141,57 @@ def infer(prim, inputs, params):
             dims.append(sym)
         types.append((tuple(dims), out.dtype))
     return types
+
+
+class _Unkeyed(Exception):
+    """An input or param whose value the key of `seen` can't stand for."""
+
+
+def _types_key(prim, inputs, params):
+    """What the output types of `prim` can depend on, as a dict key: each Variable's shape
+    and dtype (its stand-in holds zeros), each constant's value (small ones only), each
+    scalar's type and value, and the params (with the types of their values: `1`, `1.0` and
+    `True` differ); None when something can't be keyed (an unknown size, a large constant,
+    an unhashable or unknown kind of value, a SymInt: its uses in Python must be seen by
+    every trace)."""
+    try:
+        return (prim, tuple(map(_input_key, inputs)),
+                tuple([(k, _value_key(v)) for k, v in params.items()]) if params else ())
+    except _Unkeyed:
+        return None
+
+
+def _input_key(x):
+    if isinstance(x, Tensor):
+        data = x._data
+        if isinstance(x, Variable):
+            shape = data.shape
+            if not _sentinels.isdisjoint(shape):  # an unknown size
+                raise _Unkeyed
+            return shape, data.dtype
+        if data.size > 64 or data.dtype.hasobject:
+            raise _Unkeyed
+        return data.shape, data.dtype, data.tobytes()
+    return _value_key(x)
+
+
+_sentinels = _dims.BY_SENTINEL.keys()  # (a view: it follows alternate_sentinels)
+_EXACT = frozenset({int, float, bool, complex, str, type(None), type(Ellipsis), dtypes.DType,
+                    np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
+                    np.int64, np.uint8, np.bool_, np.complex64, np.complex128})
+
+
+def _value_key(v):
+    t = type(v)
+    if t in _EXACT:
+        return t, v
+    if isinstance(v, np.dtype):
+        return np.dtype, v
+    if t is tuple or t is list:
+        return (t, *map(_value_key, v))
+    if t is slice:
+        return t, _value_key(v.start), _value_key(v.stop), _value_key(v.step)
+    raise _Unkeyed
 
 
 def _probe(prim, inputs, params, sizes):
