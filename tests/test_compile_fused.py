@@ -138,3 +138,54 @@ def test_a_chain_compiled_under_no_grad_calls_no_stop_gradient_and_matches_pytor
     assert "for " in compiled.code  # one fused loop over chunks, unbroken
     expected = _chain(torch.tensor(y), torch.tensor(w)).numpy()
     np.testing.assert_allclose(out._data, expected, rtol=1e-5, atol=1e-6)
+
+
+def _large_linear_steps(order, steps=3):
+    """A compiled SGD step of a 400 -> 512 linear layer (a weight large enough that its update
+    runs in chunks), its weight array in C or Fortran order, against PyTorch."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((512, 400)).astype(np.float32) * 0.05
+    x = rng.standard_normal((8, 400)).astype(np.float32)
+    layer = nn.Linear(400, 512)
+    layer.weight._data = np.array(w0, order=order)
+    t_layer = torch.nn.Linear(400, 512)
+    with torch.no_grad():
+        t_layer.weight.copy_(torch.tensor(w0))
+        t_layer.bias.copy_(torch.tensor(layer.bias._data))
+    opt, t_opt = optim.SGD(layer.parameters(), lr=0.1), torch.optim.SGD(t_layer.parameters(),
+                                                                        lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        loss = (layer(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = fluxgrad.compile(step)
+    array = layer.weight._data
+    for _ in range(steps):
+        compiled(Tensor(x))
+        t_opt.zero_grad()
+        (t_layer(torch.tensor(x)) ** 2).mean().backward()
+        t_opt.step()
+    np.testing.assert_allclose(layer.weight._data, t_layer.weight.detach().numpy(),
+                               rtol=1e-5, atol=1e-7)
+    return compiled, layer, array
+
+
+def test_a_large_weight_is_updated_in_chunks_in_place_and_matches_pytorch():
+    compiled, layer, array = _large_linear_steps("C")
+    assert "for " in compiled.code and "layer_weight.flags.c_contiguous" in compiled.code
+    assert layer.weight._data is array
+
+
+def test_a_large_fortran_order_weight_chunked_update_matches_pytorch():
+    compiled, layer, _ = _large_linear_steps("F")
+    assert "for " in compiled.code
+
+
+def test_a_bias_is_added_in_place_into_the_product():
+    compiled, _, _ = _large_linear_steps("C", steps=2)
+    product = next(line for line in compiled.code.splitlines() if "_matmul(" in line)
+    name = product.split("=")[0].strip()
+    assert f"_add({name}, layer_bias, {name})" in compiled.code

@@ -45,7 +45,12 @@ def writes_out(eq):
         not eq.params and eq.prim.n_outputs == 1
 
 
-def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
+# primitives whose impl returns a new array on every call (never a cached one): when the first
+# run gave a C-contiguous one, it is a buffer that ufunc equations may write into once dead
+PRODUCTS = {"matmul"}
+
+
+def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), made=None):
     from ..static.program import Variable
     roots_of = {id(v): () for v in inputs}
     refs, holder, key_of, free = {}, {}, {}, {}
@@ -93,6 +98,10 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
                 delete_at[id(buffer)] = max(delete_at[id(buffer)], n)
             holder[target] = out
             out_roots = (target,)
+        elif made and id(out) in made and eq.prim.n_outputs == 1:
+            target = len(key_of)
+            key_of[target], holder[target] = made[id(out)], out
+            out_roots = (target,)
         elif all(id(o) in fresh for o in eq.outputs):
             out_roots = ()
         else:
@@ -110,3 +119,4 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
                 if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots:
                     free.setdefault(key_of[r], []).append(r)
     return Plan(out_of, delete_at)
+

@@ -40,19 +40,22 @@ _ids = itertools.count(1)
 class FirstRun:
     """What the first run saw: the (ids of the) equations whose impl returned something other
     than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
-    a C-contiguous array (the buffers `buffers.plan` may reuse)."""
-    __slots__ = ("wrapped", "layout", "fresh")
+    a C-contiguous array (the buffers `buffers.plan` may reuse), and likewise of each new
+    C-contiguous array a product made (`made`: buffers that ufuncs may reuse once dead)."""
+    __slots__ = ("wrapped", "layout", "fresh", "made")
 
     def __init__(self):
         self.wrapped = set()
         self.layout = {}
         self.fresh = set()  # ids of the outputs that share no memory with an input
+        self.made = {}
 
 
 def first_run(traced, arrays):
     env = {id(v): a for v, a in zip(traced.inputs, arrays)}
     seen = FirstRun()
-    for eq in traced.program.equations:
+    # as the code will run them, so that `layout` sees the products' C-contiguous results
+    for eq in _transposed_products(traced.program.equations, traced.outputs):
         args = [env[id(x)] if isinstance(x, Variable) else
                 (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
         out = eq.prim.impl(*args, **eq.params)
@@ -66,6 +69,9 @@ def first_run(traced, arrays):
             env[id(o)] = value = np.asarray(value)
             if not any(np.may_share_memory(value, a) for a in arrays_in):
                 seen.fresh.add(id(o))
+                if eq.prim.name in buffers.PRODUCTS and value.flags.c_contiguous and \
+                        value.flags.writeable:
+                    seen.made[id(o)] = (value.shape, value.dtype)
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
@@ -147,7 +153,7 @@ def generate(traced, name, first):
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
-                         _in_place(traced, outputs, fused), first.fresh)
+                         _in_place(traced, outputs), first.fresh, first.made)
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
@@ -162,7 +168,8 @@ def generate(traced, name, first):
         if n in regions:
             stop = regions[n]
             body += fusion.emit(equations, n, stop, names, first.layout, last_use, keep,
-                                lambda eq, width: _comment(eq.source, width, comments))
+                                lambda eq, width: _comment(eq.source, width, comments),
+                                reuse.out_of)
             dead = [names.var(x) for k in range(n, stop) for x in deletions.get(k, ())
                     if id(x) not in fused or id(x) in last_use and last_use[id(x)] >= stop]
             if dead:
@@ -209,14 +216,14 @@ def generate(traced, name, first):
     return source, namespace[name]
 
 
-def _in_place(traced, outputs, fused):
+def _in_place(traced, outputs):
     """{id(output): the input whose array it may be written into} for a training step's new
-    parameter and state values made outside a fused region (see `buffers.plan`)."""
+    parameter and state values (see `buffers.plan`)."""
     state = traced.state
     if state is None:
         return {}
     return {id(outputs[k]): v for k, v in state.in_place.items()
-            if isinstance(outputs[k], Variable) and id(outputs[k]) not in fused}
+            if isinstance(outputs[k], Variable)}
 
 
 class _Emitted:
@@ -232,6 +239,7 @@ def _matmul_transposed(x, y):
 
 
 _MATMUL_T = _Emitted("matmul_transposed", _matmul_transposed)
+buffers.PRODUCTS.add(_MATMUL_T.name)
 
 
 def _transposed_products(equations, outputs):

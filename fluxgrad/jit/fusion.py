@@ -5,7 +5,8 @@ memory instead of one per op.
 `regions(equations, layout)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
 of consecutive ufunc equations (those in `layout`: the first run's C-contiguous results of
 the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE` elements and
-whose inputs are Variables of exactly that shape or Python scalars.
+whose inputs are Variables of exactly that shape, 0-d Variables (a learning rate: read whole)
+or Python scalars.
 
 `emit(equations, start, stop, ...)` writes one region:
 
@@ -22,7 +23,10 @@ whose inputs are Variables of exactly that shape or Python scalars.
     del y_flat, w_flat, e_flat, ...
 
 Inside a chunk each equation writes in place into a chunk buffer of an input that dies there
-when it can (as `buffers` does for whole arrays). Measured on the 200-op chain of
+when it can (as `buffers` does for whole arrays). A value read after the region that
+`buffers.plan` writes into an input's array (a parameter's update: `p - lr * g`) is written
+there chunk by chunk when that array is C-contiguous, so the update needs no temporary of the
+parameter's size. Measured on the 200-op chain of
 bench_compile.py, against the same code without chunks: as fast at 65536 and 131072
 elements, 1.7x at 200000, 1.1x at 10^6, 1.7x at 4 * 10^6 (pure NumPy; numexpr or numba would
 need a new dependency and were not tried).
@@ -32,7 +36,7 @@ import math
 
 CHUNK = 32768
 MIN_SIZE = 5 * CHUNK  # measured: no gain at 131072 elements, 1.7x at 200000
-MIN_RUN = 3
+MIN_RUN = 2  # measured: a parameter's SGD update (lr * g, p - that) 3% of an MLP step
 
 
 def _fusable(eq, layout):
@@ -42,7 +46,7 @@ def _fusable(eq, layout):
         return None
     for x in eq.inputs:
         if isinstance(x, Variable):
-            if x._data.shape != key[0]:
+            if x._data.shape != key[0] and x._data.ndim:
                 return None
         elif type(x) not in (int, float, bool):
             return None
@@ -60,17 +64,19 @@ def regions(equations, layout):
     return found
 
 
-def emit(equations, start, stop, names, layout, last_use, keep, comment):
+def emit(equations, start, stop, names, layout, last_use, keep, comment, out_of):
     """The lines of one region (see the module docstring); `comment(eq, width)` gives the
-    user's line as a comment."""
+    user's line as a comment; `out_of` (`buffers.Plan.out_of`) the input whose array a value
+    read after the region is written into, where it has one (a parameter's update)."""
     from ..static.program import Variable
     run = equations[start:stop]
     defined = {id(o): o for eq in run for o in eq.outputs}
     outside, escaping = {}, {}
     for eq in run:
         for x in eq.inputs:
-            if isinstance(x, Variable) and id(x) not in defined:
-                outside.setdefault(id(x), x)
+            if isinstance(x, Variable) and id(x) not in defined and x._data.ndim:
+                outside.setdefault(id(x), x)  # a 0-d one is read whole
+    buffer_of = {id(eq.outputs[0]): out_of[id(eq)] for eq in run if id(eq) in out_of}
     for key, v in defined.items():
         if id(v) in keep or last_use.get(key, -1) >= stop:
             escaping[key] = v
@@ -83,8 +89,12 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
         flat[key] = names.fresh(names.var(x) + "_flat")
         local.append(flat[key])
     for key, v in escaping.items():
-        dtype = names.value(layout[key][1], "p")
-        lines.append(f"{names.var(v)} = _empty({shape!r}, {dtype})")
+        new = f"_empty({shape!r}, {names.value(layout[key][1], 'p')})"
+        if key in buffer_of:
+            # in place only into a C-contiguous array: of another, reshape(-1) is a copy
+            buffer = names.var(buffer_of[key])
+            new = f"{buffer} if {buffer}.flags.c_contiguous else {new}"
+        lines.append(f"{names.var(v)} = {new}")
     if flat:
         lines.append(_assign([flat[k] for k in flat], [
             names.var(outside.get(k, escaping.get(k))) + ".reshape(-1)" for k in flat]))
@@ -127,8 +137,8 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
         lines.append("    " + _assign(views, [f"{n}[:{length}]" for n in slot_names]))
     for eq in run:
         out = eq.outputs[0]
-        args = [chunk[id(x)] if isinstance(x, Variable) else names.value(x, "c")
-                for x in eq.inputs]
+        args = [(chunk[id(x)] if id(x) in chunk else names.var(x)) if isinstance(x, Variable)
+                else names.value(x, "c") for x in eq.inputs]
         target = f"{flat[id(out)]}[{s}:{s} + {CHUNK}]" if id(out) in escaping else \
             views[slot_of[id(out)]]
         name = chunk[id(out)] = names.fresh(names.var(out) + "_c")
@@ -141,3 +151,4 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
 
 def _assign(targets, values):
     return f"{', '.join(targets)} = {', '.join(values)}"
+
