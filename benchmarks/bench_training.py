@@ -10,7 +10,8 @@ From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
 <= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
 and `memory`: the peak traced memory (tracemalloc, which sees NumPy's buffers) of
-one compiled step against one eager fluxgrad step (target: no higher).
+one compiled step against one eager fluxgrad step, counting what each keeps between steps
+(target: no higher).
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
 """
@@ -175,13 +176,16 @@ def vgg11():
 
 
 def peak_memory(step, warmup=3):
-    """The peak traced memory of one step (after `warmup` steps), in bytes above the start."""
+    """The peak traced memory of one step (after `warmup` steps), in bytes above the memory
+    before the first step: so what a step keeps between calls counts too (the gradients,
+    the compiled code's workspaces and caches)."""
     import tracemalloc
-    for _ in range(warmup):
-        step()
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
+        for _ in range(warmup):
+            step()
+        tracemalloc.reset_peak()
         step()
         return tracemalloc.get_traced_memory()[1] - base
     finally:

@@ -1,7 +1,9 @@
 """What the code generator rewrites for speed and memory, checked against PyTorch: a training
-step's parameter and optimizer-state updates written in place into the eager arrays, the
-transpose of a matrix product written as one transposed product, and the `stop_gradient`
-equations tracing under no_grad adds dropped from the code."""
+step's parameter and optimizer-state updates written in place into the eager arrays (in
+chunks for a large parameter), the transpose of a matrix product written as one transposed
+product, a bias added in place into its product, large products written into a workspace
+kept between calls (one per concurrent call), and the `stop_gradient` equations tracing under
+no_grad adds dropped from the code."""
 import os
 import subprocess
 import sys
@@ -189,3 +191,82 @@ def test_a_bias_is_added_in_place_into_the_product():
     product = next(line for line in compiled.code.splitlines() if "_matmul(" in line)
     name = product.split("=")[0].strip()
     assert f"_add({name}, layer_bias, {name})" in compiled.code
+
+
+def _mlp_layer(x, w, v):
+    h = (x @ w).relu()  # (256, 128) float64: a product large enough for a kept workspace
+    return h @ v, (h * 2.0).sum(axis=0)
+
+
+def _mlp_layer_inputs(seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((256, 64)), rng.standard_normal((64, 128)),
+            rng.standard_normal((128, 3)))
+
+
+def _mlp_layer_expected(x, w, v):
+    product, sums = _mlp_layer(*(torch.tensor(a) for a in (x, w, v)))
+    return product.numpy(), sums.numpy()
+
+
+def test_products_write_into_a_workspace_kept_between_calls_that_results_never_share():
+    compiled = fluxgrad.compile(_mlp_layer)
+    first_inputs, second_inputs = _mlp_layer_inputs(0), _mlp_layer_inputs(1)
+    first = compiled(*(Tensor(a) for a in first_inputs))
+    second = compiled(*(Tensor(a) for a in second_inputs))
+    assert "_matmul_into(" in compiled.code and "_scratch.append(" in compiled.code
+    for result, inputs in ((first, first_inputs), (second, second_inputs)):
+        for value, expected in zip(result, _mlp_layer_expected(*inputs)):
+            np.testing.assert_allclose(value._data, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_calls_from_two_threads_at_once_each_get_their_own_workspace():
+    import threading
+    compiled = fluxgrad.compile(_mlp_layer)
+    inputs = [_mlp_layer_inputs(seed) for seed in range(2)]
+    compiled(*(Tensor(a) for a in inputs[0]))
+    expected = [_mlp_layer_expected(*a) for a in inputs]
+    errors = []
+
+    def work(k):
+        for _ in range(30):
+            result = compiled(*(Tensor(a) for a in inputs[k]))
+            if not all(np.allclose(value._data, e, rtol=1e-9, atol=1e-12)
+                       for value, e in zip(result, expected[k])):
+                errors.append(k)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path):
+    compiled = fluxgrad.compile(_mlp_layer)
+    inputs = _mlp_layer_inputs(0)
+    compiled(*(Tensor(a) for a in inputs))
+    compiled.save(tmp_path / "layer.py")
+    product, sums = _mlp_layer_expected(*inputs)
+    np.savez(tmp_path / "inputs.npz", x=inputs[0], w=inputs[1], v=inputs[2], product=product,
+             sums=sums)
+    script = (
+        "import sys, numpy as np\n"
+        "class NoFluxgrad:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'fluxgrad':\n"
+        "            raise ImportError('fluxgrad is not importable here')\n"
+        "sys.meta_path.insert(0, NoFluxgrad())\n"
+        "sys.path.insert(0, '.')\n"
+        "from layer import _mlp_layer as f\n"
+        "d = np.load('inputs.npz')\n"
+        "for _ in range(2):\n"
+        "    product, sums = f(d['x'], d['w'], d['v'])\n"
+        "    np.testing.assert_allclose(product, d['product'], rtol=1e-9, atol=1e-12)\n"
+        "    np.testing.assert_allclose(sums, d['sums'], rtol=1e-9, atol=1e-12)\n"
+        "print('ok')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"

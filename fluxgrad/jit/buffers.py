@@ -31,11 +31,12 @@ import numpy as np
 
 
 class Plan:
-    __slots__ = ("out_of", "delete_at")
+    __slots__ = ("out_of", "delete_at", "scratch")
 
-    def __init__(self, out_of, delete_at):
+    def __init__(self, out_of, delete_at, scratch):
         self.out_of = out_of
         self.delete_at = delete_at
+        self.scratch = scratch
 
 
 def writes_out(eq):
@@ -50,11 +51,13 @@ def writes_out(eq):
 PRODUCTS = {"matmul"}
 
 
-def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), made=None):
+def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), made=None,
+         takes_out=()):
     from ..static.program import Variable
     roots_of = {id(v): () for v in inputs}
     refs, holder, key_of, free = {}, {}, {}, {}
     out_of, delete_at = {}, dict(last_use)
+    allocates = {}  # id(equation) -> the root it makes (a new array)
     pinned = {}  # id(output) -> the root of the input it may be written into
     for key, v in (in_place or {}).items():
         if id(v) in last_use and id(v) not in keep and id(v) in roots_of:
@@ -67,7 +70,8 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
         dying = list({id(x): x for x in eq.inputs if isinstance(x, Variable) and
                       last_use.get(id(x)) == n and id(x) not in keep}.values())
         out = eq.outputs[0]
-        key = layout.get(id(out)) if writes_out(eq) else None
+        key = layout.get(id(out)) if writes_out(eq) else \
+            made.get(id(out)) if made and id(eq) in takes_out else None
         target = None
         r = pinned.get(id(out))
         if r is not None and writes_out(eq) and \
@@ -81,7 +85,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
             holder[r] = out
             out_roots = (r,)
         elif key is not None:
-            for x in dying:
+            for x in dying if writes_out(eq) else ():  # a product never writes over its input
                 roots = roots_of[id(x)]
                 if len(roots) == 1 and holder.get(roots[0]) is x and refs[roots[0]] == 1 \
                         and key_of[roots[0]] == key and roots[0] not in pinned_roots:
@@ -92,6 +96,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
             if target is None:
                 target = len(key_of)
                 key_of[target] = key
+                allocates[id(eq)] = target
             else:
                 buffer = holder[target]
                 out_of[id(eq)] = buffer
@@ -118,5 +123,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
                 # a buffer is reachable by its holder's name (never `_`: an unused output)
                 if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots:
                     free.setdefault(key_of[r], []).append(r)
-    return Plan(out_of, delete_at)
+    escaping = {r for key in keep for r in roots_of.get(key, ())}
+    return Plan(out_of, delete_at, {k: key_of[r] for k, r in allocates.items()
+                                    if r not in escaping and r not in pinned_roots})
 

@@ -30,10 +30,12 @@ import os
 import numpy as np
 
 from .._core.tensor import Tensor
+from ..static import dims as _dims
 from ..static.program import Equation, Variable
 from . import buffers, fusion
 
 _ndarray = np.ndarray
+SCRATCH_BYTES = 1 << 16
 _ids = itertools.count(1)
 
 
@@ -117,6 +119,14 @@ class _Names:
             self._impls[id(prim)] = name
         return name
 
+    def global_name(self, base, value):
+        name, k = base, 1
+        while name in self.used:
+            name, k = f"{base}_{k}", k + 1
+        self.used.add(name)
+        self.globals[name] = value
+        return name
+
     def value(self, x, prefix):
         """A literal for `x` when Python can write it exactly, else a new global."""
         if _literal(x):
@@ -152,8 +162,15 @@ def generate(traced, name, first):
     regions = fusion.regions(equations, first.layout)
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
+    takes_out = {id(eq) for eq in equations if _large(first.made.get(id(eq.outputs[0]))) and (
+        eq.prim is _MATMUL_T or eq.prim.name == "matmul" and
+        all(isinstance(x, Variable) and x._data.ndim == 2 for x in eq.inputs))}
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
-                         _in_place(traced, outputs), first.fresh, first.made)
+                         _in_place(traced, outputs), first.fresh, first.made, takes_out)
+    scratch = {} if _symbolic(traced.inputs) else {
+        k: key for k, key in reuse.scratch.items() if _large(key)}
+    slot = {key: k for k, key in enumerate(scratch)}
+    workspace = names.fresh("scratch") if scratch else None
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
@@ -163,6 +180,11 @@ def generate(traced, name, first):
                      if id(v) not in last_use and id(v) not in keep]
     if unused_inputs:
         body.append(f"del {', '.join(unused_inputs)}")
+    if scratch:
+        pool = names.global_name("_scratch", Scratch())
+        arrays = [f"_empty({shape!r}, {names.value(dtype, 'p')})"
+                  for shape, dtype in scratch.values()]
+        body.append(f"{workspace} = {pool}.pop() if {pool} else ({', '.join(arrays)},)")
     n = 0
     while n < len(equations):
         if n in regions:
@@ -182,8 +204,11 @@ def generate(traced, name, first):
         buffer = reuse.out_of.get(id(eq))
         if buffer is not None:
             args.append(names.var(buffer))
+        elif id(eq) in slot:
+            args.append(f"{workspace}[{slot[id(eq)]}]")
+        prim = _MATMUL_INTO if eq.prim.name == "matmul" and len(args) == 3 else eq.prim
         args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
-        call = f"{names.impl(eq.prim)}({', '.join(args)})"
+        call = f"{names.impl(prim)}({', '.join(args)})"
         outs = [names.var(o) if id(o) in last_use or id(o) in keep else "_"
                 for o in eq.outputs]
         if eq.prim.n_outputs == 1:
@@ -205,6 +230,8 @@ def generate(traced, name, first):
             results.append(f"{names.var(o)}.copy()" if id(o) in input_ids else names.var(o))
         else:
             results.append(f"{names.value(np.asarray(o._data), 'c')}.copy()")
+    if scratch:
+        body.append(f"{pool}.append({workspace})")
     body.append(f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     params = ", ".join(names.var(v) for v in traced.inputs)
     source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
@@ -214,6 +241,22 @@ def generate(traced, name, first):
     namespace = dict(names.globals)
     exec(compile(source, filename, "exec"), namespace)
     return source, namespace[name]
+
+
+class Scratch(list):
+    """A generated function's free workspaces (tuples of arrays): a call takes one (or makes
+    one) and puts it back when it returns, so calls from several threads never share one."""
+    __slots__ = ()
+
+
+def _large(layout):
+    """Whether an array of this (shape, dtype) is worth a buffer kept between calls (a new one
+    costs page faults; a small one comes from NumPy's and malloc's caches)."""
+    return layout is not None and math.prod(layout[0]) * layout[1].itemsize >= SCRATCH_BYTES
+
+
+def _symbolic(inputs):
+    return any(isinstance(d, _dims.Dim) for v in inputs for d in v.dims)
 
 
 def _in_place(traced, outputs):
@@ -234,11 +277,16 @@ class _Emitted:
         self.name, self.impl, self.n_outputs = name, impl, 1
 
 
-def _matmul_transposed(x, y):
-    return np.matmul(y.T, x.T)
+def _matmul_transposed(x, y, out=None):
+    return np.matmul(y.T, x.T, out=out)
+
+
+def _matmul_into(x, y, out):
+    return np.matmul(x, y, out=out)
 
 
 _MATMUL_T = _Emitted("matmul_transposed", _matmul_transposed)
+_MATMUL_INTO = _Emitted("matmul_into", _matmul_into)
 buffers.PRODUCTS.add(_MATMUL_T.name)
 
 
