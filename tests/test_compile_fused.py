@@ -270,3 +270,26 @@ def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def _conv_block(x, w, b):
+    h = F.conv2d(x, w, b, padding=1)  # channels-last memory, (8, 16, 16, 16) float64
+    return ((h.relu() * 2.0 - 1.0) * h).sum(), (h.relu() + 1.0).sum(axis=(0, 2, 3))
+
+
+def test_channels_last_convolution_results_are_reused_in_their_layout_and_match_pytorch():
+    rng = np.random.default_rng(0)
+    arrays = [(rng.standard_normal((8, 3, 16, 16)), rng.standard_normal((16, 3, 3, 3)),
+               rng.standard_normal(16)) for _ in range(2)]
+    compiled = fluxgrad.compile(_conv_block)
+    results = [compiled(*(Tensor(a) for a in inputs)) for inputs in arrays]
+    conv = next(line for line in compiled.code.splitlines() if "_conv2d(" in line)
+    name = conv.split("=")[0].strip()
+    assert f", {name})" in compiled.code  # a ufunc writes into the convolution's result
+    assert ".transpose((0, 3, 1, 2))" in compiled.code  # a channels-last workspace
+    for result, (x, w, b) in zip(results, arrays):
+        h = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b),
+                                       padding=1)
+        total, sums = ((h.relu() * 2.0 - 1.0) * h).sum(), (h.relu() + 1.0).sum(dim=(0, 2, 3))
+        np.testing.assert_allclose(result[0].item(), total.item(), rtol=1e-10)
+        np.testing.assert_allclose(result[1]._data, sums.numpy(), rtol=1e-10)

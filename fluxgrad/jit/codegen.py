@@ -41,9 +41,9 @@ _ids = itertools.count(1)
 
 class FirstRun:
     """What the first run saw: the (ids of the) equations whose impl returned something other
-    than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
-    a C-contiguous array (the buffers `buffers.plan` may reuse), and likewise of each new
-    C-contiguous array a product made (`made`: buffers that ufuncs may reuse once dead)."""
+    than an ndarray, and the `buffers.layout_key` of each output of a ufunc equation that has
+    one (the buffers `buffers.plan` may reuse), and likewise of each new array a product
+    made (`made`: buffers that ufuncs may reuse once dead)."""
     __slots__ = ("wrapped", "layout", "fresh", "made")
 
     def __init__(self):
@@ -64,16 +64,15 @@ def first_run(traced, arrays):
         outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
         if any(type(o) is not _ndarray for o in outs):
             seen.wrapped.add(id(eq))
-        elif buffers.writes_out(eq) and out.flags.c_contiguous:
-            seen.layout[id(eq.outputs[0])] = (out.shape, out.dtype)
+        elif buffers.writes_out(eq) and buffers.layout_key(out) is not None:
+            seen.layout[id(eq.outputs[0])] = buffers.layout_key(out)
         arrays_in = [a for a in args if type(a) is _ndarray]
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = value = np.asarray(value)
             if not any(np.may_share_memory(value, a) for a in arrays_in):
                 seen.fresh.add(id(o))
-                if eq.prim.name in buffers.PRODUCTS and value.flags.c_contiguous and \
-                        value.flags.writeable:
-                    seen.made[id(o)] = (value.shape, value.dtype)
+                if eq.prim.name in buffers.PRODUCTS and buffers.layout_key(value) is not None:
+                    seen.made[id(o)] = buffers.layout_key(value)
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
@@ -182,8 +181,7 @@ def generate(traced, name, first):
         body.append(f"del {', '.join(unused_inputs)}")
     if scratch:
         pool = names.global_name("_scratch", Scratch())
-        arrays = [f"_empty({shape!r}, {names.value(dtype, 'p')})"
-                  for shape, dtype in scratch.values()]
+        arrays = [_allocation(key, names) for key in scratch.values()]
         body.append(f"{workspace} = {pool}.pop() if {pool} else ({', '.join(arrays)},)")
     n = 0
     while n < len(equations):
@@ -247,6 +245,16 @@ class Scratch(list):
     """A generated function's free workspaces (tuples of arrays): a call takes one (or makes
     one) and puts it back when it returns, so calls from several threads never share one."""
     __slots__ = ()
+
+
+def _allocation(key, names):
+    """Code making a new array of this `buffers.layout_key`."""
+    shape, dtype, order = key
+    dtype = names.value(dtype, "p")
+    if order is None:
+        return f"_empty({shape!r}, {dtype})"
+    inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return f"_empty({tuple(shape[k] for k in order)!r}, {dtype}).transpose({inverse!r})"
 
 
 def _large(layout):

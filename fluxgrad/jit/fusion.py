@@ -3,8 +3,8 @@ over chunks small enough to stay in the CPU's cache, so the chain makes one pass
 memory instead of one per op.
 
 `regions(equations, layout)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
-of consecutive ufunc equations (those in `layout`: the first run's C-contiguous results of
-the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE` elements and
+of consecutive ufunc equations (those in `layout` with C order: the first run's C-contiguous
+results of the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE` elements and
 whose inputs are Variables of exactly that shape, 0-d Variables (a learning rate: read whole)
 or Python scalars.
 
@@ -42,7 +42,7 @@ MIN_RUN = 2  # measured: a parameter's SGD update (lr * g, p - that) 3% of an ML
 def _fusable(eq, layout):
     from ..static.program import Variable
     key = layout.get(id(eq.outputs[0]))  # only outputs of equations `buffers.writes_out` takes
-    if key is None or math.prod(key[0]) < MIN_SIZE:
+    if key is None or key[2] is not None or math.prod(key[0]) < MIN_SIZE:  # C order only
         return None
     for x in eq.inputs:
         if isinstance(x, Variable):
@@ -80,7 +80,7 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment, out_of)
     for key, v in defined.items():
         if id(v) in keep or last_use.get(key, -1) >= stop:
             escaping[key] = v
-    shape, _ = layout[id(run[0].outputs[0])]
+    shape = layout[id(run[0].outputs[0])][0]
     size = math.prod(shape)
     lines, local = [], []
     chunk = {}  # id(var) -> its name inside the loop
