@@ -64,19 +64,28 @@ def first_run(traced, arrays):
         outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
         if any(type(o) is not _ndarray for o in outs):
             seen.wrapped.add(id(eq))
-        elif buffers.writes_out(eq) and buffers.layout_key(out) is not None:
-            seen.layout[id(eq.outputs[0])] = buffers.layout_key(out)
+        elif buffers.writes_out(eq) and _key(eq.outputs[0], out) is not None:
+            seen.layout[id(eq.outputs[0])] = _key(eq.outputs[0], out)
         arrays_in = [a for a in args if type(a) is _ndarray]
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = value = np.asarray(value)
             if not any(np.may_share_memory(value, a) for a in arrays_in):
                 seen.fresh.add(id(o))
-                if eq.prim.name in buffers.PRODUCTS and buffers.layout_key(value) is not None:
-                    seen.made[id(o)] = buffers.layout_key(value)
+                if eq.prim.name in buffers.PRODUCTS and _key(o, value) is not None:
+                    seen.made[id(o)] = _key(o, value)
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
     return results, seen
+
+
+def _key(var, value):
+    """`buffers.layout_key` of a Variable's first value, with the Variable's dims as its shape
+    where some are unknown (`symbolic`): two results of one shape now may differ later."""
+    key = buffers.layout_key(value)
+    if key is not None and any(type(d) is not int for d in var.dims):
+        key = (tuple(var.dims),) + key[1:]
+    return key
 
 
 class _Names:
@@ -260,7 +269,8 @@ def _allocation(key, names):
 def _large(layout):
     """Whether an array of this (shape, dtype) is worth a buffer kept between calls (a new one
     costs page faults; a small one comes from NumPy's and malloc's caches)."""
-    return layout is not None and math.prod(layout[0]) * layout[1].itemsize >= SCRATCH_BYTES
+    return layout is not None and all(type(d) is int for d in layout[0]) and \
+        math.prod(layout[0]) * layout[1].itemsize >= SCRATCH_BYTES
 
 
 def _symbolic(inputs):

@@ -42,7 +42,8 @@ MIN_RUN = 2  # measured: a parameter's SGD update (lr * g, p - that) 3% of an ML
 def _fusable(eq, layout):
     from ..static.program import Variable
     key = layout.get(id(eq.outputs[0]))  # only outputs of equations `buffers.writes_out` takes
-    if key is None or key[2] is not None or math.prod(key[0]) < MIN_SIZE:  # C order only
+    if key is None or key[2] is not None or any(type(d) is not int for d in key[0]) or \
+            math.prod(key[0]) < MIN_SIZE:  # C order and known sizes only
         return None
     for x in eq.inputs:
         if isinstance(x, Variable):
