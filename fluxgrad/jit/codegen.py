@@ -17,9 +17,22 @@ arrays, with the static params as keywords (literals where Python can write them
 globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argument, when
 there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
-staged the equation as a comment. A long run of elementwise equations on large arrays is
+staged the equation as a comment. A large matrix product writes into a dead buffer too
+(`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
 written as one loop over cache-sized chunks (`fusion`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
+
+The large arrays (>= `SCRATCH_BYTES`) a call allocates and frees again (nothing returned
+may alias them; sizes all known) come from a workspace kept between calls, so a training
+step does not page-fault fresh memory in every call:
+
+    try:
+        scratch = _scratch.pop()               # a free workspace ...
+    except IndexError:
+        scratch = (_empty((256, 512), _p3),)   # ... or a new one (first call, other threads)
+    b = _matmul_into(x, a, scratch[0])
+    ...
+    _scratch.append(scratch)
 """
 import itertools
 import keyword
@@ -191,7 +204,8 @@ def generate(traced, name, first):
     if scratch:
         pool = names.global_name("_scratch", Scratch())
         arrays = [_allocation(key, names) for key in scratch.values()]
-        body.append(f"{workspace} = {pool}.pop() if {pool} else ({', '.join(arrays)},)")
+        body += ["try:", f"    {workspace} = {pool}.pop()", "except IndexError:",
+                 f"    {workspace} = ({', '.join(arrays)},)"]
     n = 0
     while n < len(equations):
         if n in regions:
