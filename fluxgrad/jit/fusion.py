@@ -4,9 +4,9 @@ memory instead of one per op.
 
 `regions(equations, layout)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
 of consecutive ufunc equations (those in `layout` with C order: the first run's C-contiguous
-results of the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE` elements and
-whose inputs are Variables of exactly that shape, 0-d Variables (a learning rate: read whole)
-or Python scalars.
+results of the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE`
+elements and whose inputs are Variables of exactly that shape, 0-d Variables (a learning
+rate: read whole) or Python scalars.
 
 `emit(equations, start, stop, ...)` writes one region:
 
