@@ -9,8 +9,10 @@ step (target <= 1.1x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
 <= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
-and `memory`: the peak traced memory (tracemalloc, which sees NumPy's buffers) of
-one compiled step against one eager fluxgrad step (target: no higher).
+`cpu`: the compiled steps' CPU time per step against PyTorch's (robust to the load of other
+processes on a shared machine) with their page faults, and `memory`: the peak traced memory
+(tracemalloc, which sees NumPy's buffers) of one compiled step against one eager fluxgrad
+step, counting what each keeps between steps (target: no higher).
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
 """
@@ -175,13 +177,16 @@ def vgg11():
 
 
 def peak_memory(step, warmup=3):
-    """The peak traced memory of one step (after `warmup` steps), in bytes above the start."""
+    """The peak traced memory of one step (after `warmup` steps), in bytes above the memory
+    before the first step: so what a step keeps between calls counts too (the gradients,
+    the compiled code's workspaces and caches)."""
     import tracemalloc
-    for _ in range(warmup):
-        step()
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
+        for _ in range(warmup):
+            step()
+        tracemalloc.reset_peak()
         step()
         return tracemalloc.get_traced_memory()[1] - base
     finally:
@@ -198,11 +203,37 @@ def memory():
               f"{c / e:.2f}x  {'met' if c <= e else 'MISSED'}", flush=True)
 
 
+def cpu_times(steps=30):
+    """The compiled steps' CPU time (`thread_time`: robust to other processes' load, page
+    faults included) against PyTorch's, medians, back to back and interleaved, and the page
+    faults per step of each (a step that allocates fresh memory every time pays for them)."""
+    import resource
+    print("compiled steps, CPU time per step (thread_time), medians; page faults per step:")
+    for name in ("mlp-compiled", "cnn-compiled"):
+        title, ours, theirs, _, target = CASES[name]()
+        for step in (ours, theirs, ours, theirs):
+            step()
+        cells = []
+        for order in ([ours] * steps + [theirs] * steps, [ours, theirs] * steps):
+            times, faults = {ours: [], theirs: []}, {ours: 0, theirs: 0}
+            for step in order:
+                before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+                start = time.thread_time()
+                step()
+                times[step].append(time.thread_time() - start)
+                faults[step] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+            ratio = np.median(times[ours]) / np.median(times[theirs])
+            cells.append(f"{ratio:.2f}x ({faults[ours] / steps:.0f} / "
+                         f"{faults[theirs] / steps:.0f} faults)")
+        print(f"  {title:<58} back to back {cells[0]}, interleaved {cells[1]}  "
+              f"(target <= {target}x)", flush=True)
+
+
 CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11,
          "mlp-compiled": lambda: mlp(compiled_training_step, 0.9, ", compiled"),
          "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled"),
          "small-compiled": small_mlp}
-REPORTS = {"memory": memory}
+REPORTS = {"memory": memory, "cpu": cpu_times}
 
 
 def main(names):

@@ -381,3 +381,19 @@ def test_gradients_through_a_chunked_chain_match_the_closed_form():
         compiled(tx, tw).backward()
         np.testing.assert_allclose(tx.grad.numpy(), gx, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(tw.grad.numpy(), gw, rtol=1e-10, atol=1e-12)
+
+
+def _two_shapes(x, y):
+    total = (x * 2.0 + 1.0).sum()  # (B, 4) values that die here
+    return total, y * 3.0 + 1.0  # (4, 4): the same shape as x's when B is 4
+
+
+def test_a_buffer_of_an_unknown_size_is_never_reused_for_a_shape_it_only_matched_once():
+    compiled = fluxgrad.compile(_two_shapes)
+    y = np.arange(16.0).reshape(4, 4)
+    for batch in (3, 4, 2, 5):  # the size turns symbolic at 4, where both shapes are (4, 4)
+        x = np.arange(batch * 4.0).reshape(batch, 4)
+        total, other = compiled(Tensor(x), Tensor(y))
+        np.testing.assert_allclose(total.item(), (x * 2.0 + 1.0).sum(), rtol=RTOL)
+        np.testing.assert_allclose(other.numpy(), y * 3.0 + 1.0, rtol=RTOL)
+    assert compiled.trace_count == 2

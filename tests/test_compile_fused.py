@@ -1,7 +1,9 @@
 """What the code generator rewrites for speed and memory, checked against PyTorch: a training
-step's parameter and optimizer-state updates written in place into the eager arrays, the
-transpose of a matrix product written as one transposed product, and the `stop_gradient`
-equations tracing under no_grad adds dropped from the code."""
+step's parameter and optimizer-state updates written in place into the eager arrays (in
+chunks for a large parameter), the transpose of a matrix product written as one transposed
+product, a bias added in place into its product, large products written into a workspace
+kept between calls (one per concurrent call), and the `stop_gradient` equations tracing under
+no_grad adds dropped from the code."""
 import os
 import subprocess
 import sys
@@ -138,3 +140,156 @@ def test_a_chain_compiled_under_no_grad_calls_no_stop_gradient_and_matches_pytor
     assert "for " in compiled.code  # one fused loop over chunks, unbroken
     expected = _chain(torch.tensor(y), torch.tensor(w)).numpy()
     np.testing.assert_allclose(out._data, expected, rtol=1e-5, atol=1e-6)
+
+
+def _large_linear_steps(order, steps=3):
+    """A compiled SGD step of a 400 -> 512 linear layer (a weight large enough that its update
+    runs in chunks), its weight array in C or Fortran order, against PyTorch."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((512, 400)).astype(np.float32) * 0.05
+    x = rng.standard_normal((8, 400)).astype(np.float32)
+    layer = nn.Linear(400, 512)
+    layer.weight._data = np.array(w0, order=order)
+    t_layer = torch.nn.Linear(400, 512)
+    with torch.no_grad():
+        t_layer.weight.copy_(torch.tensor(w0))
+        t_layer.bias.copy_(torch.tensor(layer.bias._data))
+    opt, t_opt = optim.SGD(layer.parameters(), lr=0.1), torch.optim.SGD(t_layer.parameters(),
+                                                                        lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        loss = (layer(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+    compiled = fluxgrad.compile(step)
+    array = layer.weight._data
+    for _ in range(steps):
+        compiled(Tensor(x))
+        t_opt.zero_grad()
+        (t_layer(torch.tensor(x)) ** 2).mean().backward()
+        t_opt.step()
+    np.testing.assert_allclose(layer.weight._data, t_layer.weight.detach().numpy(),
+                               rtol=1e-5, atol=1e-7)
+    return compiled, layer, array
+
+
+def test_a_large_weight_is_updated_in_chunks_in_place_and_matches_pytorch():
+    compiled, layer, array = _large_linear_steps("C")
+    assert "for " in compiled.code and "layer_weight.flags.c_contiguous" in compiled.code
+    assert layer.weight._data is array
+
+
+def test_a_large_fortran_order_weight_chunked_update_matches_pytorch():
+    compiled, layer, _ = _large_linear_steps("F")
+    assert "for " in compiled.code
+
+
+def test_a_bias_is_added_in_place_into_the_product():
+    compiled, _, _ = _large_linear_steps("C", steps=2)
+    product = next(line for line in compiled.code.splitlines() if "_matmul(" in line)
+    name = product.split("=")[0].strip()
+    assert f"_add({name}, layer_bias, {name})" in compiled.code
+
+
+def _mlp_layer(x, w, v):
+    h = (x @ w).relu()  # (256, 128) float64: a product large enough for a kept workspace
+    return h @ v, (h * 2.0).sum(axis=0)
+
+
+def _mlp_layer_inputs(seed):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal((256, 64)), rng.standard_normal((64, 128)),
+            rng.standard_normal((128, 3)))
+
+
+def _mlp_layer_expected(x, w, v):
+    product, sums = _mlp_layer(*(torch.tensor(a) for a in (x, w, v)))
+    return product.numpy(), sums.numpy()
+
+
+def test_products_write_into_a_workspace_kept_between_calls_that_results_never_share():
+    compiled = fluxgrad.compile(_mlp_layer)
+    first_inputs, second_inputs = _mlp_layer_inputs(0), _mlp_layer_inputs(1)
+    first = compiled(*(Tensor(a) for a in first_inputs))
+    second = compiled(*(Tensor(a) for a in second_inputs))
+    assert "_matmul_into(" in compiled.code and "_scratch.append(" in compiled.code
+    for result, inputs in ((first, first_inputs), (second, second_inputs)):
+        for value, expected in zip(result, _mlp_layer_expected(*inputs)):
+            np.testing.assert_allclose(value._data, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_calls_from_two_threads_at_once_each_get_their_own_workspace():
+    import threading
+    compiled = fluxgrad.compile(_mlp_layer)
+    inputs = [_mlp_layer_inputs(seed) for seed in range(2)]
+    compiled(*(Tensor(a) for a in inputs[0]))
+    expected = [_mlp_layer_expected(*a) for a in inputs]
+    errors = []
+
+    def work(k):
+        for _ in range(30):
+            result = compiled(*(Tensor(a) for a in inputs[k]))
+            if not all(np.allclose(value._data, e, rtol=1e-9, atol=1e-12)
+                       for value, e in zip(result, expected[k])):
+                errors.append(k)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path):
+    compiled = fluxgrad.compile(_mlp_layer)
+    inputs = _mlp_layer_inputs(0)
+    compiled(*(Tensor(a) for a in inputs))
+    compiled.save(tmp_path / "layer.py")
+    product, sums = _mlp_layer_expected(*inputs)
+    np.savez(tmp_path / "inputs.npz", x=inputs[0], w=inputs[1], v=inputs[2], product=product,
+             sums=sums)
+    script = (
+        "import sys, numpy as np\n"
+        "class NoFluxgrad:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.partition('.')[0] == 'fluxgrad':\n"
+        "            raise ImportError('fluxgrad is not importable here')\n"
+        "sys.meta_path.insert(0, NoFluxgrad())\n"
+        "sys.path.insert(0, '.')\n"
+        "from layer import _mlp_layer as f\n"
+        "d = np.load('inputs.npz')\n"
+        "for _ in range(2):\n"
+        "    product, sums = f(d['x'], d['w'], d['v'])\n"
+        "    np.testing.assert_allclose(product, d['product'], rtol=1e-9, atol=1e-12)\n"
+        "    np.testing.assert_allclose(sums, d['sums'], rtol=1e-9, atol=1e-12)\n"
+        "print('ok')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def _conv_block(x, w, b):
+    h = F.conv2d(x, w, b, padding=1)  # channels-last memory, (8, 16, 16, 16) float64
+    return ((h.relu() * 2.0 - 1.0) * h).sum(), (h.relu() + 1.0).sum(axis=(0, 2, 3))
+
+
+def test_channels_last_convolution_results_are_reused_in_their_layout_and_match_pytorch():
+    rng = np.random.default_rng(0)
+    arrays = [(rng.standard_normal((8, 3, 16, 16)), rng.standard_normal((16, 3, 3, 3)),
+               rng.standard_normal(16)) for _ in range(2)]
+    compiled = fluxgrad.compile(_conv_block)
+    results = [compiled(*(Tensor(a) for a in inputs)) for inputs in arrays]
+    conv = next(line for line in compiled.code.splitlines() if "_conv2d(" in line)
+    name = conv.split("=")[0].strip()
+    assert f", {name})" in compiled.code  # a ufunc writes into the convolution's result
+    assert ".transpose((0, 3, 1, 2))" in compiled.code  # a channels-last workspace
+    for result, (x, w, b) in zip(results, arrays):
+        h = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b),
+                                       padding=1)
+        total, sums = ((h.relu() * 2.0 - 1.0) * h).sum(), (h.relu() + 1.0).sum(dim=(0, 2, 3))
+        np.testing.assert_allclose(result[0].item(), total.item(), rtol=1e-10)
+        np.testing.assert_allclose(result[1]._data, sums.numpy(), rtol=1e-10)

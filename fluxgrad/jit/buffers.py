@@ -1,18 +1,20 @@
 """Buffer reuse in generated code: which equations write their result into a dead buffer.
 
-`plan(equations, inputs, keep, last_use, layout) -> Plan` walks the equations once. An
+`plan(equations, inputs, keep, last_use, layout, ...) -> Plan` walks the equations once. An
 equation qualifies when its primitive's impl is a NumPy ufunc called on its inputs alone (no
 params), so that it takes the output array as one more positional argument
-(`_add(a, 0.5, buf)`), and its first run gave a C-contiguous array (`layout`: (shape,
-dtype) per such output). It then writes into a buffer of the same shape and dtype whose
-values nothing reads any more: in place into an input that dies at this equation when it
-can, else into an earlier dead one; only when none is free is a new array allocated.
+(`_add(a, 0.5, buf)`), and its first run gave an array with a `layout_key` (`layout`: the
+key per such output: shape, dtype and the order of its memory). It then writes into a
+buffer of the same key whose values nothing reads any more: in place into an input that
+dies at this equation when it can, else into an earlier dead one; only when none is free is
+a new array allocated. So may a matrix product in `takes_out` (`np.matmul(..., out=)`),
+though never into its own inputs.
 
-A buffer ("root") is an array that a ufunc equation of this function made. Any other
-equation's outputs may alias any of its inputs' roots (views: reshape, transpose, slicing;
-an impl that returns its input), unless the first run found them sharing no memory with
-their inputs (`fresh`: a matmul, a reduction), so a root is free only once no live Variable
-may alias it.
+A buffer ("root") is an array that a ufunc equation of this function made, or a product
+(`made`: a new array from an impl in `PRODUCTS`, with its key). Any other equation's
+outputs may alias any of its inputs' roots (views: reshape, transpose, slicing; an impl
+that returns its input), unless the first run found them sharing no memory with their
+inputs (`fresh`: a reduction), so a root is free only once no live Variable may alias it.
 A Variable in `keep` (returned: also a joint forward's residuals) never dies, so no root it
 may alias is ever reused. The function's inputs are never roots: nothing derived from them
 by a view is written.
@@ -25,17 +27,20 @@ any more (its last read is behind); no other equation ever writes there.
 
 `Plan.out_of[id(eq)]` is the Variable whose array (the buffer) the equation writes into;
 `Plan.delete_at[id(var)]` the equation after which a Variable's name is dropped: its last
-use, or later when its array is a dead buffer reused there.
+use, or later when its array is a dead buffer reused there; `Plan.scratch[id(eq)]` the key of
+the new array an equation allocates when no returned Variable may alias it (its memory can
+serve the next call too: `codegen`'s workspaces).
 """
 import numpy as np
 
 
 class Plan:
-    __slots__ = ("out_of", "delete_at")
+    __slots__ = ("out_of", "delete_at", "scratch")
 
-    def __init__(self, out_of, delete_at):
+    def __init__(self, out_of, delete_at, scratch):
         self.out_of = out_of
         self.delete_at = delete_at
+        self.scratch = scratch
 
 
 def writes_out(eq):
@@ -45,11 +50,33 @@ def writes_out(eq):
         not eq.params and eq.prim.n_outputs == 1
 
 
-def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
+def layout_key(array):
+    """(shape, dtype, order) of a writeable array whose elements fill one block of memory, in
+    C order (order None) or in another order of its axes (the axes by decreasing stride: a
+    convolution's channels-last result); None for any other array. Buffers are reused only
+    for results of the same key, so a ufunc writing into one runs as fast as into its own."""
+    if not array.flags.writeable:
+        return None
+    if array.flags.c_contiguous:
+        return array.shape, array.dtype, None
+    order = tuple(sorted(range(array.ndim), key=lambda k: (-array.strides[k], k)))
+    if array.transpose(order).flags.c_contiguous:
+        return array.shape, array.dtype, order
+    return None
+
+
+# primitives whose impl returns a new array on every call (never a cached one): when the first
+# run gave one with a `layout_key`, it is a buffer that ufunc equations may write into once dead
+PRODUCTS = {"matmul", "conv2d", "conv2d_weight"}
+
+
+def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), made=None,
+         takes_out=()):
     from ..static.program import Variable
     roots_of = {id(v): () for v in inputs}
     refs, holder, key_of, free = {}, {}, {}, {}
     out_of, delete_at = {}, dict(last_use)
+    allocates = {}  # id(equation) -> the root it makes (a new array)
     pinned = {}  # id(output) -> the root of the input it may be written into
     for key, v in (in_place or {}).items():
         if id(v) in last_use and id(v) not in keep and id(v) in roots_of:
@@ -62,7 +89,8 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
         dying = list({id(x): x for x in eq.inputs if isinstance(x, Variable) and
                       last_use.get(id(x)) == n and id(x) not in keep}.values())
         out = eq.outputs[0]
-        key = layout.get(id(out)) if writes_out(eq) else None
+        key = layout.get(id(out)) if writes_out(eq) else \
+            made.get(id(out)) if made and id(eq) in takes_out else None
         target = None
         r = pinned.get(id(out))
         if r is not None and writes_out(eq) and \
@@ -76,7 +104,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
             holder[r] = out
             out_roots = (r,)
         elif key is not None:
-            for x in dying:
+            for x in dying if writes_out(eq) else ():  # a product never writes over its input
                 roots = roots_of[id(x)]
                 if len(roots) == 1 and holder.get(roots[0]) is x and refs[roots[0]] == 1 \
                         and key_of[roots[0]] == key and roots[0] not in pinned_roots:
@@ -87,11 +115,16 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
             if target is None:
                 target = len(key_of)
                 key_of[target] = key
+                allocates[id(eq)] = target
             else:
                 buffer = holder[target]
                 out_of[id(eq)] = buffer
                 delete_at[id(buffer)] = max(delete_at[id(buffer)], n)
             holder[target] = out
+            out_roots = (target,)
+        elif made and id(out) in made and eq.prim.n_outputs == 1:
+            target = len(key_of)
+            key_of[target], holder[target] = made[id(out)], out
             out_roots = (target,)
         elif all(id(o) in fresh for o in eq.outputs):
             out_roots = ()
@@ -109,4 +142,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=()):
                 # a buffer is reachable by its holder's name (never `_`: an unused output)
                 if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots:
                     free.setdefault(key_of[r], []).append(r)
-    return Plan(out_of, delete_at)
+    escaping = {r for key in keep for r in roots_of.get(key, ())}
+    return Plan(out_of, delete_at, {k: key_of[r] for k, r in allocates.items()
+                                    if r not in escaping and r not in pinned_roots})
+

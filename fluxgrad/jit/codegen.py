@@ -17,9 +17,22 @@ arrays, with the static params as keywords (literals where Python can write them
 globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argument, when
 there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
-staged the equation as a comment. A long run of elementwise equations on large arrays is
+staged the equation as a comment. A large matrix product writes into a dead buffer too
+(`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
 written as one loop over cache-sized chunks (`fusion`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
+
+The large arrays (>= `SCRATCH_BYTES`) a call allocates and frees again (nothing returned
+may alias them; sizes all known) come from a workspace kept between calls, so a training
+step does not page-fault fresh memory in every call:
+
+    try:
+        scratch = _scratch.pop()               # a free workspace ...
+    except IndexError:
+        scratch = (_empty((256, 512), _p3),)   # ... or a new one (first call, other threads)
+    b = _matmul_into(x, a, scratch[0])
+    ...
+    _scratch.append(scratch)
 """
 import itertools
 import keyword
@@ -30,47 +43,63 @@ import os
 import numpy as np
 
 from .._core.tensor import Tensor
+from ..static import dims as _dims
 from ..static.program import Equation, Variable
 from . import buffers, fusion
 
 _ndarray = np.ndarray
 _may_share_memory = np.may_share_memory
+SCRATCH_BYTES = 1 << 16
 _ids = itertools.count(1)
 
 
 class FirstRun:
     """What the first run saw: the (ids of the) equations whose impl returned something other
-    than an ndarray, and (shape, dtype) of each output of a ufunc equation that came out as
-    a C-contiguous array (the buffers `buffers.plan` may reuse)."""
-    __slots__ = ("wrapped", "layout", "fresh")
+    than an ndarray, and the `buffers.layout_key` of each output of a ufunc equation that has
+    one (the buffers `buffers.plan` may reuse), and likewise of each new array a product
+    made (`made`: buffers that ufuncs may reuse once dead)."""
+    __slots__ = ("wrapped", "layout", "fresh", "made")
 
     def __init__(self):
         self.wrapped = set()
         self.layout = {}
         self.fresh = set()  # ids of the outputs that share no memory with an input
+        self.made = {}
 
 
 def first_run(traced, arrays):
     env = {id(v): a for v, a in zip(traced.inputs, arrays)}
     seen = FirstRun()
-    for eq in traced.program.equations:
+    # as the code will run them, so that `layout` sees the products' C-contiguous results
+    for eq in _transposed_products(traced.program.equations, traced.outputs):
         args = [env[id(x)] if isinstance(x, Variable) else
                 (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
         out = eq.prim.impl(*args, **eq.params)
         outs = (out,) if eq.prim.n_outputs == 1 else tuple(out)
         if any(type(o) is not _ndarray for o in outs):
             seen.wrapped.add(id(eq))
-        elif buffers.writes_out(eq) and out.flags.c_contiguous:
-            seen.layout[id(eq.outputs[0])] = (out.shape, out.dtype)
+        elif buffers.writes_out(eq) and _key(eq.outputs[0], out) is not None:
+            seen.layout[id(eq.outputs[0])] = _key(eq.outputs[0], out)
         arrays_in = [a for a in args if type(a) is _ndarray]
         for o, value in zip(eq.outputs, outs):
             env[id(o)] = value = np.asarray(value)
             if not any(map(_may_share_memory, itertools.repeat(value), arrays_in)):
                 seen.fresh.add(id(o))
+                if eq.prim.name in buffers.PRODUCTS and _key(o, value) is not None:
+                    seen.made[id(o)] = _key(o, value)
     input_ids = {id(v) for v in traced.inputs}
     results = [(env[id(o)].copy() if id(o) in input_ids else env[id(o)])
                if isinstance(o, Variable) else np.array(o._data) for o in traced.outputs]
     return results, seen
+
+
+def _key(var, value):
+    """`buffers.layout_key` of a Variable's first value, with the Variable's dims as its shape
+    where some are unknown (`symbolic`): two results of one shape now may differ later."""
+    key = buffers.layout_key(value)
+    if key is not None and any(type(d) is not int for d in var.dims):
+        key = (tuple(var.dims),) + key[1:]
+    return key
 
 
 class _Names:
@@ -112,6 +141,14 @@ class _Names:
             self._impls[id(prim)] = name
         return name
 
+    def global_name(self, base, value):
+        name, k = base, 1
+        while name in self.used:
+            name, k = f"{base}_{k}", k + 1
+        self.used.add(name)
+        self.globals[name] = value
+        return name
+
     def value(self, x, prefix):
         """A literal for `x` when Python can write it exactly, else a new global."""
         if _literal(x):
@@ -147,8 +184,15 @@ def generate(traced, name, first):
     regions = fusion.regions(equations, first.layout)
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
+    takes_out = {id(eq) for eq in equations if _large(first.made.get(id(eq.outputs[0]))) and (
+        eq.prim is _MATMUL_T or eq.prim.name == "matmul" and
+        all(isinstance(x, Variable) and x._data.ndim == 2 for x in eq.inputs))}
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
-                         _in_place(traced, outputs, fused), first.fresh)
+                         _in_place(traced, outputs), first.fresh, first.made, takes_out)
+    scratch = {} if _symbolic(traced.inputs) else {
+        k: key for k, key in reuse.scratch.items() if _large(key)}
+    slot = {key: k for k, key in enumerate(scratch)}
+    workspace = names.fresh("scratch") if scratch else None
     deletions = {}
     for key, n in reuse.delete_at.items():
         if key not in keep:
@@ -158,12 +202,18 @@ def generate(traced, name, first):
                      if id(v) not in last_use and id(v) not in keep]
     if unused_inputs:
         body.append(f"del {', '.join(unused_inputs)}")
+    if scratch:
+        pool = names.global_name("_scratch", Scratch())
+        arrays = [_allocation(key, names) for key in scratch.values()]
+        body += ["try:", f"    {workspace} = {pool}.pop()", "except IndexError:",
+                 f"    {workspace} = ({', '.join(arrays)},)"]
     n = 0
     while n < len(equations):
         if n in regions:
             stop = regions[n]
             body += fusion.emit(equations, n, stop, names, first.layout, last_use, keep,
-                                lambda eq, width: _comment(eq.source, width, comments))
+                                lambda eq, width: _comment(eq.source, width, comments),
+                                reuse.out_of)
             dead = [names.var(x) for k in range(n, stop) for x in deletions.get(k, ())
                     if id(x) not in fused or id(x) in last_use and last_use[id(x)] >= stop]
             if dead:
@@ -176,8 +226,11 @@ def generate(traced, name, first):
         buffer = reuse.out_of.get(id(eq))
         if buffer is not None:
             args.append(names.var(buffer))
+        elif id(eq) in slot:
+            args.append(f"{workspace}[{slot[id(eq)]}]")
+        prim = _MATMUL_INTO if eq.prim.name == "matmul" and len(args) == 3 else eq.prim
         args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
-        call = f"{names.impl(eq.prim)}({', '.join(args)})"
+        call = f"{names.impl(prim)}({', '.join(args)})"
         outs = [names.var(o) if id(o) in last_use or id(o) in keep else "_"
                 for o in eq.outputs]
         if eq.prim.n_outputs == 1:
@@ -199,6 +252,8 @@ def generate(traced, name, first):
             results.append(f"{names.var(o)}.copy()" if id(o) in input_ids else names.var(o))
         else:
             results.append(f"{names.value(np.asarray(o._data), 'c')}.copy()")
+    if scratch:
+        body.append(f"{pool}.append({workspace})")
     body.append(f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     params = ", ".join(names.var(v) for v in traced.inputs)
     source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
@@ -210,14 +265,41 @@ def generate(traced, name, first):
     return source, namespace[name]
 
 
-def _in_place(traced, outputs, fused):
+class Scratch(list):
+    """A generated function's free workspaces (tuples of arrays): a call takes one (or makes
+    one) and puts it back when it returns, so calls from several threads never share one."""
+    __slots__ = ()
+
+
+def _allocation(key, names):
+    """Code making a new array of this `buffers.layout_key`."""
+    shape, dtype, order = key
+    dtype = names.value(dtype, "p")
+    if order is None:
+        return f"_empty({shape!r}, {dtype})"
+    inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+    return f"_empty({tuple(shape[k] for k in order)!r}, {dtype}).transpose({inverse!r})"
+
+
+def _large(layout):
+    """Whether an array of this (shape, dtype) is worth a buffer kept between calls (a new one
+    costs page faults; a small one comes from NumPy's and malloc's caches)."""
+    return layout is not None and all(type(d) is int for d in layout[0]) and \
+        math.prod(layout[0]) * layout[1].itemsize >= SCRATCH_BYTES
+
+
+def _symbolic(inputs):
+    return any(isinstance(d, _dims.Dim) for v in inputs for d in v.dims)
+
+
+def _in_place(traced, outputs):
     """{id(output): the input whose array it may be written into} for a training step's new
-    parameter and state values made outside a fused region (see `buffers.plan`)."""
+    parameter and state values (see `buffers.plan`)."""
     state = traced.state
     if state is None:
         return {}
     return {id(outputs[k]): v for k, v in state.in_place.items()
-            if isinstance(outputs[k], Variable) and id(outputs[k]) not in fused}
+            if isinstance(outputs[k], Variable)}
 
 
 class _Emitted:
@@ -228,11 +310,17 @@ class _Emitted:
         self.name, self.impl, self.n_outputs = name, impl, 1
 
 
-def _matmul_transposed(x, y):
-    return np.matmul(y.T, x.T)
+def _matmul_transposed(x, y, out=None):
+    return np.matmul(y.T, x.T, out=out)
+
+
+def _matmul_into(x, y, out):
+    return np.matmul(x, y, out=out)
 
 
 _MATMUL_T = _Emitted("matmul_transposed", _matmul_transposed)
+_MATMUL_INTO = _Emitted("matmul_into", _matmul_into)
+buffers.PRODUCTS.add(_MATMUL_T.name)
 
 
 def _transposed_products(equations, outputs):

@@ -3,9 +3,10 @@ over chunks small enough to stay in the CPU's cache, so the chain makes one pass
 memory instead of one per op.
 
 `regions(equations, layout)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
-of consecutive ufunc equations (those in `layout`: the first run's C-contiguous results of
-the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE` elements and
-whose inputs are Variables of exactly that shape or Python scalars.
+of consecutive ufunc equations (those in `layout` with C order: the first run's C-contiguous
+results of the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE`
+elements and whose inputs are Variables of exactly that shape, 0-d Variables (a learning
+rate: read whole) or Python scalars.
 
 `emit(equations, start, stop, ...)` writes one region:
 
@@ -22,27 +23,34 @@ whose inputs are Variables of exactly that shape or Python scalars.
     del y_flat, w_flat, e_flat, ...
 
 Inside a chunk each equation writes in place into a chunk buffer of an input that dies there
-when it can (as `buffers` does for whole arrays). Measured on the 200-op chain of
+when it can (as `buffers` does for whole arrays). A value read after the region that
+`buffers.plan` writes into an input's array (a parameter's update: `p - lr * g`) is written
+there chunk by chunk when that array is C-contiguous, so the update needs no temporary of the
+parameter's size. Measured on the 200-op chain of
 bench_compile.py, against the same code without chunks: as fast at 65536 and 131072
-elements, 1.7x at 200000, 1.1x at 10^6, 1.7x at 4 * 10^6 (pure NumPy; numexpr or numba would
-need a new dependency and were not tried).
+elements, 1.7x at 200000, 1.1x at 10^6, 1.7x at 4 * 10^6. CHUNK measured there: 8192 and
+16384 slower (per-call overhead), 65536 the same. The chunked code runs at 93-100% of the
+floor of its NumPy calls (the same calls on one chunk in cache), whose 40 tanh calls are
+half; numexpr (not a dependency) ran the chain at 0.03x this code's speed (its float32 tanh
+is ~40x slower than NumPy's here), so no numexpr backend.
 """
 import math
 
 
 CHUNK = 32768
 MIN_SIZE = 5 * CHUNK  # measured: no gain at 131072 elements, 1.7x at 200000
-MIN_RUN = 3
+MIN_RUN = 2  # measured: a parameter's SGD update (lr * g, p - that) 3% of an MLP step
 
 
 def _fusable(eq, layout):
     from ..static.program import Variable
     key = layout.get(id(eq.outputs[0]))  # only outputs of equations `buffers.writes_out` takes
-    if key is None or math.prod(key[0]) < MIN_SIZE:
+    if key is None or key[2] is not None or any(type(d) is not int for d in key[0]) or \
+            math.prod(key[0]) < MIN_SIZE:  # C order and known sizes only
         return None
     for x in eq.inputs:
         if isinstance(x, Variable):
-            if x._data.shape != key[0]:
+            if x._data.shape != key[0] and x._data.ndim:
                 return None
         elif type(x) not in (int, float, bool):
             return None
@@ -60,21 +68,23 @@ def regions(equations, layout):
     return found
 
 
-def emit(equations, start, stop, names, layout, last_use, keep, comment):
+def emit(equations, start, stop, names, layout, last_use, keep, comment, out_of):
     """The lines of one region (see the module docstring); `comment(eq, width)` gives the
-    user's line as a comment."""
+    user's line as a comment; `out_of` (`buffers.Plan.out_of`) the input whose array a value
+    read after the region is written into, where it has one (a parameter's update)."""
     from ..static.program import Variable
     run = equations[start:stop]
     defined = {id(o): o for eq in run for o in eq.outputs}
     outside, escaping = {}, {}
     for eq in run:
         for x in eq.inputs:
-            if isinstance(x, Variable) and id(x) not in defined:
-                outside.setdefault(id(x), x)
+            if isinstance(x, Variable) and id(x) not in defined and x._data.ndim:
+                outside.setdefault(id(x), x)  # a 0-d one is read whole
+    buffer_of = {id(eq.outputs[0]): out_of[id(eq)] for eq in run if id(eq) in out_of}
     for key, v in defined.items():
         if id(v) in keep or last_use.get(key, -1) >= stop:
             escaping[key] = v
-    shape, _ = layout[id(run[0].outputs[0])]
+    shape = layout[id(run[0].outputs[0])][0]
     size = math.prod(shape)
     lines, local = [], []
     chunk = {}  # id(var) -> its name inside the loop
@@ -83,8 +93,12 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
         flat[key] = names.fresh(names.var(x) + "_flat")
         local.append(flat[key])
     for key, v in escaping.items():
-        dtype = names.value(layout[key][1], "p")
-        lines.append(f"{names.var(v)} = _empty({shape!r}, {dtype})")
+        new = f"_empty({shape!r}, {names.value(layout[key][1], 'p')})"
+        if key in buffer_of:
+            # in place only into a C-contiguous array: of another, reshape(-1) is a copy
+            buffer = names.var(buffer_of[key])
+            new = f"{buffer} if {buffer}.flags.c_contiguous else {new}"
+        lines.append(f"{names.var(v)} = {new}")
     if flat:
         lines.append(_assign([flat[k] for k in flat], [
             names.var(outside.get(k, escaping.get(k))) + ".reshape(-1)" for k in flat]))
@@ -127,8 +141,8 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
         lines.append("    " + _assign(views, [f"{n}[:{length}]" for n in slot_names]))
     for eq in run:
         out = eq.outputs[0]
-        args = [chunk[id(x)] if isinstance(x, Variable) else names.value(x, "c")
-                for x in eq.inputs]
+        args = [(chunk[id(x)] if id(x) in chunk else names.var(x)) if isinstance(x, Variable)
+                else names.value(x, "c") for x in eq.inputs]
         target = f"{flat[id(out)]}[{s}:{s} + {CHUNK}]" if id(out) in escaping else \
             views[slot_of[id(out)]]
         name = chunk[id(out)] = names.fresh(names.var(out) + "_c")
@@ -141,3 +155,4 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment):
 
 def _assign(targets, values):
     return f"{', '.join(targets)} = {', '.join(values)}"
+
