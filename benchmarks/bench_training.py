@@ -4,8 +4,8 @@
     python benchmarks/bench_training.py mlp cnn    # a subset
 
 Cases (from the nn/optim issue): an MLP 784-512-512-10 at batch 256 with an SGD
-step (target <= 1.1x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
-(target <= 1.5x), and VGG-11 forward+backward on one 224x224 image (reported).
+step (target <= 1.0x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
+(target <= 1.2x), and VGG-11 forward+backward on one 224x224 image (reported).
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
 <= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
@@ -83,7 +83,7 @@ def compiled_training_step(model, x, y, opt):
     return lambda: compiled(x, y)
 
 
-def mlp(step=training_step, target=1.1, title=""):
+def mlp(step=training_step, target=1.0, title=""):
     fg.manual_seed(0)
     model = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(),
                           nn.Linear(512, 10))
@@ -126,7 +126,7 @@ def _cnn(lib):
         n.Linear(128, 10))
 
 
-def cnn(step=training_step, target=1.5, title=""):
+def cnn(step=training_step, target=1.2, title=""):
     fg.manual_seed(0)
     model, t_model = _cnn(fg), _cnn(torch)
     copy_weights(model, t_model)
