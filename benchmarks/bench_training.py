@@ -3,7 +3,7 @@
     python benchmarks/bench_training.py            # all three
     python benchmarks/bench_training.py mlp cnn    # a subset
 
-Cases (from the nn/optim issue): an MLP 784-512-512-10 at batch 256 with an SGD
+Cases (targets from the eager-speed issue): an MLP 784-512-512-10 at batch 256 with an SGD
 step (target <= 1.0x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 (target <= 1.2x), and VGG-11 forward+backward on one 224x224 image (reported).
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
