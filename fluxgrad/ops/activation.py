@@ -64,7 +64,7 @@ relu_p = Primitive(
     "relu", lambda x: np.maximum(x, 0),
     vjp=(lambda out_bar, out, x: out_bar * (x > 0),),  # a product: np.where is 3x slower
     jvp=lambda tangents, out, x: tangents[0] * (x > 0),
-    batch=broadcasting("relu"))
+    batch=broadcasting("relu"), array_rules=True)
 
 
 @tensor_method("relu")
