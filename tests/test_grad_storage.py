@@ -290,3 +290,26 @@ def test_writing_in_place_into_an_expanded_tensor_raises_and_changes_nothing(wri
     with pytest.raises(RuntimeError, match="single memory location.*clone"):
         write(view)
     np.testing.assert_array_equal(base.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_a_linear_layers_weight_gradient_has_the_weights_layout_and_owns_its_memory():
+    layer = fg.nn.Linear(5, 3)
+    x = fg.randn(4, 5)  # needs no gradient: x @ W.T's node keeps W.T's layout
+    layer(x).sum().backward()
+    for p in (layer.weight, layer.bias):
+        data = p.grad._data
+        assert data.flags.c_contiguous and data.base is None and data.flags.writeable
+    np.testing.assert_allclose(layer.weight.grad.numpy(), np.tile(x.numpy().sum(0), (3, 1)),
+                               rtol=1e-6)
+
+
+def test_a_gradient_a_hook_has_seen_through_a_view_is_copied_into_grad():
+    w = fg.randn(3, 4, requires_grad=True)
+    x = fg.randn(2, 4)
+    w_t = w.T
+    seen = []
+    w_t.register_hook(lambda g: seen.append((g, g.numpy().copy())))
+    (x @ w_t).sum().backward()
+    w.grad += 1
+    kept, values = seen[0]
+    np.testing.assert_array_equal(kept.numpy(), values)

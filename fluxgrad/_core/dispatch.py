@@ -199,7 +199,9 @@ def _unread_as_stand_ins(saves, inputs, edges):
         i = 0 if edges[0] is not None else 1 if edges[1] is not None else (
             [j for j, edge in enumerate(edges) if edge is not None][0])
         x = inputs[i]
-        if type(x) is not Tensor or x._data.dtype.kind != "f":
+        # a view is kept: its memory is its base's, which its owner keeps alive (a weight's
+        # transpose in x @ W.T), and matmul's rule reads its layout
+        if type(x) is not Tensor or x._data.dtype.kind != "f" or x._data.base is not None:
             return inputs
         kept = list(inputs)
         kept[i] = tensor_stand_in(x._data)

@@ -12,6 +12,7 @@ is a plain pass: its cotangents are plain arrays, and the rules of primitives ma
 other nodes get their cotangents wrapped as Tensors for the rule and unwrapped after.
 Hooks, `.grad` and `grad()`'s results see Tensors either way.
 """
+import sys
 import threading
 
 import numpy as np
@@ -408,6 +409,10 @@ def _store_grad(t, g, create_graph, exposed):
     concurrent backward passes into one leaf lose no update.
     """
     data = g._data
+    if data.base is not None and exposed is not None:
+        data = _owner_if_sole_view(data, exposed)
+        if data.base is None:
+            g = Tensor._make(data)
     private = (exposed is not None and data.base is None and data.flags.writeable
                and id(data) not in exposed)
     with _grad_lock:
@@ -426,6 +431,21 @@ def _store_grad(t, g, create_graph, exposed):
             old._data += data
         else:  # a read-only tensor the user assigned to .grad
             t._grad = Tensor._make(old._data + data)
+
+
+def _owner_if_sole_view(data, exposed):
+    """The array owning `data`'s memory when `data` is all of it, in its layout, and nothing
+    else holds it (a weight's gradient comes back transposed twice: a view of a fresh
+    product); else `data`. Only the base's own `.base` reference, this frame's and
+    getrefcount's argument may hold it: any other view of it would hold it too."""
+    base = data.base
+    if (type(base) is _ndarray and id(base) not in exposed and id(data) not in exposed
+            and base.shape == data.shape and base.strides == data.strides
+            and base.dtype == data.dtype
+            and base.__array_interface__["data"][0] == data.__array_interface__["data"][0]
+            and sys.getrefcount(base) <= 3):
+        return base
+    return data
 
 
 def _add_to_buffer(buffers, target, index, g, add):

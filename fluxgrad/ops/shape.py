@@ -285,8 +285,10 @@ def _sum_to_array(x, shape):
     lead = x.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and x.shape[i + lead] != 1)
-    out = x.sum(axis=axes, keepdims=True) if axes else x
-    return out.reshape(shape)
+    out = x.sum(axis=axes) if axes else x
+    # the sum's own array where it already has the shape (a bias gradient): it can become a
+    # .grad without a copy
+    return out if out.shape == shape else out.reshape(shape)
 
 
 def expand_reduced(out_bar, ndim, axis, keepdims):
