@@ -253,6 +253,7 @@ def test_grad_mode_is_thread_local():
             inside.set()
             release.wait(5)
             seen["worker"] = fluxgrad.is_grad_enabled()
+            seen["worker_records"] = (leaf([1.0]) * 2).grad_fn is not None
 
     thread = threading.Thread(target=worker)
     thread.start()
@@ -261,7 +262,8 @@ def test_grad_mode_is_thread_local():
     seen["main_records"] = (leaf([1.0]) * 2).grad_fn is not None
     release.set()
     thread.join()
-    assert seen == {"worker": False, "main": True, "main_records": True}
+    assert seen == {"worker": False, "worker_records": False, "main": True, "main_records": True}
+    assert (leaf([1.0]) * 2).grad_fn is not None
 
 
 # --- in-place modification ------------------------------------------------------------------

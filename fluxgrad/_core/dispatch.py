@@ -5,7 +5,7 @@ import numpy as np
 
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
-from .grad_mode import state as _grad_state
+from .grad_mode import disabled as _grad_disabled, state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import Node as _Node, anomaly as _anomaly, tensor_stand_in
@@ -26,7 +26,7 @@ def apply(prim, *inputs, **params):
             return transformed
     arrays = []
     record = False
-    if _grad_state.enabled and prim.differentiable:
+    if (not _grad_disabled.count or _grad_state.enabled) and prim.differentiable:
         for x in inputs:
             if isinstance(x, Tensor):
                 arrays.append(x._data)

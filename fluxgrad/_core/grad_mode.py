@@ -1,5 +1,9 @@
 """Whether ops record the graph: thread-local, switched by context managers that are also
-decorators (`with no_grad():`, `@no_grad()` or `@no_grad`)."""
+decorators (`with no_grad():`, `@no_grad()` or `@no_grad`).
+
+`disabled.count` is how many threads have it off now: while it is 0, the eager hot path
+(`apply`) need not read the thread-local state (a slower read).
+"""
 import contextlib
 import functools
 import inspect
@@ -11,6 +15,25 @@ class _State(threading.local):
 
 
 state = _State()
+
+
+class _Disabled:
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
+disabled = _Disabled()
+_lock = threading.Lock()
+
+
+def _set(mode):
+    """Switch this thread's grad mode, keeping `disabled.count` in step."""
+    if state.enabled != mode:
+        with _lock:
+            disabled.count += -1 if mode else 1
+        state.enabled = mode
 
 
 def is_grad_enabled():
@@ -28,11 +51,11 @@ class _GradMode:
 
     def __enter__(self):
         self.prev = state.enabled
-        state.enabled = self.mode
+        _set(self.mode)
         return self
 
     def __exit__(self, *exc):
-        state.enabled = self.prev
+        _set(self.prev)
 
     def __call__(self, fn):
         mode = self.mode
@@ -42,22 +65,22 @@ class _GradMode:
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             prev = state.enabled
-            state.enabled = mode
+            _set(mode)
             try:
                 return fn(*args, **kwargs)
             finally:
-                state.enabled = prev
+                _set(prev)
         return wrapper
 
 
 @contextlib.contextmanager
 def _switched(mode):
     prev = state.enabled
-    state.enabled = mode
+    _set(mode)
     try:
         yield
     finally:
-        state.enabled = prev
+        _set(prev)
 
 
 def _each_resumption(fn, mode):
@@ -104,11 +127,11 @@ class set_grad_enabled(_GradMode):
     def __init__(self, mode=True):
         self.mode = bool(mode)
         self.prev = state.enabled
-        state.enabled = self.mode
+        _set(self.mode)
 
     def __enter__(self):
         return self  # already switched by the call; __exit__ restores
 
     def __call__(self, fn):
-        state.enabled = self.prev
+        _set(self.prev)
         return super().__call__(fn)
