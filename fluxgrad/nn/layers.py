@@ -305,23 +305,41 @@ class Embedding(Module):
     """A lookup table: integer indices -> rows of `weight` [num_embeddings, embedding_dim] ~ N(0, 1)."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 sparse=False, _weight=None):
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise ValueError(f"Embedding: padding_idx {padding_idx} is out of range for "
                              f"{num_embeddings} embeddings")
         self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is not None:
-            self.weight = Parameter(_weight)
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ShapeError(f"Embedding: _weight has shape {list(_weight.shape)}, expected "
+                                 f"[{num_embeddings}, {embedding_dim}]")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
         else:
             self.weight = _empty(num_embeddings, embedding_dim)
             init.normal_(self.weight)
             if self.padding_idx is not None:
                 self.weight._data[self.padding_idx] = 0
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        """An Embedding whose weight holds the 2-d `embeddings`; frozen unless freeze=False."""
+        if embeddings.dim() != 2:
+            raise ShapeError(f"Embedding.from_pretrained: embeddings must be 2-d, got shape "
+                             f"{list(embeddings.shape)}")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
     def forward(self, x):
-        return F.embedding(x, self.weight, self.padding_idx)
+        return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"

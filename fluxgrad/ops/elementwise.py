@@ -638,15 +638,25 @@ where_p = Primitive(
     linear=(1, 2), batch=broadcasting("where"))
 
 
-@tensor_method("where")
-def where(condition, x, y):
-    """Elements of `x` where `condition` holds, else of `y` (broadcast together)."""
+def where(condition, x=None, y=None):
+    """Elements of `x` where `condition` holds, else of `y` (broadcast together); with
+    `condition` alone, nonzero(condition, as_tuple=True) as in PyTorch."""
+    if x is None and y is None:
+        from .indexing import nonzero  # indexing builds on this module
+        return nonzero(condition if isinstance(condition, Tensor) else Tensor(condition),
+                       as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
     elif condition._data.dtype != np.bool_:
         condition = cast(condition, dtypes.bool_)
     x, y = promote(x, y)
     return apply(where_p, condition, x, y)
+
+
+@tensor_method("where")
+def _where_method(x, condition, y):
+    """x.where(condition, y): where(condition, x, y), as PyTorch's Tensor.where."""
+    return where(condition, x, y)
 
 
 def _selected(out_bar, wins, x, y):
