@@ -157,7 +157,8 @@ def _stack(arrays, what):
 
 
 def default_collate(samples, _what="the tensor"):
-    """Stack a list of samples into a batch, keeping tuple/dict structure."""
+    """Stack a list of samples into a batch, keeping dict and namedtuple structure; tuples and
+    lists of fields become lists (as PyTorch's default_collate)."""
     first = samples[0]
     if isinstance(first, Tensor):
         return _stack([s._data for s in samples], _what)
@@ -169,7 +170,7 @@ def default_collate(samples, _what="the tensor"):
         return {k: default_collate([s[k] for s in samples], f"entry {k!r}") for k in first}
     if isinstance(first, (tuple, list)):
         groups = [default_collate(list(g), f"element {i}") for i, g in enumerate(zip(*samples))]
-        return type(first)(groups) if isinstance(first, tuple) else groups
+        return type(first)(*groups) if hasattr(first, "_fields") else groups
     return samples
 
 

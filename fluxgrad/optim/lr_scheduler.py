@@ -41,7 +41,7 @@ class LRScheduler:
         first = self.optimizer is None and not hasattr(self, "base_lrs")
         self.optimizer = optimizer
         if first:
-            self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
+            self.base_lrs = [g.setdefault("initial_lr", g["lr"]) for g in optimizer.param_groups]
             self.step()
         else:
             self.base_lrs = [self.base_lrs[0]] * len(optimizer.param_groups)
@@ -231,8 +231,8 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def _value(self, epoch, values):
-        if epoch >= self.total_steps:
-            raise ValueError(f"OneCycleLR: stepped {epoch + 1} times, more than total_steps "
+        if epoch > self.total_steps:
+            raise ValueError(f"OneCycleLR: stepped {epoch} times, more than total_steps "
                              f"({self.total_steps})")
         start_step = 0
         for end_step, start, end in self.phases:

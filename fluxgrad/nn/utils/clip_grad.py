@@ -1,6 +1,8 @@
-"""`nn.utils`: gradient clipping and flattening parameters to one vector (outside the graph)."""
+"""`nn.utils`: gradient clipping (outside the graph) and flattening parameters to one vector
+(recorded, as PyTorch's, so the vector differentiates back to the parameters)."""
 import numpy as np
 
+from ... import ops
 from ..._core.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
@@ -42,10 +44,11 @@ def clip_grad_value_(parameters, clip_value):
 
 
 def parameters_to_vector(parameters):
-    """All parameters flattened and concatenated into one 1-d tensor (a copy)."""
+    """All parameters flattened and concatenated into one 1-d tensor."""
     params = _params(parameters)
-    return Tensor(np.concatenate([p._data.reshape(-1) for p in params]) if params
-                  else np.zeros(0, np.float32))
+    if not params:
+        return Tensor(np.zeros(0, np.float32))
+    return ops.cat([p.reshape(-1) for p in params])
 
 
 def vector_to_parameters(vec, parameters):
