@@ -22,7 +22,7 @@ from ._tree import flatten, is_tree_of_tensors, tree_map
 from ._functional_call import functional_call
 from ._vmap import vmap
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
+__all__ = ["grad", "value_and_grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
            "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call"]
 
 
@@ -116,6 +116,16 @@ def grad(f, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+    return wrapper
+
+
+def grad_and_value(f, argnums=0, has_aux=False):
+    """torch.func's order: (gradient, value), the value being (value, aux) when has_aux."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def wrapper(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return g, value
     return wrapper
 
 

@@ -281,10 +281,13 @@ class Module:
         unexpected = [k for k in state_dict if k not in own]
         errors = []
         if strict:
+            # PyTorch's wording, which scripts search for
             if missing:
-                errors.append("missing keys: " + ", ".join(repr(k) for k in missing))
+                errors.append("Missing key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in missing) + ".")
             if unexpected:
-                errors.append("unexpected keys: " + ", ".join(repr(k) for k in unexpected))
+                errors.append("Unexpected key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in unexpected) + ".")
         updates = []
         for key, target in own.items():
             if key not in state_dict:
@@ -292,8 +295,9 @@ class Module:
             value = state_dict[key]
             array = value._data if isinstance(value, Tensor) else np.asarray(value)
             if array.shape != target._data.shape:
-                errors.append(f"size mismatch for {key!r}: the checkpoint has shape "
-                              f"{list(array.shape)}, this model has {list(target.shape)}")
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{list(array.shape)} from checkpoint, the shape in current model "
+                              f"is {list(target.shape)}.")
                 continue
             updates.append((target, array))
         if errors:
