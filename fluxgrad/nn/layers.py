@@ -112,6 +112,19 @@ class ModuleList(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    def __repr__(self):
+        # PyTorch's: a run of modules that print alike prints once, as "(0-2): 3 x Block(...)"
+        runs = []
+        for i, child in enumerate(self._modules.values()):
+            text = repr(child)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        return self._repr_with([f"({first}): {text}" if first == last else
+                                f"({first}-{last}): {last - first + 1} x {text}"
+                                for first, last, text in runs])
+
 
 class _KeyedContainer(Module):
     """The dict methods of ModuleDict and ParameterDict, over the module table `_table`
@@ -286,6 +299,9 @@ class Unflatten(Module):
     def forward(self, x):
         return _ops.unflatten(x, self.dim, self.unflattened_size)
 
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
 
 class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
@@ -346,6 +362,11 @@ class Embedding(Module):
         return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's class name for MultiheadAttention's out_proj (a plain Linear), so that models
+    print alike."""
+
+
 # --- convolution ----------------------------------------------------------------------------
 def _tuple(v, n):
     return (int(v),) * n if isinstance(v, (int, np.integer)) else tuple(int(x) for x in v)
@@ -362,9 +383,12 @@ class _ConvNd(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{type(self).__name__}: groups={groups} must divide in_channels "
                              f"({in_channels}) and out_channels ({out_channels})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} is "
-                                      "not supported (only 'zeros')")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"{type(self).__name__}: padding_mode must be one of 'zeros', "
+                             f"'reflect', 'replicate' or 'circular', got {padding_mode!r}")
+        if self._transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        self.padding_mode = padding_mode
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _tuple(kernel_size, n)
         self.stride, self.dilation = _tuple(stride, n), _tuple(dilation, n)
@@ -392,6 +416,21 @@ class _ConvNd(Module):
             raise ShapeError(f"{type(self).__name__}: expected input {layout} with C="
                              f"{self.in_channels} channels, got shape {list(x.shape)}")
 
+    def _padded(self, x):
+        """`x` and the padding left for the convolution: with a padding_mode other than
+        'zeros', `x` is padded here (by that mode) and the convolution pads nothing."""
+        if self.padding_mode == "zeros":
+            return x, self.padding
+        if self.padding == "same":
+            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            sides = [(t // 2, t - t // 2) for t in totals]
+        elif self.padding == "valid":
+            sides = [(0, 0)] * self._dims
+        else:
+            sides = [(p, p) for p in self.padding]
+        pads = tuple(v for pair in reversed(sides) for v in pair)  # F.pad: last dim first
+        return F.pad(x, pads, mode=self.padding_mode), (0,) * self._dims
+
     def extra_repr(self):
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
@@ -403,6 +442,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -412,7 +453,8 @@ class Conv2d(_ConvNd):
 
     def forward(self, x):
         self._check(x)
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        x, padding = self._padded(x)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
@@ -421,7 +463,8 @@ class Conv1d(_ConvNd):
 
     def forward(self, x):
         self._check(x)
-        padding = self.padding if isinstance(self.padding, str) else self.padding[0]
+        x, padding = self._padded(x)
+        padding = padding if isinstance(padding, str) else padding[0]
         return F.conv1d(x, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
                         self.groups)
 
@@ -464,7 +507,7 @@ class MaxPool2d(Module):
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
-                f"padding={self.padding}")
+                f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class MaxPool1d(MaxPool2d):
@@ -569,6 +612,7 @@ class LayerNorm(Module):
         if isinstance(normalized_shape, (int, np.integer)):
             normalized_shape = (int(normalized_shape),)
         self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
         self.weight = Parameter(ones(self.normalized_shape)) if elementwise_affine else None
         self.bias = Parameter(zeros(self.normalized_shape)) if elementwise_affine and bias \
             else None
@@ -577,34 +621,38 @@ class LayerNorm(Module):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.affine = affine
         self.weight = Parameter(ones(num_channels)) if affine else None
-        self.bias = Parameter(zeros(num_channels)) if affine else None
+        self.bias = Parameter(zeros(num_channels)) if affine and bias else None
 
     def forward(self, x):
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 # --- activations ----------------------------------------------------------------------------
 def _activation(name, fn_name, *arg_names, defaults=()):
+    # `inplace` (PyTorch's last argument) is kept for the repr; the result is a new tensor
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
-        values = dict(zip(arg_names, defaults))
-        values.update(zip(arg_names, args))
+        values = dict(zip(arg_names, defaults), inplace=False)
+        values.update(zip(arg_names + ("inplace",), args))
         for k, v in kwargs.items():
-            if k in arg_names:
+            if k in values:
                 values[k] = v
         for k, v in values.items():
             object.__setattr__(self, k, v)
@@ -613,7 +661,9 @@ def _activation(name, fn_name, *arg_names, defaults=()):
         return getattr(F, fn_name)(x, *(getattr(self, a) for a in arg_names))
 
     def extra_repr(self):
-        return ", ".join(f"{a}={getattr(self, a)}" for a in arg_names)
+        shown = [f"{a}={getattr(self, a)!r}" if isinstance(getattr(self, a), str)
+                 else f"{a}={getattr(self, a)}" for a in arg_names]
+        return ", ".join(shown + (["inplace=True"] if self.inplace else []))
     return type(name, (Module,), {"__init__": __init__, "forward": forward,
                                   "extra_repr": extra_repr,
                                   "__doc__": f"Module form of nn.functional.{fn_name}."})
@@ -693,7 +743,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = _empty(3 * embed_dim)
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias)
         if add_bias_kv:
             self.bias_k, self.bias_v = _empty(1, 1, embed_dim), _empty(1, 1, embed_dim)
         else:
@@ -795,7 +845,8 @@ class Conv3d(_ConvNd):
     _dims = 3
 
     def forward(self, x):
-        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        x, padding = self._padded(x)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
@@ -886,6 +937,9 @@ class PReLU(Module):
         if self.num_parameters > 1:
             a = _ops.reshape(a, (1, -1) + (1,) * (x.ndim - 2))
         return _ops.maximum(x, 0.0) + a * _ops.minimum(x, 0.0)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
 
 
 Conv1D, Conv2D, Conv2DTranspose = Conv1d, Conv2d, ConvTranspose2d

@@ -14,6 +14,7 @@ from .._core.grad_mode import no_grad
 from .._core.hooks import HookHandle
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
+from ._backward_hooks import BackwardHookCall
 from .parameter import Parameter
 
 __all__ = ["Module", "Layer"]
@@ -40,6 +41,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
         d["training"] = True
 
     def forward(self, *args, **kwargs):
@@ -55,12 +58,17 @@ class Module:
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
+        backward_hooks = BackwardHookCall(self) if BackwardHookCall.wanted(self) else None
+        if backward_hooks is not None:
+            args = backward_hooks.wrap_inputs(args)
         out = self.forward(*args, **kwargs)
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
                 new = hook(self, args, out)
                 if new is not None:
                     out = new
+        if backward_hooks is not None:
+            out = backward_hooks.wrap_outputs(out)
         return out
 
     # --- registration -----------------------------------------------------
@@ -251,6 +259,20 @@ class Module:
             module = module._modules[part]
         return module
 
+    def get_parameter(self, target):
+        return self._get_entry(target, "_parameters", "parameter")
+
+    def get_buffer(self, target):
+        return self._get_entry(target, "_buffers", "buffer")
+
+    def _get_entry(self, target, table, what):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if name not in getattr(module, table):
+            raise AttributeError(f"{type(module).__name__} has no {what} {name!r} (looking up "
+                                 f"{target!r})")
+        return getattr(module, table)[name]
+
     # --- state ------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Parameters and persistent buffers by dotted name (detached unless `keep_vars`)."""
@@ -395,19 +417,35 @@ class Module:
 
     register_forward_post_hook = register_forward_hook
 
+    def register_full_backward_pre_hook(self, hook):
+        """`hook(module, grad_output)` when the gradients of the outputs are known; a returned
+        tuple replaces grad_output."""
+        return HookHandle(self._backward_pre_hooks, hook)
+
+    def register_full_backward_hook(self, hook):
+        """`hook(module, grad_input, grad_output)` when the gradients of the tensor inputs are
+        known (all None when no input requires grad); a returned tuple replaces grad_input."""
+        return HookHandle(self._backward_hooks, hook)
+
+    register_backward_hook = register_full_backward_hook
+
     # --- printing ---------------------------------------------------------
     def extra_repr(self):
         return ""
 
     def __repr__(self):
-        lines = []
-        for name, child in self._modules.items():
-            text = repr(child).replace("\n", "\n  ")
-            lines.append(f"({name}): {text}")
-        head = type(self).__name__ + "(" + self.extra_repr()
-        if not lines:
-            return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+        return self._repr_with([f"({name}): {child!r}" for name, child in self._modules.items()])
+
+    def _repr_with(self, children):
+        """PyTorch's layout: extra_repr alone on the head line, else one line per entry
+        (`children`: the printed sub-modules)."""
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        lines += [child.replace("\n", "\n  ") for child in children]
+        if len(lines) == 1 and not children:
+            return f"{type(self).__name__}({lines[0]})"
+        body = "\n  " + "\n  ".join(lines) + "\n" if lines else ""
+        return f"{type(self).__name__}({body})"
 
 
 Layer = Module

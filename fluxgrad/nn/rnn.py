@@ -87,7 +87,12 @@ class _Cell(Module):
         return (h, c) if self._mode == "LSTM" else h
 
     def extra_repr(self):
-        return f"{self.input_size}, {self.hidden_size}"
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias_ih is None:
+            s += ", bias=False"
+        if self._mode == "RNN_RELU":
+            s += ", nonlinearity=relu"
+        return s
 
 
 class RNNCell(_Cell):
@@ -201,8 +206,12 @@ class _RNNBase(Module):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
         if self.batch_first:
             s += ", batch_first=True"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
         if self.bidirectional:
             s += ", bidirectional=True"
         return s
