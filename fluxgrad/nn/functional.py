@@ -285,10 +285,10 @@ def _pair_check(input, target, op, mismatch="warn"):
         try:
             np.broadcast_shapes(x.shape, y.shape)
         except ValueError:
-            raise ValueError(f"{op}: input shape {list(x.shape)} and target shape "
+            raise ShapeError(f"{op}: input shape {list(x.shape)} and target shape "
                              f"{list(y.shape)} don't broadcast") from None
         if mismatch == "refuse":
-            raise ValueError(f"{op}: Using a target size ({list(y.shape)}) that is different to "
+            raise ShapeError(f"{op}: Using a target size ({list(y.shape)}) that is different to "
                              f"the input size ({list(x.shape)}) is not supported. Please ensure "
                              "they have the same size.")
         if mismatch == "warn":
