@@ -61,4 +61,8 @@ long = int64
 int = int32
 short = int16
 
+# PyTorch's constants (torch.pi, torch.inf, x[:, torch.newaxis])
+import math as _math
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
+
 __version__ = "0.1.0"

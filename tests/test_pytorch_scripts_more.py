@@ -5,7 +5,7 @@ spelled with fluxgrad's module names. It runs once as written and once with ever
 `torch` (real PyTorch); the two printed outputs must agree: the same text and the same numbers to
 float32 rounding at the printed precision. The text is compared without blanks (PyTorch pads
 columns to the widest entry) and with the names that differ by design made one: the module (fluxgrad.Size, torch.Size), autograd node names
-(grad_fn=<SumBackward0>) and the (values, indices) tuple type (torch.return_types.max). Randomness the two
+(grad_fn=<SumBackward0>) and the named-tuple types of results (torch.return_types.max). Randomness the two
 libraries can't share comes from NumPy in the scripts.
 """
 import contextlib
@@ -20,7 +20,8 @@ torch = pytest.importorskip("torch")
 SCRIPTS = sorted((pathlib.Path(__file__).parent / "pytorch_scripts").glob("*.py"))
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf)\b")
 DESIGN_NAMES = [(re.compile(r"\bfluxgrad\."), "torch."), (re.compile(r"grad_fn=<\w+>"), "grad_fn=<>"),
-                (re.compile(r"ValuesIndices\(|torch\.return_types\.\w+\(\n?"), "return_types(")]
+                (re.compile(r"\b(?:ValuesIndices|[A-Z]\w*Result|aminmax|frexp|histogram)\("
+                            r"|torch\.return_types\.\w+\(\n?"), "return_types(")]
 
 
 def run_script(source, path):

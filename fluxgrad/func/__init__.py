@@ -19,11 +19,12 @@ from ..autograd.forward_grad import forward_grad
 from ..creation import get_rng, zeros_like
 from ..ops.alias import alias
 from ._tree import flatten, is_tree_of_tensors, tree_map
-from ._functional_call import functional_call
+from ._functional_call import functional_call, stack_module_state
 from ._vmap import vmap
 
 __all__ = ["grad", "value_and_grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call"]
+           "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call",
+           "stack_module_state"]
 
 
 def _grad(outputs, inputs, grad_outputs=None, **kwargs):
