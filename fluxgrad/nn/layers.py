@@ -3,6 +3,7 @@
 Each layer initialises its parameters like PyTorch's default and computes with
 `nn.functional`.
 """
+import inspect
 import math
 from collections import OrderedDict
 
@@ -25,7 +26,7 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "BatchNorm2d", "BatchNorm", "LayerNorm", "GroupNorm", "ReLU", "ReLU6", "LeakyReLU",
            "ELU", "SELU", "CELU", "GELU", "SiLU", "Swish", "Mish", "Sigmoid", "Tanh", "Softplus",
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
-           "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
+           "Hardshrink", "Softshrink", "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
            "AdaptiveAvgPool2D"]
 __all__ += ["MultiheadAttention", "Softmin", "MaxUnpool2d", "Conv3d", "ConvTranspose3d",
             "AvgPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
@@ -311,7 +312,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x):
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -646,7 +647,9 @@ class GroupNorm(Module):
 
 # --- activations ----------------------------------------------------------------------------
 def _activation(name, fn_name, *arg_names, defaults=()):
-    # `inplace` (PyTorch's last argument) is kept for the repr; the result is a new tensor
+    # `inplace` is PyTorch's last argument; it reaches the functions that take it
+    takes_inplace = "inplace" in inspect.signature(getattr(F, fn_name)).parameters
+
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
         values = dict(zip(arg_names, defaults), inplace=False)
@@ -658,7 +661,10 @@ def _activation(name, fn_name, *arg_names, defaults=()):
             object.__setattr__(self, k, v)
 
     def forward(self, x):
-        return getattr(F, fn_name)(x, *(getattr(self, a) for a in arg_names))
+        args = [getattr(self, a) for a in arg_names]
+        if self.inplace and takes_inplace:
+            return getattr(F, fn_name)(x, *args, inplace=True)
+        return getattr(F, fn_name)(x, *args)
 
     def extra_repr(self):
         shown = [f"{a}={getattr(self, a)!r}" if isinstance(getattr(self, a), str)
@@ -688,6 +694,9 @@ Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid")
 Hardswish = _activation("Hardswish", "hardswish")
 LogSigmoid = _activation("LogSigmoid", "logsigmoid")
 Tanhshrink = _activation("Tanhshrink", "tanhshrink")
+Hardshrink = _activation("Hardshrink", "hardshrink", "lambd", defaults=(0.5,))
+Softshrink = _activation("Softshrink", "softshrink", "lambd", defaults=(0.5,))
+Hardshrink.extra_repr = Softshrink.extra_repr = lambda self: f"{self.lambd}"
 
 
 class Softmax(Module):
@@ -933,10 +942,7 @@ class PReLU(Module):
         self.weight = Parameter(np.full(num_parameters, init, dtypes.default_float.np))
 
     def forward(self, x):
-        a = self.weight
-        if self.num_parameters > 1:
-            a = _ops.reshape(a, (1, -1) + (1,) * (x.ndim - 2))
-        return _ops.maximum(x, 0.0) + a * _ops.minimum(x, 0.0)
+        return F.prelu(x, self.weight)
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
