@@ -79,3 +79,14 @@ for epoch in range(2):
         opt.step()
         total += loss.item() * xb.size(0)
     print(epoch, round(total / len(ds), 5))
+from fluxgrad.utils.data import StackDataset, default_convert
+from fluxgrad.utils.data.distributed import DistributedSampler
+stacked = StackDataset(X, Y)
+print(len(stacked), stacked[2], StackDataset(x=X, y=Y)[1])
+print(default_convert({"a": np.arange(3), "b": (np.float64(1.5), "s")}))
+for sample in DataLoader(TensorDataset(X[:2], Y[:2]), batch_size=None):
+    print(sample)
+for sample in DataLoader([np.ones(2), np.zeros(2)], batch_size=None):
+    print(sample)
+sampler = DistributedSampler(ds, num_replicas=3, rank=1, shuffle=False)
+print(list(sampler), len(sampler))
