@@ -106,3 +106,11 @@ print(torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9, foreach=False))
 print(torch.optim.AdamW(m.parameters(), lr=1e-3, betas=(0.9, 0.95), fused=None))
 m = make_model()
 print(train(m, torch.optim.Adam(m.parameters(), lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)))
+grads = [torch.tensor([3.0, 4.0]), torch.tensor([12.0])]
+print(torch.nn.utils.get_total_norm(grads), torch.nn.utils.get_total_norm(grads, norm_type=1.0))
+params = [torch.zeros(2, requires_grad=True), torch.zeros(1, requires_grad=True)]
+for q, g in zip(params, grads):
+    q.grad = g.clone()
+total = torch.nn.utils.get_total_norm([q.grad for q in params])
+torch.nn.utils.clip_grads_with_norm_(params, 1.3, total)
+print(total, params[0].grad, params[1].grad, torch.nn.utils.clip_grad_norm_(params, 10.0, foreach=True))
