@@ -581,14 +581,22 @@ class _BatchNorm(Module):
                              f"{' or '.join(str(d) for d in self._ndims)} dimensions with "
                              f"{self.num_features} channels on axis 1, got shape {list(x.shape)}")
         use_batch = self.training or not self.track_running_stats
+        momentum = self.momentum
         if self.training and self.track_running_stats:
-            if getattr(x, "program", None) is not None:  # staged (compile): an op
+            staged = getattr(x, "program", None) is not None
+            if staged:  # (compile): an op
                 self.num_batches_tracked.add_(1)
             else:
                 self.num_batches_tracked._data += 1
+            if momentum is None:  # PyTorch's cumulative moving average
+                if staged:
+                    raise NotImplementedError(
+                        f"{type(self).__name__}(momentum=None) can't be compiled: its average "
+                        "weight 1 / num_batches_tracked is read as a number; give a momentum")
+                momentum = 1.0 / float(self.num_batches_tracked._data)
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight,
-                            self.bias, use_batch, self.momentum, self.eps)
+                            self.bias, use_batch, momentum, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
