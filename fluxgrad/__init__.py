@@ -23,7 +23,7 @@ from .tensortypes import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
 from .ops._out import public_with_out as _public_with_out
 from . import autograd, func, linalg, random
-from .autograd import grad
+from .autograd import grad, is_anomaly_enabled
 from . import data, nn, optim, vision
 from . import accelerator, backends, cuda, distributions, metric, onnx, utils
 from . import distributed
