@@ -18,7 +18,7 @@ from .._core import dtypes
 from .._core.errors import ShapeError
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
-from .._core.tensor import Tensor, is_scalar
+from .._core.tensor import Tensor, as_array, is_scalar
 from ._batch import broadcasting
 
 
@@ -120,7 +120,7 @@ def promote(x, y):
     else:
         x, y = _tensor_or_scalar(x), _tensor_or_scalar(y)
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-            x = Tensor(x)
+            x = Tensor._make(as_array(x))  # (Tensor(1) would be an empty tensor of size 1)
         return promote(x, y)
     target = dtypes.result_type(x, y)
     return cast_to(x, target), cast_to(y, target)
