@@ -436,7 +436,8 @@ def test_clip_grad_norm_and_value_and_parameters_to_vector():
                                [0.6, 0.0, 0.8], rtol=1e-5)
     nn.utils.clip_grad_value_([a, b], 0.7)
     np.testing.assert_allclose(b.grad.numpy(), [0.7])
-    np.testing.assert_array_equal(nn.utils.parameters_to_vector([a, b]).detach().numpy(), [3.0, 0.0, 4.0])
+    np.testing.assert_array_equal(nn.utils.parameters_to_vector([a, b]).detach().numpy(),
+                                  [3.0, 0.0, 4.0])
 
 
 def test_vgg11_gives_imagenet_logits_and_trains_one_step():

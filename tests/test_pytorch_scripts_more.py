@@ -1,12 +1,13 @@
 """Ordinary PyTorch scripts run as written with `import fluxgrad as torch`.
 
 Each file in tests/pytorch_scripts/ is a script the way PyTorch users write them (tutorial style),
-spelled with fluxgrad's module names. It runs once as written and once with every `fluxgrad` spelled
-`torch` (real PyTorch); the two printed outputs must agree: the same text and the same numbers to
-float32 rounding at the printed precision. The text is compared without blanks (PyTorch pads
-columns to the widest entry) and with the names that differ by design made one: the module (fluxgrad.Size, torch.Size), autograd node names
-(grad_fn=<SumBackward0>) and the named-tuple types of results (torch.return_types.max). Randomness the two
-libraries can't share comes from NumPy in the scripts.
+spelled with fluxgrad's module names. It runs once as written and once with every `fluxgrad`
+spelled `torch` (real PyTorch); the two printed outputs must agree: the same text and the same
+numbers to float32 rounding at the printed precision. The text is compared without blanks
+(PyTorch pads columns to the widest entry) and with the names that differ by design made one:
+the module (fluxgrad.Size, torch.Size), autograd node names (grad_fn=<SumBackward0>) and the
+named-tuple types of results (torch.return_types.max). Randomness the two libraries can't share
+comes from NumPy in the scripts.
 """
 import contextlib
 import io
@@ -19,7 +20,8 @@ torch = pytest.importorskip("torch")
 
 SCRIPTS = sorted((pathlib.Path(__file__).parent / "pytorch_scripts").glob("*.py"))
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf)\b")
-DESIGN_NAMES = [(re.compile(r"\bfluxgrad\."), "torch."), (re.compile(r"grad_fn=<\w+>"), "grad_fn=<>"),
+DESIGN_NAMES = [(re.compile(r"\bfluxgrad\."), "torch."),
+                (re.compile(r"grad_fn=<\w+>"), "grad_fn=<>"),
                 (re.compile(r"\b(?:ValuesIndices|[A-Z]\w*Result|aminmax|frexp|histogram)\("
                             r"|torch\.return_types\.\w+\(\n?"), "return_types(")]
 
@@ -72,4 +74,5 @@ def test_script_prints_what_pytorch_prints(path):
     assert len(ours_numbers) == len(theirs_numbers)
     for at, (a, b) in enumerate(zip(ours_numbers, theirs_numbers)):
         assert a == pytest.approx(b, rel=2e-4, abs=2e-4, nan_ok=True), (
-            f"number {at}: fluxgrad {a}, PyTorch {b}\nfluxgrad printed:\n{ours}\nPyTorch printed:\n{theirs}")
+            f"number {at}: fluxgrad {a}, PyTorch {b}\n"
+            f"fluxgrad printed:\n{ours}\nPyTorch printed:\n{theirs}")

@@ -22,9 +22,9 @@ from ._tree import flatten, is_tree_of_tensors, tree_map
 from ._functional_call import functional_call, stack_module_state
 from ._vmap import vmap
 
-__all__ = ["grad", "value_and_grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call",
-           "stack_module_state"]
+__all__ = ["grad", "value_and_grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
+           "jacfwd", "hessian", "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap",
+           "functional_call", "stack_module_state"]
 
 
 def _grad(outputs, inputs, grad_outputs=None, **kwargs):

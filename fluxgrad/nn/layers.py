@@ -26,8 +26,8 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "BatchNorm2d", "BatchNorm", "LayerNorm", "GroupNorm", "ReLU", "ReLU6", "LeakyReLU",
            "ELU", "SELU", "CELU", "GELU", "SiLU", "Swish", "Mish", "Sigmoid", "Tanh", "Softplus",
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
-           "Hardshrink", "Softshrink", "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
-           "AdaptiveAvgPool2D"]
+           "Hardshrink", "Softshrink", "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D",
+           "Conv2DTranspose", "MaxPool2D", "AdaptiveAvgPool2D"]
 __all__ += ["MultiheadAttention", "Softmin", "MaxUnpool2d", "Conv3d", "ConvTranspose3d",
             "AvgPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
