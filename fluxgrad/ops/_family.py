@@ -106,10 +106,13 @@ def promote(x, y):
         if isinstance(y, Tensor):
             if x._data.dtype == y._data.dtype:
                 return x, y
-        elif type(y) is float or type(y) is int or is_scalar(y):
+        elif type(y) is float or type(y) is int or (is_scalar(y) and
+                                                      not isinstance(y, np.generic)):
             kind = x._data.dtype.kind
             if kind == "f" or (kind == "i" and isinstance(y, int) and not isinstance(y, bool)):
                 return x, y
+        elif isinstance(y, np.generic):  # as a Python scalar (NumPy 2 lets np.float64 widen)
+            return promote(x, y.item())
         else:
             return promote(x, _tensor_or_scalar(y))
     elif isinstance(y, Tensor):

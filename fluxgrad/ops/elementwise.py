@@ -9,6 +9,7 @@ subgradients: |x|' = 0 at 0, clamp passes the gradient on its boundary, ties
 of maximum/minimum split it evenly; rounding has zero gradient.
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -795,6 +796,15 @@ def equal(input, other):
     `torch.equal`; the elementwise comparison is `eq`, or `==`)."""
     a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+@tensor_method("__contains__")
+def _contains(x, element):
+    """`element in x`: whether some entry of `x` equals `element` (PyTorch's)."""
+    if not isinstance(element, (Tensor, numbers.Number)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element).__name__}.")
+    return bool(eq(x, element)._data.any())
 
 
 @tensor_method("nan_to_num")

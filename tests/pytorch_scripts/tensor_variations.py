@@ -57,3 +57,7 @@ print(torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5]).round(), torch.tensor([7, -7]).d
 print(torch.tensor([5, 6]).float().lerp(torch.tensor([1.0, 0.0]), torch.tensor([0.5, 0.25])), torch.logical_xor(torch.tensor([True, False]), torch.tensor([True, True])))
 print(torch.tensor([1, 2, 3]) @ torch.tensor([4, 5, 6]), torch.tensor([[1, 2]]) @ torch.tensor([[3], [4]]), (torch.ones(2, 3, 4) @ torch.ones(4)).shape)
 print(torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2, 5])), torch.tensor([3, 1, 2]).argsort(descending=True), torch.searchsorted(torch.tensor([1, 3]), torch.tensor([2]), right=True))
+import numpy as np
+x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+print(2.0 in x, 5 in x, torch.tensor(3.0) in x, torch.tensor([7]) in torch.tensor([1, 7]))
+print(x + np.float64(1.0), np.float64(2.0) * x, x * np.float32(0.5), torch.tensor([1, 2]) * np.int64(3), (x - np.float64(1)).dtype)
