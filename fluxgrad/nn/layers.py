@@ -73,6 +73,40 @@ class Sequential(Module):
         self.add_module(str(len(self._modules)), layer)
         return self
 
+    def extend(self, layers):
+        for layer in layers:
+            self.append(layer)
+        return self
+
+    def insert(self, index, module):
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        layers = list(self._modules.values())
+        layers.insert(index + n if index < 0 else index, module)
+        self._renumber(layers)
+        return self
+
+    def __setitem__(self, index, module):
+        key = list(self._modules)[index]
+        self.add_module(key, module)
+
+    def __delitem__(self, index):
+        layers = list(self._modules.values())
+        del layers[index]
+        self._renumber(layers)
+
+    def pop(self, index):
+        layer = self[index]
+        del self[index]
+        return layer
+
+    def _renumber(self, layers):
+        # PyTorch keeps the names 0..n-1 after an insert or a deletion
+        self._modules.clear()
+        for i, layer in enumerate(layers):
+            self.add_module(str(i), layer)
+
 
 class ModuleList(Module):
     """A list of modules, registered (so their parameters are found) but not called in order."""
@@ -90,6 +124,19 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
+
+    __iadd__ = extend
+
+    def __add__(self, other):
+        return ModuleList(list(self) + list(other))
+
+    def pop(self, index):
+        module = self[index]
+        items = list(self._modules.values())
+        del items[index]
+        self._modules.clear()
+        self.extend(items)
+        return module
 
     def insert(self, index, module):
         items = list(self._modules.values())

@@ -81,11 +81,11 @@ class Module:
         d = self.__dict__
         if isinstance(value, Parameter):
             self._check_init()
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             d["_parameters"][name] = value
         elif isinstance(value, Module):
             self._check_init()
-            self._forget(name)
+            self._forget(name, keep="_modules")
             d["_modules"][name] = value
         elif "_parameters" in d and name in d["_parameters"]:
             if value is not None:
@@ -105,10 +105,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep=None):
+        """Unregister `name` everywhere except from the table `keep`, where an entry keeps its
+        place when replaced (as PyTorch's: `model.conv1 = ...` stays first)."""
         d = self.__dict__
         for table in ("_parameters", "_modules", "_buffers"):
-            d[table].pop(name, None)
+            if table != keep:
+                d[table].pop(name, None)
         d.pop(name, None)
 
     def __getattr__(self, name):
@@ -138,7 +141,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter({name!r}): expected a nn.Parameter or None, got "
                             f"{type(param).__name__}; wrap a tensor as nn.Parameter(t)")
-        self._forget(name)
+        self._forget(name, keep="_parameters")
         self._parameters[name] = param
         return param
 
@@ -153,7 +156,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer({name!r}): expected a Tensor or None, got "
                             f"{type(tensor).__name__}")
-        self._forget(name)
+        self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent.discard(name)
@@ -166,7 +169,7 @@ class Module:
         _check_name(name, self, "sub-module")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module({name!r}): {type(module).__name__} is not a Module")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
         return module
 
@@ -289,8 +292,9 @@ class Module:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy values from `state_dict` into this module's parameters and buffers, in place.
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values from `state_dict` into this module's parameters and buffers, in place
+        (with `assign`, the given tensors become them, parameters keeping requires_grad).
 
         With `strict`, missing or unexpected keys raise; a shape mismatch always raises.
         Returns (missing_keys, unexpected_keys).
@@ -321,10 +325,14 @@ class Module:
                               f"{list(array.shape)} from checkpoint, the shape in current model "
                               f"is {list(target.shape)}.")
                 continue
-            updates.append((target, array))
+            updates.append((key, target, value) if assign else (target, array))
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n  "
                                + "\n  ".join(errors))
+        if assign:
+            for key, target, value in updates:
+                self._assign_entry(key, target, value)
+            return IncompatibleKeys(missing, unexpected)
         with no_grad():
             for target, array in updates:
                 np.copyto(target._data, array, casting="unsafe")
@@ -333,6 +341,18 @@ class Module:
 
     set_state_dict = load_state_dict
     set_dict = load_state_dict
+
+    def _assign_entry(self, key, target, value):
+        """The parameter or buffer named `key` replaced by `value` (load_state_dict(assign))."""
+        path, _, name = key.rpartition(".")
+        owner = self.get_submodule(path)
+        value = value if isinstance(value, Tensor) else Tensor(np.asarray(value))
+        if name in owner._parameters:
+            if not isinstance(value, Parameter):
+                value = Parameter(value.detach(), requires_grad=target.requires_grad)
+            owner._parameters[name] = value
+        else:
+            owner._buffers[name] = value
 
     # --- modes and gradients ------------------------------------------------
     def train(self, mode=True):
@@ -404,6 +424,12 @@ class Module:
         return self.to(dtypes.float16)
 
     def cpu(self):
+        return self
+
+    def type(self, dst_type):
+        """Cast every parameter and buffer (integer ones too) to `dst_type`, in place."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t._data = t.detach().type(dst_type)._data
         return self
 
     # --- hooks ------------------------------------------------------------
