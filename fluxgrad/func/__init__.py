@@ -171,6 +171,8 @@ def vjp(f, *primals, has_aux=False):
                               retain_graph=True, create_graph=nested, allow_unused=True)
         grads = [zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
         return _regroup(grads, prepared, None)
+    if not nested:  # as torch.func's: the value carries no graph (vjp_fn keeps its own)
+        out, aux = _detached(out), _detached(aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 

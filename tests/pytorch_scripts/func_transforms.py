@@ -1,7 +1,9 @@
-"""torch.func: grad, grad_and_value, vmap, jacrev, jacfwd, hessian, functional_call."""
+"""torch.func: grad, grad_and_value, vmap, jacrev, jacfwd, hessian, vjp, jvp, linearize,
+functional_call."""
 import numpy as np
 import fluxgrad as torch
-from fluxgrad.func import functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, vmap
+from fluxgrad.func import (functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp,
+                           linearize, vjp, vmap)
 
 x = torch.tensor([0.5, -1.0, 2.0])
 print(grad(lambda t: (t ** 3).sum())(x))
@@ -43,3 +45,18 @@ inputs = torch.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
 targets = torch.tensor([[1., 0.], [0., 1.]])
 per_sample = vmap(grad(loss_fn), in_dims=(None, 0, 0))(params, inputs, targets)
 print(per_sample["weight"].shape, per_sample["bias"])
+x = torch.tensor([1.0, 2.0, 3.0])
+print(jacrev(lambda t: (t.sin(), t.sum()), has_aux=True)(x) if False else jacrev(lambda t: (t.sin(), t.cos()), has_aux=True)(x))
+print(grad(lambda t: ((t ** 2).sum(), t.mean()), has_aux=True)(x))
+print(vmap(lambda t: t * 2, chunk_size=2)(torch.arange(6.).view(3, 2)))
+print(vmap(vmap(torch.dot))(torch.ones(2, 3, 4), torch.ones(2, 3, 4)))
+print(vmap(lambda a: a.sum(0), in_dims=1)(torch.arange(6.).view(2, 3)))
+print(vmap(lambda d: d["a"] + d["b"])({"a": torch.ones(2, 2), "b": torch.arange(4.).view(2, 2)}))
+out, fn = vjp(torch.sin, x)
+print(out, fn(torch.ones(3)))
+print(jvp(torch.sin, (x,), (torch.ones(3),)))
+y, jfn = linearize(torch.exp, x)
+print(y, jfn(torch.ones(3)))
+print(hessian(lambda t: (t ** 2).prod())(torch.tensor([1.0, 2.0])))
+print(jacfwd(jacrev(lambda t: (t ** 3).sum()))(torch.tensor([1.0, 2.0])))
+print(vmap(jacrev(torch.sin))(torch.tensor([[0.0, 1.0], [2.0, 3.0]])))
