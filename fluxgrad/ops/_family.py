@@ -123,6 +123,9 @@ def promote(x, y):
     else:
         x, y = _tensor_or_scalar(x), _tensor_or_scalar(y)
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            if isinstance(y, np.generic) and not isinstance(x, np.generic):
+                y, x = promote(Tensor._make(as_array(y)), x)  # the NumPy scalar's dtype leads
+                return x, y
             x = Tensor._make(as_array(x))  # (Tensor(1) would be an empty tensor of size 1)
         return promote(x, y)
     target = dtypes.result_type(x, y)

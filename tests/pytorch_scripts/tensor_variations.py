@@ -61,3 +61,6 @@ import numpy as np
 x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
 print(2.0 in x, 5 in x, torch.tensor(3.0) in x, torch.tensor([7]) in torch.tensor([1, 7]))
 print(x + np.float64(1.0), np.float64(2.0) * x, x * np.float32(0.5), torch.tensor([1, 2]) * np.int64(3), (x - np.float64(1)).dtype)
+q = torch.tensor([[0.5, -1.0], [2.0, 0.25]])
+scores = q @ q.T / np.sqrt(q.size(-1))
+print(scores.dtype, torch.softmax(scores, dim=-1) @ torch.nn.Linear(2, 2).weight.detach().zero_() + 1, 1.0 / np.float64(4.0) * q)
