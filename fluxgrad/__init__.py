@@ -23,7 +23,7 @@ from .tensortypes import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
 from .ops._out import public_with_out as _public_with_out
 from . import autograd, func, linalg, random
-from .autograd import grad
+from .autograd import grad, is_anomaly_enabled
 from . import data, nn, optim, vision
 from . import accelerator, backends, cuda, distributions, metric, onnx, utils
 from . import distributed
@@ -60,5 +60,9 @@ half = float16
 long = int64
 int = int32
 short = int16
+
+# PyTorch's constants (torch.pi, torch.inf, x[:, torch.newaxis])
+import math as _math
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 
 __version__ = "0.1.0"

@@ -181,7 +181,7 @@ def _encode(obj, arrays, where, depth):
                 raise TypeError(f"save: dict keys must be strings or numbers, got "
                                 f"{type(k).__name__} at {where}")
             items.append([k, _encode(v, arrays, f"{where}[{k!r}]", depth + 1)])
-        return {"dict": items}
+        return {"dict": items, "ordered": True} if isinstance(obj, OrderedDict) else {"dict": items}
     if isinstance(obj, (list, tuple)):
         kind = "list" if isinstance(obj, list) else "tuple"
         return {kind: [_encode(v, arrays, f"{where}[{i}]", depth + 1)
@@ -282,7 +282,7 @@ def _decode(node, arrays, where, depth):
     if not isinstance(body, list):
         raise CheckpointError(f"{where} is a {kind} whose items are {_describe(body)}, not a list")
     if kind == "dict":
-        out = OrderedDict()
+        out = OrderedDict() if node.get("ordered") is True else {}  # as saved
         for item in body:
             if not (isinstance(item, list) and len(item) == 2 and
                     (item[0] is None or isinstance(item[0], (bool, int, float, str)))):

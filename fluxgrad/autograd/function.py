@@ -22,6 +22,7 @@ mode. `backward` returns one gradient per argument of `forward` (None for those
 without one), or one per Tensor argument (PaddlePaddle's convention).
 """
 import contextlib
+import functools
 import numbers
 import weakref
 
@@ -34,7 +35,7 @@ from .._core.node import Node, stand_in
 from .._core.tensor import Tensor
 from ._function_batching import apply_batched
 
-__all__ = ["Function", "FunctionCtx", "PyLayer", "PyLayerContext"]
+__all__ = ["Function", "FunctionCtx", "PyLayer", "PyLayerContext", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -77,6 +78,11 @@ class FunctionCtx:
     def saved_tensor(self):
         """PaddlePaddle's spelling of `saved_tensors`."""
         return self.saved_tensors
+
+    def set_materialize_grads(self, value):
+        """Accepted for PyTorch's code; fluxgrad always hands `backward` zeros (not None) for
+        the outputs that got no gradient, which any backward written for None also handles."""
+        self.materialize_grads = bool(value)
 
     def mark_non_differentiable(self, *tensors):
         """Outputs that get no gradient (integer results, indices, masks)."""
@@ -262,6 +268,16 @@ class Function:
 
 
 PyLayer = Function
+
+
+def once_differentiable(backward):
+    """Decorator for a Function's `backward`: it runs without recording, as PyTorch's (its
+    gradients can't be differentiated again)."""
+    @functools.wraps(backward)
+    def unrecorded(ctx, *grads):
+        with no_grad():
+            return backward(ctx, *grads)
+    return unrecorded
 
 
 def _as_outputs(cls, outputs, primals):

@@ -15,9 +15,9 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
 from .distributed import DistributedSampler  # noqa: F401
 
 __all__ = ["Dataset", "IterableDataset", "ChainDataset", "get_worker_info", "TensorDataset",
-           "Subset", "ConcatDataset", "DataLoader", "random_split", "default_collate",
-           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler"]
+           "Subset", "ConcatDataset", "StackDataset", "DataLoader", "random_split",
+           "default_collate", "default_convert", "Sampler", "SequentialSampler", "RandomSampler",
+           "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler", "DistributedSampler"]
 
 
 class Dataset:
@@ -145,6 +145,32 @@ class ConcatDataset(Dataset):
         return self.cumulative_sizes[-1]
 
 
+class StackDataset(Dataset):
+    """Datasets of one length side by side: sample i is the tuple of their i-th samples
+    (positional datasets) or the dict of them (keyword datasets)."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("StackDataset: give the datasets as positional or as keyword "
+                             "arguments, not both")
+        datasets = args or kwargs
+        if not datasets:
+            raise ValueError("StackDataset: at least one dataset should be passed")
+        lengths = {len(d) for d in (args or kwargs.values())}
+        if len(lengths) != 1:
+            raise ValueError(f"StackDataset: size mismatch between datasets: lengths "
+                             f"{sorted(lengths)}")
+        self.datasets, self._length = datasets, lengths.pop()
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
+
+
 def _stack(arrays, what):
     shapes = [a.shape for a in arrays]
     for i, shape in enumerate(shapes):
@@ -157,7 +183,8 @@ def _stack(arrays, what):
 
 
 def default_collate(samples, _what="the tensor"):
-    """Stack a list of samples into a batch, keeping tuple/dict structure."""
+    """Stack a list of samples into a batch, keeping dict and namedtuple structure; tuples and
+    lists of fields become lists (as PyTorch's default_collate)."""
     first = samples[0]
     if isinstance(first, Tensor):
         return _stack([s._data for s in samples], _what)
@@ -169,8 +196,24 @@ def default_collate(samples, _what="the tensor"):
         return {k: default_collate([s[k] for s in samples], f"entry {k!r}") for k in first}
     if isinstance(first, (tuple, list)):
         groups = [default_collate(list(g), f"element {i}") for i, g in enumerate(zip(*samples))]
-        return type(first)(groups) if isinstance(first, tuple) else groups
+        return type(first)(*groups) if hasattr(first, "_fields") else groups
     return samples
+
+
+def default_convert(data):
+    """NumPy arrays and scalars inside `data` as tensors, the structure kept (tuples become
+    lists, as PyTorch's): what a DataLoader with batch_size=None yields."""
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
+        return Tensor(data)
+    if isinstance(data, np.generic) and data.dtype.kind in "biuf":
+        return Tensor(np.asarray(data))
+    if isinstance(data, dict):
+        return type(data)({k: default_convert(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, (tuple, list)):
+        return [default_convert(d) for d in data]
+    return data
 
 
 class DataLoader:
@@ -224,11 +267,12 @@ class DataLoader:
             yield batch
 
     def _stream(self):
-        collate = self.collate_fn or (default_collate if self.batch_size is not None else None)
+        collate = self.collate_fn or (default_collate if self.batch_size is not None else
+                                      default_convert)
         samples = iter(self.dataset)
         if self.batch_size is None:
             for sample in samples:
-                yield collate(sample) if collate else sample
+                yield collate(sample)
             return
         while True:
             batch = [s for _, s in zip(range(self.batch_size), samples)]
@@ -241,9 +285,9 @@ class DataLoader:
             yield from self._stream()
             return
         if self.batch_size is None and self.batch_sampler is None:
+            convert = self.collate_fn or default_convert
             for i in self._order():
-                sample = self.dataset[int(i)]
-                yield self.collate_fn(sample) if self.collate_fn else sample
+                yield convert(self.dataset[int(i)])
             return
         fast = isinstance(self.dataset, TensorDataset) and self.collate_fn is None
         collate = self.collate_fn or default_collate

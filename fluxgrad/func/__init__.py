@@ -19,11 +19,12 @@ from ..autograd.forward_grad import forward_grad
 from ..creation import get_rng, zeros_like
 from ..ops.alias import alias
 from ._tree import flatten, is_tree_of_tensors, tree_map
-from ._functional_call import functional_call
+from ._functional_call import functional_call, stack_module_state
 from ._vmap import vmap
 
-__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacrev", "jacfwd", "hessian",
-           "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap", "functional_call"]
+__all__ = ["grad", "value_and_grad", "grad_and_value", "vjp", "jvp", "linearize", "jacrev",
+           "jacfwd", "hessian", "hvp", "hessian_diag", "laplacian", "hutchinson_trace", "vmap",
+           "functional_call", "stack_module_state"]
 
 
 def _grad(outputs, inputs, grad_outputs=None, **kwargs):
@@ -119,6 +120,16 @@ def grad(f, argnums=0, has_aux=False):
     return wrapper
 
 
+def grad_and_value(f, argnums=0, has_aux=False):
+    """torch.func's order: (gradient, value), the value being (value, aux) when has_aux."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def wrapper(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
+        return g, value
+    return wrapper
+
+
 def _split_aux(out, has_aux, name):
     if not has_aux:
         return out, None
@@ -160,6 +171,8 @@ def vjp(f, *primals, has_aux=False):
                               retain_graph=True, create_graph=nested, allow_unused=True)
         grads = [zeros_like(x) if g is None else g for x, g in zip(inputs, grads)]
         return _regroup(grads, prepared, None)
+    if not nested:  # as torch.func's: the value carries no graph (vjp_fn keeps its own)
+        out, aux = _detached(out), _detached(aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 

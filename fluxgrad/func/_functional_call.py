@@ -1,7 +1,10 @@
-"""`functional_call`: run a module with some of its parameters and buffers replaced."""
+"""`functional_call`: run a module with some of its parameters and buffers replaced;
+`stack_module_state`: the parameters and buffers of like modules, stacked (for vmap)."""
 import contextlib
 
-__all__ = ["functional_call"]
+from ..ops import stack
+
+__all__ = ["functional_call", "stack_module_state"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=(), kwargs=None, *, strict=False):
@@ -47,3 +50,29 @@ def _swapped(module, replacements):
     finally:
         for table, leaf, old in reversed(saved):
             table[leaf] = old
+
+
+def stack_module_state(models):
+    """({name: parameters stacked}, {name: buffers stacked}) of modules of one architecture,
+    each stacked along a new leading dimension: the stacked parameters are new leaves that
+    require grad where the modules' do (as torch.func's)."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if len({m.training for m in models}) > 1:
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval "
+                           "mode.")
+    names = [name for name, _ in models[0].named_parameters()]
+    for m in models[1:]:
+        if [name for name, _ in m.named_parameters()] != names:
+            raise RuntimeError(f"stack_module_state: the models differ: {type(m).__name__} has "
+                               "other parameters than the first; stack models of one architecture")
+
+    def stacked(tensors):
+        out = stack([t.detach() for t in tensors])
+        return out.requires_grad_() if all(t.requires_grad for t in tensors) else out
+
+    params = {name: stacked([dict(m.named_parameters())[name] for m in models]) for name in names}
+    buffers = {name: stack([dict(m.named_buffers())[name] for m in models])
+               for name, _ in models[0].named_buffers()}
+    return params, buffers

@@ -211,18 +211,33 @@ def _indices(target, op):
     return target, batching.layers(target)[1]._data
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, *, sparse=False):
-    """Rows of `weight` [num_embeddings, dim] picked by the integer `input`; `padding_idx` gets no gradient."""
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of `weight` [num_embeddings, dim] picked by the integer `input`; `padding_idx` gets no
+    gradient; with `max_norm`, the picked rows of `weight` longer than it are first scaled down to
+    it, in place (as PyTorch)."""
     rows, idx = _indices(input, "embedding")
     num = weight.shape[0]
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError(f"embedding: index {int(idx.max() if idx.max() >= num else idx.min())} "
                          f"is out of range for {num} embeddings")
+    if scale_grad_by_freq:
+        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported; scale the "
+                                  "gradient of weight yourself")
+    if max_norm is not None:
+        _renorm_rows(weight, Tensor(np.unique(idx % num)), max_norm, norm_type)
     out = weight[rows]
     if padding_idx is not None:
         mask = _ops.unsqueeze(_ops.eq(rows, padding_idx % num), -1)
         out = _ops.where(mask, weight.detach()[rows], out)
     return out
+
+
+def _renorm_rows(weight, rows, max_norm, norm_type):
+    with no_grad():
+        picked = weight[rows]
+        norms = _ops.norm(picked, norm_type, dim=-1, keepdim=True)
+        weight[rows] = _ops.where(norms > max_norm, picked * (max_norm / (norms + 1e-7)), picked)
 
 
 def one_hot(input, num_classes=-1):
@@ -270,10 +285,10 @@ def _pair_check(input, target, op, mismatch="warn"):
         try:
             np.broadcast_shapes(x.shape, y.shape)
         except ValueError:
-            raise ValueError(f"{op}: input shape {list(x.shape)} and target shape "
+            raise ShapeError(f"{op}: input shape {list(x.shape)} and target shape "
                              f"{list(y.shape)} don't broadcast") from None
         if mismatch == "refuse":
-            raise ValueError(f"{op}: Using a target size ({list(y.shape)}) that is different to "
+            raise ShapeError(f"{op}: Using a target size ({list(y.shape)}) that is different to "
                              f"the input size ({list(x.shape)}) is not supported. Please ensure "
                              "they have the same size.")
         if mismatch == "warn":

@@ -14,9 +14,11 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
+from .._core.errors import ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
+from ..ops.inplace import apply_inplace
 from . import functional as F
 
 __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -28,7 +30,9 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
            "soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
-           "multilabel_margin_loss", "embedding_bag", "ctc_loss"]
+           "multilabel_margin_loss", "embedding_bag", "ctc_loss", "hardshrink", "softshrink",
+           "prelu", "relu_", "elu_", "leaky_relu_", "selu_", "celu_", "hardtanh_", "threshold_",
+           "rrelu_"]
 
 _tensor = F._tensor
 
@@ -259,8 +263,52 @@ def glu(input, dim=-1):
 
 def threshold(input, threshold, value, inplace=False):
     """`input` where it is greater than `threshold`, else `value`."""
+    def thresholded(v):
+        return _ops.where(_ops.greater(v, threshold), v, F._const(value, v))
     x = _tensor(input)
-    return _ops.where(_ops.greater(x, threshold), x, F._const(value, x))
+    return apply_inplace(x, thresholded) if inplace else thresholded(x)
+
+
+def hardshrink(input, lambd=0.5):
+    """`input` where |input| > lambd, else 0."""
+    x = _tensor(input)
+    return _ops.where(_ops.greater(_ops.abs(x), lambd), x, F._const(0.0, x))
+
+
+def softshrink(input, lambd=0.5):
+    """`input` moved towards 0 by lambd, and 0 within lambd of it."""
+    x = _tensor(input)
+    zero = F._const(0.0, x)
+    return _ops.where(_ops.greater(x, lambd), x - lambd,
+                      _ops.where(_ops.less(x, -lambd), x + lambd, zero))
+
+
+def prelu(input, weight):
+    """max(0, x) + weight * min(0, x), one weight or one per channel (dimension 1)."""
+    x = _tensor(input)
+    if weight.numel() > 1:
+        if x.ndim < 2 or x.shape[1] != weight.numel():
+            raise ShapeError(f"prelu: {weight.numel()} weights need an input with as many "
+                             f"channels in dimension 1, got shape {list(x.shape)}")
+        weight = _ops.reshape(weight, (1, -1) + (1,) * (x.ndim - 2))
+    return _ops.maximum(x, 0.0) + weight * _ops.minimum(x, 0.0)
+
+
+def _inplace_variant(name, fn):
+    def variant(input, *args, **kwargs):
+        return fn(input, *args, inplace=True, **kwargs)
+    variant.__name__ = name
+    variant.__doc__ = f"{fn.__name__}(input, ..., inplace=True)."
+    return variant
+
+
+relu_ = _inplace_variant("relu_", F.relu)
+elu_ = _inplace_variant("elu_", F.elu)
+leaky_relu_ = _inplace_variant("leaky_relu_", F.leaky_relu)
+selu_ = _inplace_variant("selu_", F.selu)
+celu_ = _inplace_variant("celu_", F.celu)
+hardtanh_ = _inplace_variant("hardtanh_", F.hardtanh)
+threshold_ = _inplace_variant("threshold_", threshold)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -268,9 +316,15 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     training, and is (lower + upper) / 2 in evaluation."""
     x = _tensor(input)
     if not training:
-        return F.leaky_relu(x, (lower + upper) / 2)
+        return F.leaky_relu(x, (lower + upper) / 2, inplace)
     slope = rand(x.shape, dtype=x.dtype) * (upper - lower) + lower
-    return _ops.where(_ops.greater_equal(x, 0), x, x * slope)
+
+    def leaky(v):
+        return _ops.where(_ops.greater_equal(v, 0), v, v * slope)
+    return apply_inplace(x, leaky) if inplace else leaky(x)
+
+
+rrelu_ = _inplace_variant("rrelu_", rrelu)
 
 
 # --- im2col ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 Each layer initialises its parameters like PyTorch's default and computes with
 `nn.functional`.
 """
+import inspect
 import math
 from collections import OrderedDict
 
@@ -25,8 +26,8 @@ __all__ = ["Sequential", "ModuleList", "LayerList", "ModuleDict", "LayerDict", "
            "BatchNorm2d", "BatchNorm", "LayerNorm", "GroupNorm", "ReLU", "ReLU6", "LeakyReLU",
            "ELU", "SELU", "CELU", "GELU", "SiLU", "Swish", "Mish", "Sigmoid", "Tanh", "Softplus",
            "Softsign", "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Tanhshrink",
-           "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D", "Conv2DTranspose", "MaxPool2D",
-           "AdaptiveAvgPool2D"]
+           "Hardshrink", "Softshrink", "Softmax", "LogSoftmax", "PReLU", "Conv1D", "Conv2D",
+           "Conv2DTranspose", "MaxPool2D", "AdaptiveAvgPool2D"]
 __all__ += ["MultiheadAttention", "Softmin", "MaxUnpool2d", "Conv3d", "ConvTranspose3d",
             "AvgPool3d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
@@ -72,6 +73,40 @@ class Sequential(Module):
         self.add_module(str(len(self._modules)), layer)
         return self
 
+    def extend(self, layers):
+        for layer in layers:
+            self.append(layer)
+        return self
+
+    def insert(self, index, module):
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        layers = list(self._modules.values())
+        layers.insert(index + n if index < 0 else index, module)
+        self._renumber(layers)
+        return self
+
+    def __setitem__(self, index, module):
+        key = list(self._modules)[index]
+        self.add_module(key, module)
+
+    def __delitem__(self, index):
+        layers = list(self._modules.values())
+        del layers[index]
+        self._renumber(layers)
+
+    def pop(self, index):
+        layer = self[index]
+        del self[index]
+        return layer
+
+    def _renumber(self, layers):
+        # PyTorch keeps the names 0..n-1 after an insert or a deletion
+        self._modules.clear()
+        for i, layer in enumerate(layers):
+            self.add_module(str(i), layer)
+
 
 class ModuleList(Module):
     """A list of modules, registered (so their parameters are found) but not called in order."""
@@ -89,6 +124,19 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
+
+    __iadd__ = extend
+
+    def __add__(self, other):
+        return ModuleList(list(self) + list(other))
+
+    def pop(self, index):
+        module = self[index]
+        items = list(self._modules.values())
+        del items[index]
+        self._modules.clear()
+        self.extend(items)
+        return module
 
     def insert(self, index, module):
         items = list(self._modules.values())
@@ -111,6 +159,19 @@ class ModuleList(Module):
 
     def __iter__(self):
         return iter(self._modules.values())
+
+    def __repr__(self):
+        # PyTorch's: a run of modules that print alike prints once, as "(0-2): 3 x Block(...)"
+        runs = []
+        for i, child in enumerate(self._modules.values()):
+            text = repr(child)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        return self._repr_with([f"({first}): {text}" if first == last else
+                                f"({first}-{last}): {last - first + 1} x {text}"
+                                for first, last, text in runs])
 
 
 class _KeyedContainer(Module):
@@ -286,6 +347,9 @@ class Unflatten(Module):
     def forward(self, x):
         return _ops.unflatten(x, self.dim, self.unflattened_size)
 
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
 
 class Dropout(Module):
     def __init__(self, p=0.5, inplace=False):
@@ -295,7 +359,7 @@ class Dropout(Module):
         self.p, self.inplace = p, inplace
 
     def forward(self, x):
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -305,27 +369,50 @@ class Embedding(Module):
     """A lookup table: integer indices -> rows of `weight` [num_embeddings, embedding_dim] ~ N(0, 1)."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 sparse=False, _weight=None):
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise ValueError(f"Embedding: padding_idx {padding_idx} is out of range for "
                              f"{num_embeddings} embeddings")
         self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is not None:
-            self.weight = Parameter(_weight)
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ShapeError(f"Embedding: _weight has shape {list(_weight.shape)}, expected "
+                                 f"[{num_embeddings}, {embedding_dim}]")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
         else:
             self.weight = _empty(num_embeddings, embedding_dim)
             init.normal_(self.weight)
             if self.padding_idx is not None:
                 self.weight._data[self.padding_idx] = 0
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        """An Embedding whose weight holds the 2-d `embeddings`; frozen unless freeze=False."""
+        if embeddings.dim() != 2:
+            raise ShapeError(f"Embedding.from_pretrained: embeddings must be 2-d, got shape "
+                             f"{list(embeddings.shape)}")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=embeddings, _freeze=freeze)
+
     def forward(self, x):
-        return F.embedding(x, self.weight, self.padding_idx)
+        return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
         return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """PyTorch's class name for MultiheadAttention's out_proj (a plain Linear), so that models
+    print alike."""
 
 
 # --- convolution ----------------------------------------------------------------------------
@@ -344,9 +431,12 @@ class _ConvNd(Module):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{type(self).__name__}: groups={groups} must divide in_channels "
                              f"({in_channels}) and out_channels ({out_channels})")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{type(self).__name__}: padding_mode={padding_mode!r} is "
-                                      "not supported (only 'zeros')")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError(f"{type(self).__name__}: padding_mode must be one of 'zeros', "
+                             f"'reflect', 'replicate' or 'circular', got {padding_mode!r}")
+        if self._transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        self.padding_mode = padding_mode
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _tuple(kernel_size, n)
         self.stride, self.dilation = _tuple(stride, n), _tuple(dilation, n)
@@ -374,6 +464,21 @@ class _ConvNd(Module):
             raise ShapeError(f"{type(self).__name__}: expected input {layout} with C="
                              f"{self.in_channels} channels, got shape {list(x.shape)}")
 
+    def _padded(self, x):
+        """`x` and the padding left for the convolution: with a padding_mode other than
+        'zeros', `x` is padded here (by that mode) and the convolution pads nothing."""
+        if self.padding_mode == "zeros":
+            return x, self.padding
+        if self.padding == "same":
+            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            sides = [(t // 2, t - t // 2) for t in totals]
+        elif self.padding == "valid":
+            sides = [(0, 0)] * self._dims
+        else:
+            sides = [(p, p) for p in self.padding]
+        pads = tuple(v for pair in reversed(sides) for v in pair)  # F.pad: last dim first
+        return F.pad(x, pads, mode=self.padding_mode), (0,) * self._dims
+
     def extra_repr(self):
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
              f"stride={self.stride}")
@@ -385,6 +490,8 @@ class _ConvNd(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -394,7 +501,8 @@ class Conv2d(_ConvNd):
 
     def forward(self, x):
         self._check(x)
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        x, padding = self._padded(x)
+        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
@@ -403,7 +511,8 @@ class Conv1d(_ConvNd):
 
     def forward(self, x):
         self._check(x)
-        padding = self.padding if isinstance(self.padding, str) else self.padding[0]
+        x, padding = self._padded(x)
+        padding = padding if isinstance(padding, str) else padding[0]
         return F.conv1d(x, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
                         self.groups)
 
@@ -446,7 +555,7 @@ class MaxPool2d(Module):
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride or self.kernel_size}, "
-                f"padding={self.padding}")
+                f"padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class MaxPool1d(MaxPool2d):
@@ -519,14 +628,22 @@ class _BatchNorm(Module):
                              f"{' or '.join(str(d) for d in self._ndims)} dimensions with "
                              f"{self.num_features} channels on axis 1, got shape {list(x.shape)}")
         use_batch = self.training or not self.track_running_stats
+        momentum = self.momentum
         if self.training and self.track_running_stats:
-            if getattr(x, "program", None) is not None:  # staged (compile): an op
+            staged = getattr(x, "program", None) is not None
+            if staged:  # (compile): an op
                 self.num_batches_tracked.add_(1)
             else:
                 self.num_batches_tracked._data += 1
+            if momentum is None:  # PyTorch's cumulative moving average
+                if staged:
+                    raise NotImplementedError(
+                        f"{type(self).__name__}(momentum=None) can't be compiled: its average "
+                        "weight 1 / num_batches_tracked is read as a number; give a momentum")
+                momentum = 1.0 / float(self.num_batches_tracked._data)
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight,
-                            self.bias, use_batch, self.momentum, self.eps)
+                            self.bias, use_batch, momentum, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
@@ -551,6 +668,7 @@ class LayerNorm(Module):
         if isinstance(normalized_shape, (int, np.integer)):
             normalized_shape = (int(normalized_shape),)
         self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
         self.weight = Parameter(ones(self.normalized_shape)) if elementwise_affine else None
         self.bias = Parameter(zeros(self.normalized_shape)) if elementwise_affine and bias \
             else None
@@ -559,43 +677,54 @@ class LayerNorm(Module):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.normalized_shape}, eps={self.eps}"
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, bias=True):
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.affine = affine
         self.weight = Parameter(ones(num_channels)) if affine else None
-        self.bias = Parameter(zeros(num_channels)) if affine else None
+        self.bias = Parameter(zeros(num_channels)) if affine and bias else None
 
     def forward(self, x):
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 # --- activations ----------------------------------------------------------------------------
 def _activation(name, fn_name, *arg_names, defaults=()):
+    # `inplace` is PyTorch's last argument; it reaches the functions that take it
+    takes_inplace = "inplace" in inspect.signature(getattr(F, fn_name)).parameters
+
     def __init__(self, *args, **kwargs):
         Module.__init__(self)
-        values = dict(zip(arg_names, defaults))
-        values.update(zip(arg_names, args))
+        values = dict(zip(arg_names, defaults), inplace=False)
+        values.update(zip(arg_names + ("inplace",), args))
         for k, v in kwargs.items():
-            if k in arg_names:
+            if k in values:
                 values[k] = v
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
     def forward(self, x):
-        return getattr(F, fn_name)(x, *(getattr(self, a) for a in arg_names))
+        args = [getattr(self, a) for a in arg_names]
+        if self.inplace and takes_inplace:
+            return getattr(F, fn_name)(x, *args, inplace=True)
+        return getattr(F, fn_name)(x, *args)
 
     def extra_repr(self):
-        return ", ".join(f"{a}={getattr(self, a)}" for a in arg_names)
+        shown = [f"{a}={getattr(self, a)!r}" if isinstance(getattr(self, a), str)
+                 else f"{a}={getattr(self, a)}" for a in arg_names]
+        return ", ".join(shown + (["inplace=True"] if self.inplace else []))
     return type(name, (Module,), {"__init__": __init__, "forward": forward,
                                   "extra_repr": extra_repr,
                                   "__doc__": f"Module form of nn.functional.{fn_name}."})
@@ -620,6 +749,9 @@ Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid")
 Hardswish = _activation("Hardswish", "hardswish")
 LogSigmoid = _activation("LogSigmoid", "logsigmoid")
 Tanhshrink = _activation("Tanhshrink", "tanhshrink")
+Hardshrink = _activation("Hardshrink", "hardshrink", "lambd", defaults=(0.5,))
+Softshrink = _activation("Softshrink", "softshrink", "lambd", defaults=(0.5,))
+Hardshrink.extra_repr = Softshrink.extra_repr = lambda self: f"{self.lambd}"
 
 
 class Softmax(Module):
@@ -675,7 +807,7 @@ class MultiheadAttention(Module):
             self.in_proj_bias = _empty(3 * embed_dim)
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias)
         if add_bias_kv:
             self.bias_k, self.bias_v = _empty(1, 1, embed_dim), _empty(1, 1, embed_dim)
         else:
@@ -777,7 +909,8 @@ class Conv3d(_ConvNd):
     _dims = 3
 
     def forward(self, x):
-        return F.conv3d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+        x, padding = self._padded(x)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
@@ -864,10 +997,10 @@ class PReLU(Module):
         self.weight = Parameter(np.full(num_parameters, init, dtypes.default_float.np))
 
     def forward(self, x):
-        a = self.weight
-        if self.num_parameters > 1:
-            a = _ops.reshape(a, (1, -1) + (1,) * (x.ndim - 2))
-        return _ops.maximum(x, 0.0) + a * _ops.minimum(x, 0.0)
+        return F.prelu(x, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
 
 
 Conv1D, Conv2D, Conv2DTranspose = Conv1d, Conv2d, ConvTranspose2d

@@ -11,9 +11,6 @@ class _Loss(Module):
         super().__init__()
         self.reduction = F._legacy_reduction(size_average, reduce, reduction)
 
-    def extra_repr(self):
-        return f"reduction={self.reduction!r}" if self.reduction != "mean" else ""
-
 
 class MSELoss(_Loss):
     def forward(self, input, target):

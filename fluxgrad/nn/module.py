@@ -14,11 +14,18 @@ from .._core.grad_mode import no_grad
 from .._core.hooks import HookHandle
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
+from ._backward_hooks import BackwardHookCall
 from .parameter import Parameter
 
 __all__ = ["Module", "Layer"]
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; prints as PyTorch's when every key matched."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 
 class Module:
@@ -34,6 +41,8 @@ class Module:
         d["_modules"] = OrderedDict()
         d["_forward_pre_hooks"] = OrderedDict()
         d["_forward_hooks"] = OrderedDict()
+        d["_backward_pre_hooks"] = OrderedDict()
+        d["_backward_hooks"] = OrderedDict()
         d["training"] = True
 
     def forward(self, *args, **kwargs):
@@ -49,12 +58,17 @@ class Module:
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
+        backward_hooks = BackwardHookCall(self) if BackwardHookCall.wanted(self) else None
+        if backward_hooks is not None:
+            args = backward_hooks.wrap_inputs(args)
         out = self.forward(*args, **kwargs)
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
                 new = hook(self, args, out)
                 if new is not None:
                     out = new
+        if backward_hooks is not None:
+            out = backward_hooks.wrap_outputs(out)
         return out
 
     # --- registration -----------------------------------------------------
@@ -67,11 +81,11 @@ class Module:
         d = self.__dict__
         if isinstance(value, Parameter):
             self._check_init()
-            self._forget(name)
+            self._forget(name, keep="_parameters")
             d["_parameters"][name] = value
         elif isinstance(value, Module):
             self._check_init()
-            self._forget(name)
+            self._forget(name, keep="_modules")
             d["_modules"][name] = value
         elif "_parameters" in d and name in d["_parameters"]:
             if value is not None:
@@ -91,10 +105,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
+    def _forget(self, name, keep=None):
+        """Unregister `name` everywhere except from the table `keep`, where an entry keeps its
+        place when replaced (as PyTorch's: `model.conv1 = ...` stays first)."""
         d = self.__dict__
         for table in ("_parameters", "_modules", "_buffers"):
-            d[table].pop(name, None)
+            if table != keep:
+                d[table].pop(name, None)
         d.pop(name, None)
 
     def __getattr__(self, name):
@@ -124,7 +141,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter({name!r}): expected a nn.Parameter or None, got "
                             f"{type(param).__name__}; wrap a tensor as nn.Parameter(t)")
-        self._forget(name)
+        self._forget(name, keep="_parameters")
         self._parameters[name] = param
         return param
 
@@ -139,7 +156,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer({name!r}): expected a Tensor or None, got "
                             f"{type(tensor).__name__}")
-        self._forget(name)
+        self._forget(name, keep="_buffers")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent.discard(name)
@@ -152,7 +169,7 @@ class Module:
         _check_name(name, self, "sub-module")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module({name!r}): {type(module).__name__} is not a Module")
-        self._forget(name)
+        self._forget(name, keep="_modules")
         self._modules[name] = module
         return module
 
@@ -245,6 +262,20 @@ class Module:
             module = module._modules[part]
         return module
 
+    def get_parameter(self, target):
+        return self._get_entry(target, "_parameters", "parameter")
+
+    def get_buffer(self, target):
+        return self._get_entry(target, "_buffers", "buffer")
+
+    def _get_entry(self, target, table, what):
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if name not in getattr(module, table):
+            raise AttributeError(f"{type(module).__name__} has no {what} {name!r} (looking up "
+                                 f"{target!r})")
+        return getattr(module, table)[name]
+
     # --- state ------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Parameters and persistent buffers by dotted name (detached unless `keep_vars`)."""
@@ -261,8 +292,9 @@ class Module:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
-    def load_state_dict(self, state_dict, strict=True):
-        """Copy values from `state_dict` into this module's parameters and buffers, in place.
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values from `state_dict` into this module's parameters and buffers, in place
+        (with `assign`, the given tensors become them, parameters keeping requires_grad).
 
         With `strict`, missing or unexpected keys raise; a shape mismatch always raises.
         Returns (missing_keys, unexpected_keys).
@@ -275,10 +307,13 @@ class Module:
         unexpected = [k for k in state_dict if k not in own]
         errors = []
         if strict:
+            # PyTorch's wording, which scripts search for
             if missing:
-                errors.append("missing keys: " + ", ".join(repr(k) for k in missing))
+                errors.append("Missing key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in missing) + ".")
             if unexpected:
-                errors.append("unexpected keys: " + ", ".join(repr(k) for k in unexpected))
+                errors.append("Unexpected key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in unexpected) + ".")
         updates = []
         for key, target in own.items():
             if key not in state_dict:
@@ -286,13 +321,18 @@ class Module:
             value = state_dict[key]
             array = value._data if isinstance(value, Tensor) else np.asarray(value)
             if array.shape != target._data.shape:
-                errors.append(f"size mismatch for {key!r}: the checkpoint has shape "
-                              f"{list(array.shape)}, this model has {list(target.shape)}")
+                errors.append(f"size mismatch for {key}: copying a param with shape "
+                              f"{list(array.shape)} from checkpoint, the shape in current model "
+                              f"is {list(target.shape)}.")
                 continue
-            updates.append((target, array))
+            updates.append((key, target, value) if assign else (target, array))
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n  "
                                + "\n  ".join(errors))
+        if assign:
+            for key, target, value in updates:
+                self._assign_entry(key, target, value)
+            return IncompatibleKeys(missing, unexpected)
         with no_grad():
             for target, array in updates:
                 np.copyto(target._data, array, casting="unsafe")
@@ -301,6 +341,18 @@ class Module:
 
     set_state_dict = load_state_dict
     set_dict = load_state_dict
+
+    def _assign_entry(self, key, target, value):
+        """The parameter or buffer named `key` replaced by `value` (load_state_dict(assign))."""
+        path, _, name = key.rpartition(".")
+        owner = self.get_submodule(path)
+        value = value if isinstance(value, Tensor) else Tensor(np.asarray(value))
+        if name in owner._parameters:
+            if not isinstance(value, Parameter):
+                value = Parameter(value.detach(), requires_grad=target.requires_grad)
+            owner._parameters[name] = value
+        else:
+            owner._buffers[name] = value
 
     # --- modes and gradients ------------------------------------------------
     def train(self, mode=True):
@@ -374,6 +426,12 @@ class Module:
     def cpu(self):
         return self
 
+    def type(self, dst_type):
+        """Cast every parameter and buffer (integer ones too) to `dst_type`, in place."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t._data = t.detach().type(dst_type)._data
+        return self
+
     # --- hooks ------------------------------------------------------------
     def register_forward_pre_hook(self, hook):
         """`hook(module, args)` before forward; a returned value replaces the args."""
@@ -385,19 +443,35 @@ class Module:
 
     register_forward_post_hook = register_forward_hook
 
+    def register_full_backward_pre_hook(self, hook):
+        """`hook(module, grad_output)` when the gradients of the outputs are known; a returned
+        tuple replaces grad_output."""
+        return HookHandle(self._backward_pre_hooks, hook)
+
+    def register_full_backward_hook(self, hook):
+        """`hook(module, grad_input, grad_output)` when the gradients of the tensor inputs are
+        known (all None when no input requires grad); a returned tuple replaces grad_input."""
+        return HookHandle(self._backward_hooks, hook)
+
+    register_backward_hook = register_full_backward_hook
+
     # --- printing ---------------------------------------------------------
     def extra_repr(self):
         return ""
 
     def __repr__(self):
-        lines = []
-        for name, child in self._modules.items():
-            text = repr(child).replace("\n", "\n  ")
-            lines.append(f"({name}): {text}")
-        head = type(self).__name__ + "(" + self.extra_repr()
-        if not lines:
-            return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+        return self._repr_with([f"({name}): {child!r}" for name, child in self._modules.items()])
+
+    def _repr_with(self, children):
+        """PyTorch's layout: extra_repr alone on the head line, else one line per entry
+        (`children`: the printed sub-modules)."""
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        lines += [child.replace("\n", "\n  ") for child in children]
+        if len(lines) == 1 and not children:
+            return f"{type(self).__name__}({lines[0]})"
+        body = "\n  " + "\n  ".join(lines) + "\n" if lines else ""
+        return f"{type(self).__name__}({body})"
 
 
 Layer = Module

@@ -87,7 +87,12 @@ class _Cell(Module):
         return (h, c) if self._mode == "LSTM" else h
 
     def extra_repr(self):
-        return f"{self.input_size}, {self.hidden_size}"
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias_ih is None:
+            s += ", bias=False"
+        if self._mode == "RNN_RELU":
+            s += ", nonlinearity=relu"
+        return s
 
 
 class RNNCell(_Cell):
@@ -106,23 +111,31 @@ class _RNNBase(Module):
     _mode = "RNN_TANH"
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, nonlinearity="tanh"):
+                 dropout=0.0, bidirectional=False, nonlinearity="tanh", proj_size=0):
         super().__init__()
         if self._mode.startswith("RNN"):
             self._mode = "RNN_" + nonlinearity.upper()
+        if proj_size and self._mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if proj_size < 0 or (proj_size and proj_size >= hidden_size):
+            raise ValueError(f"{type(self).__name__}: proj_size ({proj_size}) has to be a "
+                             f"positive integer smaller than hidden_size ({hidden_size})")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, dropout
-        self.bidirectional = bidirectional
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         gates = _GATES[self._mode] * hidden_size
+        out_size = proj_size or hidden_size  # the size of h (LSTM: projected from hidden_size)
         directions = 2 if bidirectional else 1
         for layer in range(num_layers):
-            size = input_size if layer == 0 else hidden_size * directions
+            size = input_size if layer == 0 else out_size * directions
             for suffix in ("", "_reverse")[:directions]:
                 setattr(self, f"weight_ih_l{layer}{suffix}", _param(gates, size))
-                setattr(self, f"weight_hh_l{layer}{suffix}", _param(gates, hidden_size))
+                setattr(self, f"weight_hh_l{layer}{suffix}", _param(gates, out_size))
                 if bias:
                     setattr(self, f"bias_ih_l{layer}{suffix}", _param(gates))
                     setattr(self, f"bias_hh_l{layer}{suffix}", _param(gates))
+                if proj_size:
+                    setattr(self, f"weight_hr_l{layer}{suffix}", _param(proj_size, hidden_size))
         _uniform_all(self, hidden_size)
 
     def _direction(self, x, layer, suffix, h, c, reverse, running):
@@ -130,10 +143,13 @@ class _RNNBase(Module):
                       getattr(self, f"bias_ih_l{layer}{suffix}", None))
         w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
         b_hh = getattr(self, f"bias_hh_l{layer}{suffix}", None)
+        w_hr = getattr(self, f"weight_hr_l{layer}{suffix}", None)
         steps = _ops.unbind(gi, 0)
         outputs = []
         for t in (reversed(range(len(steps))) if reverse else range(len(steps))):
             h_next, c_next = _step(self._mode, steps[t], h, c, w_hh, b_hh)
+            if w_hr is not None:
+                h_next = F.linear(h_next, w_hr)
             if running is not None:  # a finished sequence keeps its last state
                 h_next = _ops.where(running[t], h_next, h)
                 c_next = None if c is None else _ops.where(running[t], c_next, c)
@@ -166,7 +182,9 @@ class _RNNBase(Module):
         batch = x.shape[1]
         initial = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
         if self._mode == "LSTM":
-            h0, c0 = hx if hx is not None else (initial, initial)
+            h_initial = zeros(self.num_layers * directions, batch,
+                              self.proj_size or self.hidden_size, dtype=x.dtype)
+            h0, c0 = hx if hx is not None else (h_initial, initial)
             if unbatched and hx is not None:
                 h0, c0 = _ops.unsqueeze(h0, 1), _ops.unsqueeze(c0, 1)
         else:
@@ -199,10 +217,16 @@ class _RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
         if self.batch_first:
             s += ", batch_first=True"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
         if self.bidirectional:
             s += ", bidirectional=True"
         return s

@@ -18,7 +18,7 @@ from .._core import dtypes
 from .._core.errors import ShapeError
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
-from .._core.tensor import Tensor, is_scalar
+from .._core.tensor import Tensor, as_array, is_scalar
 from ._batch import broadcasting
 
 
@@ -106,10 +106,13 @@ def promote(x, y):
         if isinstance(y, Tensor):
             if x._data.dtype == y._data.dtype:
                 return x, y
-        elif type(y) is float or type(y) is int or is_scalar(y):
+        elif type(y) is float or type(y) is int or (is_scalar(y) and
+                                                      not isinstance(y, np.generic)):
             kind = x._data.dtype.kind
             if kind == "f" or (kind == "i" and isinstance(y, int) and not isinstance(y, bool)):
                 return x, y
+        elif isinstance(y, np.generic):  # as a Python scalar (NumPy 2 lets np.float64 widen)
+            return promote(x, y.item())
         else:
             return promote(x, _tensor_or_scalar(y))
     elif isinstance(y, Tensor):
@@ -120,7 +123,10 @@ def promote(x, y):
     else:
         x, y = _tensor_or_scalar(x), _tensor_or_scalar(y)
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-            x = Tensor(x)
+            if isinstance(y, np.generic) and not isinstance(x, np.generic):
+                y, x = promote(Tensor._make(as_array(y)), x)  # the NumPy scalar's dtype leads
+                return x, y
+            x = Tensor._make(as_array(x))  # (Tensor(1) would be an empty tensor of size 1)
         return promote(x, y)
     target = dtypes.result_type(x, y)
     return cast_to(x, target), cast_to(y, target)

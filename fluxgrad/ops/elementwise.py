@@ -9,6 +9,7 @@ subgradients: |x|' = 0 at 0, clamp passes the gradient on its boundary, ties
 of maximum/minimum split it evenly; rounding has zero gradient.
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -643,15 +644,25 @@ where_p = Primitive(
     linear=(1, 2), batch=broadcasting("where"))
 
 
-@tensor_method("where")
-def where(condition, x, y):
-    """Elements of `x` where `condition` holds, else of `y` (broadcast together)."""
+def where(condition, x=None, y=None):
+    """Elements of `x` where `condition` holds, else of `y` (broadcast together); with
+    `condition` alone, nonzero(condition, as_tuple=True) as in PyTorch."""
+    if x is None and y is None:
+        from .indexing import nonzero  # indexing builds on this module
+        return nonzero(condition if isinstance(condition, Tensor) else Tensor(condition),
+                       as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
     elif condition._data.dtype != np.bool_:
         condition = cast(condition, dtypes.bool_)
     x, y = promote(x, y)
     return apply(where_p, condition, x, y)
+
+
+@tensor_method("where")
+def _where_method(x, condition, y):
+    """x.where(condition, y): where(condition, x, y), as PyTorch's Tensor.where."""
+    return where(condition, x, y)
 
 
 def _selected(out_bar, wins, x, y):
@@ -790,6 +801,15 @@ def equal(input, other):
     `torch.equal`; the elementwise comparison is `eq`, or `==`)."""
     a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))
     return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+@tensor_method("__contains__")
+def _contains(x, element):
+    """`element in x`: whether some entry of `x` equals `element` (PyTorch's)."""
+    if not isinstance(element, (Tensor, numbers.Number)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed "
+                           f"in a {type(element).__name__}.")
+    return bool(eq(x, element)._data.any())
 
 
 @tensor_method("nan_to_num")

@@ -110,7 +110,7 @@ def _adam(opt, group, p, g, state):
     lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
     b1, b2 = group["betas"]
     if wd:
-        if opt._decoupled:
+        if group["decoupled_weight_decay"]:
             p = p * (1 - lr * wd)
         else:
             g = g + wd * p

@@ -17,7 +17,8 @@ __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnea
 
 
 class LRScheduler:
-    """Base: subclasses give `lr_at(base_lr, epoch)`; `step()` advances the epoch."""
+    """Base: subclasses give `lr_at(base_lr, epoch)` (or, where each parameter group has its
+    own schedule, `lrs_at(epoch)`); `step()` advances the epoch."""
 
     def __init__(self, optimizer=None, last_epoch=-1, *, learning_rate=None):
         from .optimizer import Optimizer
@@ -41,7 +42,7 @@ class LRScheduler:
         first = self.optimizer is None and not hasattr(self, "base_lrs")
         self.optimizer = optimizer
         if first:
-            self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
+            self.base_lrs = [g.setdefault("initial_lr", g["lr"]) for g in optimizer.param_groups]
             self.step()
         else:
             self.base_lrs = [self.base_lrs[0]] * len(optimizer.param_groups)
@@ -50,8 +51,12 @@ class LRScheduler:
     def lr_at(self, base_lr, epoch):
         raise NotImplementedError
 
+    def lrs_at(self, epoch):
+        """Each parameter group's learning rate at `epoch`."""
+        return [self.lr_at(b, epoch) for b in self.base_lrs]
+
     def get_lr(self):
-        return [self.lr_at(b, self.last_epoch) for b in self.base_lrs]
+        return self.lrs_at(self.last_epoch)
 
     @property
     def last_lr(self):
@@ -67,15 +72,16 @@ class LRScheduler:
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         self._apply()
 
-    def _apply(self):
-        self._last_lr = self.get_lr()
+    def _apply(self, lrs=None):
+        self._last_lr = self.get_lr() if lrs is None else lrs
         if self.optimizer is not None:
             for group, lr in zip(self.optimizer.param_groups, self._last_lr):
                 group["lr"] = lr
 
     def state_dict(self):
+        """The scheduler's numbers (not its optimizer, nor functions such as lr_lambda)."""
         return {k: v for k, v in self.__dict__.items()
-                if k != "optimizer" and not callable(v)}
+                if k not in ("optimizer", "_lambdas") and not callable(v)}
 
     def load_state_dict(self, state):
         self.__dict__.update(state)
@@ -137,15 +143,31 @@ class CosineAnnealingLR(LRScheduler):
             1 + math.cos(math.pi * epoch / self.T_max)) / 2
 
 
+def _per_group(value, optimizer, name, owner):
+    """`value` for each parameter group: a list of one per group, or one for all."""
+    groups = len(optimizer.param_groups) if optimizer is not None else 1
+    if isinstance(value, (list, tuple)):
+        if len(value) != groups:
+            raise ValueError(f"{owner}: expected {groups} {name} (one per parameter group), but "
+                             f"got {len(value)}")
+        return list(value)
+    return [value] * groups
+
+
 class LambdaLR(LRScheduler):
-    """lr * lr_lambda(epoch)."""
+    """lr * lr_lambda(epoch); `lr_lambda` may be a list, one function per parameter group."""
 
     def __init__(self, optimizer=None, lr_lambda=None, last_epoch=-1, *, learning_rate=None):
         self.lr_lambda = lr_lambda
+        self._lambdas = _per_group(lr_lambda, optimizer if hasattr(optimizer, "param_groups")
+                                   else None, "lr_lambdas", "LambdaLR")
         super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
 
     def lr_at(self, base_lr, epoch):
-        return base_lr * self.lr_lambda(epoch)
+        return base_lr * self._lambdas[0](epoch)
+
+    def lrs_at(self, epoch):
+        return [b * f(epoch) for b, f in zip(self.base_lrs, self._lambdas)]
 
 
 class LinearLR(LRScheduler):
@@ -206,9 +228,9 @@ class OneCycleLR(LRScheduler):
             raise ValueError(f"OneCycleLR: anneal_strategy must be one of 'cos' or 'linear', "
                              f"instead got {anneal_strategy!r}")
         self.anneal = self._cos if anneal_strategy == "cos" else self._linear
-        initial = max_lr / div_factor
-        self.initial_lr, self.max_lr = initial, max_lr
-        self.min_lr = initial / final_div_factor
+        self.max_lrs = _per_group(max_lr, optimizer, "max_lr", "OneCycleLR")
+        self.initial_lrs = [m / div_factor for m in self.max_lrs]
+        self.min_lrs = [i / final_div_factor for i in self.initial_lrs]
         if three_phase:
             self.phases = [(pct_start * total_steps - 1, "initial", "max"),
                            (2 * pct_start * total_steps - 2, "max", "initial"),
@@ -218,7 +240,7 @@ class OneCycleLR(LRScheduler):
                            (total_steps - 1, "max", "min")]
         self.cycle_momentum = cycle_momentum
         self.base_momentum, self.max_momentum = base_momentum, max_momentum
-        for group in optimizer.param_groups:
+        for group, initial in zip(optimizer.param_groups, self.initial_lrs):
             group["initial_lr"] = initial
         super().__init__(optimizer, last_epoch)
 
@@ -231,8 +253,8 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def _value(self, epoch, values):
-        if epoch >= self.total_steps:
-            raise ValueError(f"OneCycleLR: stepped {epoch + 1} times, more than total_steps "
+        if epoch > self.total_steps:
+            raise ValueError(f"OneCycleLR: stepped {epoch} times, more than total_steps "
                              f"({self.total_steps})")
         start_step = 0
         for end_step, start, end in self.phases:
@@ -242,9 +264,9 @@ class OneCycleLR(LRScheduler):
             start_step = end_step
         raise AssertionError("unreachable")
 
-    def lr_at(self, base_lr, epoch):
-        return self._value(epoch, {"initial": self.initial_lr, "max": self.max_lr,
-                                   "min": self.min_lr})
+    def lrs_at(self, epoch):
+        return [self._value(epoch, {"initial": initial, "max": top, "min": low})
+                for initial, top, low in zip(self.initial_lrs, self.max_lrs, self.min_lrs)]
 
     def _apply(self):
         super()._apply()
@@ -292,16 +314,25 @@ class MultiplicativeLR(LRScheduler):
     """lr * lr_lambda(1) * ... * lr_lambda(epoch)."""
 
     def __init__(self, optimizer=None, lr_lambda=None, last_epoch=-1, *, learning_rate=None):
-        if not callable(lr_lambda):
-            raise TypeError(f"MultiplicativeLR: lr_lambda must be a function of the epoch, got "
-                            f"{type(lr_lambda).__name__}")
-        self.lr_lambda, self._factors = lr_lambda, [1.0]
+        self._lambdas = _per_group(lr_lambda, optimizer if hasattr(optimizer, "param_groups")
+                                   else None, "lr_lambdas", "MultiplicativeLR")
+        if not all(callable(f) for f in self._lambdas):
+            raise TypeError(f"MultiplicativeLR: lr_lambda must be a function of the epoch (or a "
+                            f"list of them), got {type(lr_lambda).__name__}")
+        self.lr_lambda, self._factors = lr_lambda, [[1.0] for _ in self._lambdas]
         super().__init__(optimizer, last_epoch, learning_rate=learning_rate)
 
+    def _factor(self, group, epoch):
+        factors = self._factors[group]
+        while len(factors) <= epoch:
+            factors.append(factors[-1] * self._lambdas[group](len(factors)))
+        return factors[max(epoch, 0)]
+
     def lr_at(self, base_lr, epoch):
-        while len(self._factors) <= epoch:
-            self._factors.append(self._factors[-1] * self.lr_lambda(len(self._factors)))
-        return base_lr * self._factors[max(epoch, 0)]
+        return base_lr * self._factor(0, epoch)
+
+    def lrs_at(self, epoch):
+        return [b * self._factor(i, epoch) for i, b in enumerate(self.base_lrs)]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -325,6 +356,16 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             t -= self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
             period = self.T_0 * self.T_mult ** n
         return self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * t / period)) / 2
+
+    def step(self, epoch=None):
+        """As other schedulers; `epoch` may also be fractional (epoch + i / iters_per_epoch)."""
+        if epoch is None or float(epoch).is_integer():
+            return super().step(epoch)
+        if epoch < 0:
+            raise ValueError(f"CosineAnnealingWarmRestarts: expected a non-negative epoch, but "
+                             f"got {epoch}")
+        self.last_epoch = math.floor(epoch)
+        self._apply(self.lrs_at(epoch))
 
 
 class CyclicLR(LRScheduler):
@@ -408,8 +449,7 @@ class SequentialLR(LRScheduler):
     def get_lr(self):
         i = bisect.bisect_right(self.milestones, self.last_epoch)
         epoch = self.last_epoch - (self.milestones[i - 1] if i else 0)
-        scheduler = self.schedulers[i]
-        return [scheduler.lr_at(b, epoch) for b in scheduler.base_lrs]
+        return self.schedulers[i].lrs_at(epoch)
 
 
 class ChainedScheduler(LRScheduler):
@@ -427,8 +467,9 @@ class ChainedScheduler(LRScheduler):
     def get_lr(self):
         lrs = list(self.base_lrs)
         for scheduler in self.schedulers:
-            lrs = [lr * scheduler.lr_at(b, self.last_epoch) / b if b else lr
-                   for lr, b in zip(lrs, scheduler.base_lrs)]
+            lrs = [lr * own / b if b else lr
+                   for lr, own, b in zip(lrs, scheduler.lrs_at(self.last_epoch),
+                                         scheduler.base_lrs)]
         return lrs
 
     def step(self, epoch=None):
@@ -478,6 +519,8 @@ class ReduceLROnPlateau:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
+            if self.optimizer is not None:  # the lrs as they are now, maybe set by hand
+                self._lrs = [g["lr"] for g in self.optimizer.param_groups]
             for i, lr in enumerate(self._lrs):
                 new = max(lr * self.factor, self.min_lrs[i])
                 if lr - new > self.eps:
@@ -503,6 +546,13 @@ class ReduceLROnPlateau:
 
     def __call__(self):
         return self._lrs[0]
+
+    def state_dict(self):
+        """The scheduler's state (best metric, counters, options), without the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state):
+        self.__dict__.update(state)
 
 
 StepDecay, MultiStepDecay, ExponentialDecay = StepLR, MultiStepLR, ExponentialLR

@@ -94,7 +94,6 @@ class Optimizer:
         for key, value in self.defaults.items():
             group.setdefault(key, value)
         _check_options(group, f"{type(self).__name__}: ")
-        group.setdefault("initial_lr", group["lr"])
         self.param_groups.append(group)
 
     # --- gradients ------------------------------------------------------------
@@ -188,10 +187,18 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p in self.state and self.state[p]:
-                    state[index[id(p)]] = {
-                        k: Tensor(np.array(v)) if isinstance(v, np.ndarray) else v
-                        for k, v in self.state[p].items()}
+                    state[index[id(p)]] = {k: self._saved(k, v) for k, v in self.state[p].items()}
         return {"state": state, "param_groups": groups}
+
+    def _saved(self, key, value):
+        """A state entry as state_dict() gives it: arrays copied into tensors, and the counters
+        (`_state_numbers`) as float32 0-d tensors, as PyTorch saves them."""
+        if isinstance(value, np.ndarray):
+            return Tensor(np.array(value))
+        if key in self._state_numbers and isinstance(value, numbers.Real) and not isinstance(
+                value, bool):
+            return Tensor(np.asarray(value, np.float32))
+        return value
 
     def load_state_dict(self, state_dict):
         """Replace options and state with `state_dict`'s, all checked before any is replaced."""
@@ -228,14 +235,14 @@ class Optimizer:
 
     def _restore(self, key, value, p, where):
         """One saved state entry as `_update` keeps it: an array shaped like `p`, or a number."""
-        if self._state_tensors is None:
-            return np.array(value._data) if isinstance(value, Tensor) else value
         if key in self._state_numbers:
             if isinstance(value, Tensor) and value.numel() == 1:
                 value = value.item()
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"{where} is a {type(value).__name__}; it should be a number")
             return value
+        if self._state_tensors is None:
+            return np.array(value._data) if isinstance(value, Tensor) else value
         if key not in self._state_tensors:
             raise ValueError(f"{where} is not state of {type(self).__name__} (which keeps "
                              f"{', '.join(self._state_tensors + self._state_numbers)}); was it "
@@ -303,6 +310,16 @@ def _pick(value, paddle_value, default=None):
     return default if value is None else value
 
 
+def _flags(owner, **flags):
+    """PyTorch's implementation switches (foreach, fused, capturable, differentiable), kept in
+    the parameter groups as PyTorch keeps them. fluxgrad has one implementation, which they
+    leave as it is; differentiable=True (a step recorded for autograd) it can't do."""
+    if flags.get("differentiable"):
+        raise NotImplementedError(f"{owner}: differentiable=True is not supported: fluxgrad's "
+                                  "optimizers update the parameters outside autograd")
+    return flags
+
+
 def _params(params, parameters):
     return parameters if params is None else params
 
@@ -320,8 +337,8 @@ class SGD(Optimizer):
     _state_tensors = ("momentum_buffer",)
 
     def __init__(self, params=None, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
-                 nesterov=False, *, maximize=False, learning_rate=None, parameters=None,
-                 grad_clip=None, name=None):
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None, learning_rate=None, parameters=None, grad_clip=None, name=None):
         lr = _pick(lr, learning_rate)
         if not isinstance(lr, (int, float)) and not hasattr(lr, "_attach"):
             raise TypeError(f"SGD: lr must be a number or an LRScheduler, got {type(lr).__name__}")
@@ -330,7 +347,9 @@ class SGD(Optimizer):
         super().__init__(_params(params, parameters),
                          dict(lr=lr, momentum=momentum, dampening=dampening,
                               weight_decay=_weight_decay(weight_decay), nesterov=nesterov,
-                              maximize=maximize), grad_clip)
+                              maximize=maximize,
+                              **_flags("SGD", foreach=foreach, differentiable=differentiable,
+                                       fused=fused)), grad_clip)
 
     def _update(self, p, g, state, group):
         wd, momentum = group["weight_decay"], group["momentum"]
@@ -348,20 +367,25 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (L2 weight decay added to the gradient); `amsgrad` keeps the running max of v."""
+    """Adam (L2 weight decay added to the gradient, or decoupled as AdamW's with
+    decoupled_weight_decay=True); `amsgrad` keeps the running max of v."""
 
-    _decoupled = False
     _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 amsgrad=False, *, maximize=False, learning_rate=None, parameters=None,
-                 beta1=None, beta2=None, epsilon=None, grad_clip=None, lazy_mode=False,
-                 name=None):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False,
+                 learning_rate=None, parameters=None, beta1=None, beta2=None, epsilon=None,
+                 grad_clip=None, lazy_mode=False, name=None):
         betas = (_pick(betas[0], beta1), _pick(betas[1], beta2))
         super().__init__(_params(params, parameters),
                          dict(lr=_pick(lr, learning_rate), betas=tuple(betas),
                               eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
-                              amsgrad=amsgrad, maximize=maximize), grad_clip)
+                              amsgrad=amsgrad, maximize=maximize,
+                              decoupled_weight_decay=bool(decoupled_weight_decay),
+                              **_flags(type(self).__name__, foreach=foreach,
+                                       capturable=capturable, differentiable=differentiable,
+                                       fused=fused)), grad_clip)
 
     def _update(self, p, g, state, group):
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
@@ -373,7 +397,7 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = np.zeros_like(p)
         if wd:
-            if self._decoupled:
+            if group["decoupled_weight_decay"]:
                 p *= 1 - lr * wd
             else:
                 g = g + wd * p
@@ -396,23 +420,25 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay (`p *= 1 - lr * weight_decay` before the update)."""
 
-    _decoupled = True
-
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, **kwargs):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, **kwargs)
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad,
+                         decoupled_weight_decay=True, **kwargs)
 
 
 class RMSprop(Optimizer):
     _state_tensors = ("square_avg", "momentum_buffer", "grad_avg")
 
     def __init__(self, params=None, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0,
-                 momentum=0.0, centered=False, *, maximize=False, learning_rate=None,
-                 parameters=None, rho=None, epsilon=None, grad_clip=None, name=None):
+                 momentum=0.0, centered=False, *, capturable=False, foreach=None,
+                 maximize=False, differentiable=False, learning_rate=None, parameters=None,
+                 rho=None, epsilon=None, grad_clip=None, name=None):
         super().__init__(_params(params, parameters),
                          dict(lr=_pick(lr, learning_rate), alpha=_pick(alpha, rho),
                               eps=_pick(eps, epsilon), weight_decay=_weight_decay(weight_decay),
-                              momentum=momentum, centered=centered, maximize=maximize), grad_clip)
+                              momentum=momentum, centered=centered, maximize=maximize,
+                              **_flags("RMSprop", capturable=capturable, foreach=foreach,
+                                       differentiable=differentiable)), grad_clip)
 
     def _update(self, p, g, state, group):
         alpha, wd, momentum = group["alpha"], group["weight_decay"], group["momentum"]
@@ -450,13 +476,16 @@ class Adagrad(Optimizer):
     _state_tensors = ("sum",)
 
     def __init__(self, params=None, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
-                 initial_accumulator_value=0.0, eps=1e-10, *, maximize=False, learning_rate=None,
-                 parameters=None, epsilon=None, grad_clip=None, name=None):
+                 initial_accumulator_value=0.0, eps=1e-10, *, foreach=None, maximize=False,
+                 differentiable=False, fused=None, learning_rate=None, parameters=None,
+                 epsilon=None, grad_clip=None, name=None):
         super().__init__(_params(params, parameters),
                          dict(lr=_pick(lr, learning_rate), lr_decay=lr_decay,
                               weight_decay=_weight_decay(weight_decay),
                               initial_accumulator_value=initial_accumulator_value,
-                              eps=_pick(eps, epsilon), maximize=maximize), grad_clip)
+                              eps=_pick(eps, epsilon), maximize=maximize,
+                              **_flags("Adagrad", foreach=foreach, differentiable=differentiable,
+                                       fused=fused)), grad_clip)
 
     def _update(self, p, g, state, group):
         if not state:

@@ -1,9 +1,12 @@
-"""`nn.utils`: gradient clipping and flattening parameters to one vector (outside the graph)."""
+"""`nn.utils`: gradient clipping (outside the graph) and flattening parameters to one vector
+(recorded, as PyTorch's, so the vector differentiates back to the parameters)."""
 import numpy as np
 
+from ... import ops
 from ..._core.tensor import Tensor
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "get_total_norm", "clip_grads_with_norm_",
+           "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
            "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
 
 
@@ -11,30 +14,47 @@ def _params(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The `norm_type` norm of all `tensors` taken together (the norm of their norms), a 0-d
+    tensor; 0 for no tensors. `foreach` is accepted and changes nothing."""
+    arrays = [t._data for t in _params(tensors) if t is not None]
+    if not arrays:
+        return Tensor(np.zeros((), np.float32))
+    norm_type = float(norm_type)
+    if norm_type == np.inf:
+        total = max(float(np.abs(a).max()) if a.size else 0.0 for a in arrays)
+    else:
+        total = float(sum(float(np.sum(np.abs(a) ** norm_type)) for a in arrays)) ** (1 / norm_type)
+    if error_if_nonfinite and not np.isfinite(total):
+        raise RuntimeError(f"clip_grad_norm_: the total gradient norm is {total}; pass "
+                           "error_if_nonfinite=False to clip anyway")
+    return Tensor(np.asarray(total, arrays[0].dtype))
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients, in place, by max_norm / total_norm when that is below 1."""
+    scale = max_norm / (float(total_norm) + 1e-6)
+    if scale < 1:
+        for p in _params(parameters):
+            if p.grad is not None:
+                p.grad._data *= scale
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """Scale all gradients together, in place, so their joint norm is at most `max_norm`.
 
     Returns the total norm before clipping (a 0-d tensor).
     """
-    grads = [p.grad._data for p in _params(parameters) if p.grad is not None]
-    if not grads:
-        return Tensor(np.zeros((), np.float32))
-    norm_type = float(norm_type)
-    if norm_type == np.inf:
-        total = max(float(np.abs(g).max()) if g.size else 0.0 for g in grads)
-    else:
-        total = float(sum(float(np.sum(np.abs(g) ** norm_type)) for g in grads)) ** (1 / norm_type)
-    if error_if_nonfinite and not np.isfinite(total):
-        raise RuntimeError(f"clip_grad_norm_: the total gradient norm is {total}; pass "
-                           "error_if_nonfinite=False to clip anyway")
-    scale = max_norm / (total + 1e-6)
-    if scale < 1:
-        for g in grads:
-            g *= scale
-    return Tensor(np.asarray(total, grads[0].dtype))
+    params = _params(parameters)
+    total = get_total_norm([p.grad for p in params], norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(params, max_norm, total)
+    return total
 
 
-def clip_grad_value_(parameters, clip_value):
+clip_grad_norm = clip_grad_norm_  # PyTorch's deprecated spelling
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient element to [-clip_value, clip_value], in place."""
     for p in _params(parameters):
         if p.grad is not None:
@@ -42,10 +62,11 @@ def clip_grad_value_(parameters, clip_value):
 
 
 def parameters_to_vector(parameters):
-    """All parameters flattened and concatenated into one 1-d tensor (a copy)."""
+    """All parameters flattened and concatenated into one 1-d tensor."""
     params = _params(parameters)
-    return Tensor(np.concatenate([p._data.reshape(-1) for p in params]) if params
-                  else np.zeros(0, np.float32))
+    if not params:
+        return Tensor(np.zeros(0, np.float32))
+    return ops.cat([p.reshape(-1) for p in params])
 
 
 def vector_to_parameters(vec, parameters):

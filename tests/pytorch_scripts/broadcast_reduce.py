@@ -1,0 +1,27 @@
+"""Broadcasting, elementwise math and reductions with dim/keepdim."""
+import numpy as np
+import fluxgrad as torch
+
+rng = np.random.default_rng(0)
+x = torch.tensor(rng.standard_normal((3, 4)).astype(np.float32))
+y = torch.tensor(rng.standard_normal(4).astype(np.float32))
+print(x + y, x * 2 - 1, (x / y).shape, x @ y, x.matmul(x.T).shape, torch.mm(x, x.t()).shape)
+print(x.sum(), x.sum(dim=0), x.sum(1, keepdim=True), x.mean((0, 1)), x.mean(-1))
+print(x.max(), x.max(dim=1), x.min(0).values, x.max(dim=1, keepdim=True)[1])
+print(x.std(), x.var(dim=0), x.std(1, unbiased=False), torch.var(x, dim=1, correction=0))
+print(x.prod(1), x.cumsum(1), x.cumprod(0)[-1], x.norm(), x.norm(dim=1), torch.linalg.norm(x, ord=2))
+print(x.abs().sqrt(), x.exp().log(), torch.sigmoid(x).sum(), torch.tanh(x).mean(), x.sign())
+print(x.clamp(-0.5, 0.5), torch.clamp(x, min=0), x.round(decimals=2), x.floor(), x.ceil(), x.trunc())
+print(torch.logsumexp(x, dim=1), torch.softmax(x, dim=-1).sum(-1), x.log_softmax(1)[0])
+print(x.amax(dim=(0, 1)), x.amin(1), x.argmax(), x.argmin(dim=1), x.argmax(dim=0, keepdim=True))
+print(x.all(), (x > -5).all(), (x > 1).any(dim=1), (x > 0).sum(), (x > 0).float().mean())
+print(torch.maximum(x, y), torch.minimum(x, torch.tensor(0.)), x.pow(2).sum(1), x ** 3, 2 ** torch.tensor([1., 2.]))
+print(torch.median(x), x.median(dim=1).values, torch.quantile(x, 0.25), x.nanmean(), torch.count_nonzero(x > 0, dim=0))
+print(torch.allclose(x, x + 1e-9), torch.equal(x, x.clone()), torch.isclose(x, x).all(), torch.dist(x, x + 1))
+print(torch.tensor([1, 2, 3]) / 2, torch.tensor([7, -7]) // 2, torch.tensor([7, -7]) % 3, torch.tensor([1, 2]) * 1.5)
+print(torch.tensor([1, 2], dtype=torch.int32) + torch.tensor([1, 2]), (torch.tensor([1, 2]) + 0.5).dtype)
+print(torch.ones(2, 1, 3).add(torch.ones(4, 1)).shape, torch.broadcast_to(y, (2, 4)).shape)
+a, b = torch.broadcast_tensors(torch.ones(3, 1), torch.zeros(1, 2))
+print(a.shape, b.shape, torch.outer(y, y).shape, torch.dot(y, y), torch.addmm(torch.zeros(3, 3), x, x.T).trace())
+print(torch.diff(y), torch.cross(torch.tensor([1., 0., 0.]), torch.tensor([0., 1., 0.]), dim=0), torch.trapezoid(y))
+print(torch.bmm(torch.ones(2, 3, 4), torch.ones(2, 4, 5)).shape, x.sum().item(), x.mean(dtype=torch.float64).dtype)

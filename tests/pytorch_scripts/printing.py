@@ -1,0 +1,33 @@
+"""How tensors print: summarised large tensors, scientific notation, nan/inf, ints, float64,
+0-d, empty, requires_grad/grad_fn, set_printoptions, formatting of .item() and f-strings."""
+import numpy as np
+import fluxgrad as torch
+
+print(torch.arange(2000))
+print(torch.arange(1200.).view(30, 40))
+print(torch.arange(24.).view(2, 3, 4) / 7)
+print(torch.tensor([1e-5, 1.0, 1e5]), torch.tensor([1e10, 1.0]), torch.tensor([0.0001, 0.001]))
+print(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5]), torch.tensor([float("nan"), 1.0]))
+print(torch.tensor([-3, 10, 200]), torch.tensor([[1, -1], [100, 0]], dtype=torch.int32))
+print(torch.tensor([1.5, 2.25], dtype=torch.float64), torch.tensor(3.0, dtype=torch.float64), torch.tensor(2, dtype=torch.int16))
+print(torch.tensor(1.0), torch.tensor(-0.5), torch.tensor([]), torch.zeros(0, 3).shape)
+print(torch.tensor([0.1, 0.2], requires_grad=True) * 2, torch.tensor([1.0, 2.0], requires_grad=True))
+print(torch.tensor([True, True]), torch.tensor([[True], [False]]), torch.tensor(False))
+print(torch.tensor([123456.789, 0.5]), torch.tensor([1.23456789]), torch.tensor([100.0, 2.5]))
+print(torch.tensor([1.0, 2.0, 3.0]).half(), torch.ones(2, 2, dtype=torch.float16) / 3)
+print(torch.tensor([[1e-8, 1.0], [3.0, 4.0]]), torch.tensor([-1e-3, 5e2]))
+torch.set_printoptions(precision=2)
+print(torch.tensor([1.23456, 2.5]), torch.tensor([1e-6, 1.0]))
+torch.set_printoptions(precision=4, sci_mode=False)
+print(torch.tensor([1e-6, 1.0, 12345.6]))
+torch.set_printoptions(sci_mode=None)
+torch.set_printoptions(threshold=5, edgeitems=2)
+print(torch.arange(10), torch.arange(20.).view(4, 5))
+torch.set_printoptions(profile="default")
+print(torch.arange(10))
+x = torch.tensor([0.123456, 2.0])
+print(f"{x[0].item():.3f} {x.sum():.2f} {x.mean().item()} {float(x[1])} {int(x[1])}")
+print(x.tolist(), x.numpy(), np.asarray(x), x[0].item(), torch.tensor([7]).item(), torch.tensor(2.5).tolist())
+print(repr(x), str(x), x.shape, list(x.shape), tuple(x.shape), x.shape[0], x.size(0), x.dtype, x.numel())
+print(torch.tensor([[0.5, 1.5]]).T, torch.tensor(5.123456).round(decimals=3))
+print(torch.ones(3, 3).diag_embed().shape)
