@@ -121,3 +121,16 @@ def test_second_order_and_transforms_still_record():
         fluxgrad.tensor([[0.3], [-0.7]], dtype=fluxgrad.float64))
     np.testing.assert_allclose(per_example.numpy().ravel(), 2 * x._data * (1 - t * t),
                                rtol=1e-12)
+
+
+def test_gradients_of_0d_leaves_are_writable_arrays():
+    # NumPy gives scalars, not arrays, for the sum of every element and for 0-d + 0-d
+    a = fluxgrad.full((), 0.1, requires_grad=True)
+    b = fluxgrad.tensor(2.0, requires_grad=True)
+    (a + a * fluxgrad.linspace(0, 1, 5)).sum().backward()
+    (b * b + b).backward()
+    for leaf, want in ((a, 7.5), (b, 5.0)):
+        assert type(leaf.grad._data) is np.ndarray and leaf.grad.shape == ()
+        assert leaf.grad.item() == pytest.approx(want)
+        leaf.grad.zero_()
+        assert leaf.grad.item() == 0.0

@@ -162,7 +162,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     stores = []  # (tensor, gradient) for .grad, stored once every hook has run
     if plain:
         seeds = [seed._data for seed in seeds]
-        pullback, add = _plain_pullback, OPS["add_p"].impl
+        pullback, add = _plain_pullback, _add_arrays
     else:
         pullback, add = _pullback, OPS["add"]
     with set_grad_enabled(create_graph):
@@ -286,6 +286,12 @@ def _pullback(node, out_bar):
                 x_bar = _conform(x_bar, x)
         x_bars.append(x_bar)
     return x_bars
+
+
+def _add_arrays(a, b):
+    """a + b by add's impl, an array also where NumPy gives a scalar (two 0-d arrays)."""
+    out = OPS["add_p"].impl(a, b)
+    return out if type(out) is _ndarray else _asarray(out)
 
 
 def _plain_pullback(node, out_bar):

@@ -286,6 +286,8 @@ def _sum_to_array(x, shape):
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                       if s == 1 and x.shape[i + lead] != 1)
     out = x.sum(axis=axes) if axes else x
+    if type(out) is not np.ndarray:  # a NumPy scalar: the sum of every element
+        return np.asarray(out).reshape(shape)
     # the sum's own array where it already has the shape (a bias gradient): it can become a
     # .grad without a copy
     return out if out.shape == shape else out.reshape(shape)
