@@ -168,11 +168,18 @@ amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, ke
 
 def _check_nonempty(x, axis, op):
     if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
-        # PyTorch: IndexError from argmax / argmin, RuntimeError from the others
-        error = ShapeIndexError if op in ("argmax", "argmin") else ShapeError
+        # PyTorch: IndexError along an empty dim (and from a full argmax / argmin),
+        # RuntimeError from the other full reductions
+        error = ShapeIndexError if axis is not None or op in ("argmax", "argmin") else ShapeError
         raise error(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
-                         f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
-                         "the result has no identity")
+                    f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
+                    "the result has no identity; give a dim whose size is not 0")
+
+
+def _check_floating(x, op, hint):
+    if x._data.dtype.kind != "f":
+        raise DTypeError(f"{op}: expected a floating point tensor, got {x.dtype}; convert it "
+                         f"first (x.float()){hint}")
 
 
 @tensor_method("amax")
@@ -222,16 +229,30 @@ def _arg_extremum(prim, x, axis, keepdim, dim, keepdims, dtype, op):
                  dtype=dtypes.as_dtype(dtype).np)
 
 
+def _refuse_bool(x, op):
+    if x._data.dtype == np.bool_:
+        raise DTypeError(f"{op}(): does not support bool input, as in PyTorch; convert it "
+                         "first (x.long())")
+
+
+def _position_of(prim, op):
+    """argmax / argmin for max(x, dim) / min(x, dim), which take bool tensors."""
+    return lambda x, axis, keepdims: _arg_extremum(prim, x, axis, False, None, keepdims,
+                                                   "int64", op)
+
+
 @tensor_method("argmax")
 def argmax(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
     """Index of the largest value along `axis` (of the flattened tensor if None); the first
     one on ties. No gradient."""
+    _refuse_bool(x, "argmax")
     return _arg_extremum(argmax_p, x, axis, keepdim, dim, keepdims, dtype, "argmax")
 
 
 @tensor_method("argmin")
 def argmin(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
     """Index of the smallest value along `axis`; the first one on ties. No gradient."""
+    _refuse_bool(x, "argmin")
     return _arg_extremum(argmin_p, x, axis, keepdim, dim, keepdims, dtype, "argmin")
 
 
@@ -278,13 +299,15 @@ def max(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     values over several axes use `amax`. `max(x, y)` with a tensor `y`: the elementwise
     `maximum`.
     """
-    return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax, argmax, maximum)
+    return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax,
+                     _position_of(argmax_p, "max"), maximum)
 
 
 @tensor_method("min")
 def min(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     """Smallest value; the same forms as `max`."""
-    return _extremum(x, dim, keepdim, axis, keepdims, "min", min_dim_p, amin, argmin, minimum)
+    return _extremum(x, dim, keepdim, axis, keepdims, "min", min_dim_p, amin,
+                     _position_of(argmin_p, "min"), minimum)
 
 
 # --- statistics --------------------------------------------------------------------------
@@ -295,7 +318,7 @@ def _centered(x, axis, unbiased, keepdim, dim, correction, keepdims, op):
         raise TypeError(f"{op}: pass either unbiased or correction, not both")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    x = float_result(x)
+    _check_floating(x, op, " (std and var, as in PyTorch, only support floating dtypes)")
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
     dof = count_minus(x, axis, keepdims, correction)
     return x - mean(x, axis, keepdims=True), axis, keepdims, dof
@@ -425,10 +448,13 @@ def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtyp
     elif isinstance(p, str):
         raise ValueError(f"norm: p={p!r} is not a vector norm; use p='fro' or a number (for "
                          "the nuclear norm use the linalg matrix norms)")
-    x = float_result(x if dtype is None else cast(x, dtype))
+    if dtype is None:
+        _check_floating(x, "norm", " or pass a floating dtype=")
+    else:
+        x = cast(x, dtype)
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "norm")
-    if p == -np.inf:
-        _check_nonempty(x, axis, "norm(p=-inf)")
+    if p < 0:
+        _check_nonempty(x, axis, f"norm(p={p})")
     return apply(norm_p, x, p=float(p), axis=axis, keepdims=keepdims)
 
 
@@ -589,7 +615,10 @@ def _running_arg(better_or_equal):
     def impl(x, *, axis):
         x = np.moveaxis(x, axis, -1)
         best = better_or_equal.accumulate(x, axis=-1)
-        positions = np.where(x == best, np.arange(x.shape[-1]), 0)
+        found = x == best
+        if x.dtype.kind == "f":  # a nan is the extremum from where it appears on, as PyTorch
+            found |= np.isnan(x)
+        positions = np.where(found, np.arange(x.shape[-1]), 0)
         return np.moveaxis(np.maximum.accumulate(positions, axis=-1), -1, axis).astype(np.int64)
     return impl
 
