@@ -120,7 +120,7 @@ def promote(x, y):
     else:
         x, y = _tensor_or_scalar(x), _tensor_or_scalar(y)
         if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-            x = Tensor(x)
+            x = Tensor._make(np.asarray(x, dtypes.result_type(x, y).np))
         return promote(x, y)
     target = dtypes.result_type(x, y)
     return cast_to(x, target), cast_to(y, target)
@@ -138,6 +138,8 @@ def cast_to(x, dtype):
         return x if x._data.dtype == dtype.np else cast(x, dtype)
     if dtype.category == 2 and not isinstance(x, float):
         return float(x)
+    if dtype.category == 1 and not (dtype.is_signed or isinstance(x, bool)) and x < 0:
+        return int(np.asarray(x, np.int64).astype(dtype.np))  # wraps around, as PyTorch
     return x
 
 
