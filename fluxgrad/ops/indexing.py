@@ -16,6 +16,7 @@ batching rules below index each example with its own.
 """
 import numbers
 import operator
+import warnings
 
 import numpy as np
 
@@ -73,6 +74,12 @@ def _normalize(index):
             raise IndexError(f"can't index a tensor with a {type(e).__name__}; use ints, "
                              "slices, None, ..., or integer / boolean tensors")
         kind = a.dtype.kind
+        if kind == "u" and a.dtype == np.uint8 and type(e) is Tensor:
+            warnings.warn("indexing with a uint8 tensor is deprecated, as in PyTorch, which "
+                          "reads it as a mask; use a bool tensor instead", UserWarning,
+                          stacklevel=3)
+            e = a = a.astype(bool)
+            kind = "b"
         if kind in "iu":
             if a.ndim == 0 and not _value_unknown(e):
                 static.append(int(a))
@@ -688,9 +695,12 @@ def index_select(x, dim, index=None, *, axis=None):
     axis=0)."""
     if not isinstance(dim, (int, np.integer)):
         dim, index = (0 if index is None else index) if axis is None else axis, dim
-    if x.ndim == 0:
-        return _take(reshape(x, (1,)), [_index_array(index, "index_select").reshape(-1)],
-                     (ARRAY,))
+    if x.ndim == 0:  # a 0-d x gives a 0-d result, as PyTorch
+        index = _index_array(index, "index_select")
+        if index.size != 1:
+            raise ShapeError(f"index_select: the index into a 0-d tensor can have only 1 "
+                             f"value, got {index.size}")
+        return reshape(_take(reshape(x, (1,)), [index.reshape(-1)], (ARRAY,)), ())
     static, arrays = _select_index(x, dim, index, "index_select")
     return _take(x, arrays, static)
 
@@ -757,8 +767,8 @@ def take(x, index):
 def _mask(mask, op):
     if isinstance(mask, Tensor):
         if mask._data.dtype != np.bool_:
-            raise TypeError(f"{op}: expected a boolean mask, got a {mask.dtype} tensor; "
-                            "compare first (e.g. mask != 0)")
+            raise DTypeError(f"{op}: expected a boolean mask, got a {mask.dtype} tensor; "
+                             "compare first (e.g. mask != 0)")
         return mask
     return Tensor(np.asarray(mask, dtype=bool))
 

@@ -162,6 +162,10 @@ def matmul(x, y, transpose_x=False, transpose_y=False):
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)
             and x._data.dtype == y._data.dtype):
         require_same_float_dtype("matmul", x, y)
+        if isinstance(x, Tensor) and isinstance(y, Tensor):
+            raise DTypeError(f"matmul: expected both operands to have the same dtype, as "
+                             f"PyTorch, but got {x.dtype} and {y.dtype}; convert one first "
+                             "(.to(dtype))")
         x, y = promote(_as_tensor(x), _as_tensor(y))
     if transpose_x and x._data.ndim >= 2:
         x = _mT(x)

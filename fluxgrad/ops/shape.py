@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -441,11 +441,15 @@ def concat(tensors, axis=0, *, dim=None, name=None):
     if dim is not None:
         axis = dim
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise TypeError("concat: expected a non-empty list of tensors")
+        raise ArgumentError("concat: expected a non-empty list of tensors")
     first = tensors[0]
     if not (isinstance(first, Tensor) and all(
             isinstance(t, Tensor) and t._data.dtype == first._data.dtype for t in tensors)):
         tensors = promote_all(*tensors) if len(tensors) > 1 else [as_tensor(first)]
+        first = tensors[0]
+    if any(t.ndim > 1 for t in tensors) and any(t.shape == (0,) for t in tensors):
+        # PyTorch skips 1-d empty tensors, the legacy stand-in for "nothing yet"
+        tensors = [t for t in tensors if t.shape != (0,)]
         first = tensors[0]
     if first.ndim == 0:
         raise ShapeError("concat: 0-d tensors can't be concatenated; use stack")
@@ -466,7 +470,7 @@ def stack(tensors, axis=0, *, dim=None, name=None):
     if dim is not None:
         axis = dim
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise TypeError("stack: expected a non-empty list of tensors")
+        raise ArgumentError("stack: expected a non-empty list of tensors")
     tensors = [as_tensor(t) for t in tensors]
     shape = tensors[0].shape
     for i, t in enumerate(tensors):
@@ -638,6 +642,8 @@ def flip(x, dims=None, *, axis=None):
     axes = _dims(dims, x.ndim, "flip")
     if len(set(axes)) != len(axes):
         raise ShapeError(f"flip: dims {dims} names the same dimension twice")
+    if x.ndim == 0:
+        return x.clone()
     return apply(flip_p, x, axes=axes)
 
 
