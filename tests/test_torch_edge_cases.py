@@ -450,3 +450,95 @@ STRUCTURE_CASES = {
 @pytest.mark.parametrize("name", list(STRUCTURE_CASES))
 def test_shape_and_indexing_edge_case_matches_torch(name):
     _check_like_torch(name, STRUCTURE_CASES[name])
+
+
+UNARY_CASES = {
+    "sigmoid of float16": lambda L: L.sigmoid(L.tensor([0.5, 1.5, -20.], dtype=L.float16)),
+    "unique_consecutive of a 0-d tensor": lambda L: L.unique_consecutive(L.tensor(0.7)),
+    "rot90 of a 1-d tensor": lambda L: L.rot90(L.ones(3)),
+    "logdet of a 1-d tensor": lambda L: L.logdet(L.ones(3)),
+    "matrix_exp of a 0-d tensor": lambda L: L.matrix_exp(L.tensor(1.)),
+    "pinverse of a 1-d tensor": lambda L: L.pinverse(L.ones(3)),
+    "det of an empty batch": lambda L: L.det(L.ones(0, 2, 2)),
+    "inverse of a 0x0 matrix": lambda L: L.inverse(L.ones(0, 0)),
+}
+
+
+@pytest.mark.parametrize("name", list(UNARY_CASES))
+def test_unary_and_linalg_edge_case_matches_torch(name):
+    _check_like_torch(name, UNARY_CASES[name])
+
+
+# --- gradients at edge points ---------------------------------------------------------------
+def _gradients(fn, *points):
+    def case(L):
+        xs = [L.tensor(p, dtype=L.float64, requires_grad=True) for p in points]
+        out = fn(L, *xs)
+        (out.sum() if out.ndim else out).backward()
+        return [x.grad for x in xs]
+    return case
+
+
+GRADIENT_CASES = {
+    "abs at 0": _gradients(lambda L, x: x.abs(), [0., -1., 2.]),
+    "relu at 0": _gradients(lambda L, x: L.relu(x), [0., -1., 2.]),
+    "sqrt at 0": _gradients(lambda L, x: x.sqrt(), [0., 4.]),
+    "rsqrt at 0": _gradients(lambda L, x: L.rsqrt(x), [0.]),
+    "max ties": _gradients(lambda L, x: x.max(), [1., 3., 3.]),
+    "amax ties": _gradients(lambda L, x: x.amax(0), [1., 3., 3.]),
+    "max along a dim with ties": _gradients(lambda L, x: x.max(0)[0], [1., 3., 3.]),
+    "maximum ties": _gradients(lambda L, x, y: L.maximum(x, y), [1., 2.], [1., 3.]),
+    "norm at 0": _gradients(lambda L, x: x.norm(), [0., 0.]),
+    "1-norm at 0": _gradients(lambda L, x: x.norm(1), [0., 0.]),
+    "3-norm at 0": _gradients(lambda L, x: x.norm(3), [0., 0.]),
+    "inf-norm with ties": _gradients(lambda L, x: x.norm(INF), [1., -3., 3.]),
+    "std of one element": _gradients(lambda L, x: x.std(), [2.]),
+    "std of equal elements": _gradients(lambda L, x: x.std(), [2., 2.]),
+    "var of one element": _gradients(lambda L, x: x.var(), [2.]),
+    "logsumexp of -inf": _gradients(lambda L, x: x.logsumexp(0), [-INF, -INF]),
+    "logsumexp with inf": _gradients(lambda L, x: x.logsumexp(0), [INF, 1.]),
+    "where with log of a negative in the other branch": _gradients(
+        lambda L, x: L.where(x > 0, x, x.log()), [-1., 2.]),
+    "where with sqrt at 0 in the other branch": _gradients(
+        lambda L, x: L.where(x > 0, x.sqrt(), L.zeros_like(x)), [0., 4.]),
+    "clamp on its bounds": _gradients(lambda L, x: x.clamp(0., 1.), [0., 1., 0.5, 2.]),
+    "clamp with min > max": _gradients(lambda L, x: x.clamp(2., 1.), [0., 1.5, 3.]),
+    "hardtanh on its bounds": _gradients(lambda L, x: L.nn.functional.hardtanh(x), [-1., 1., 0.]),
+    "x ** 0 at 0": _gradients(lambda L, x: x ** 0, [0.]),
+    "x ** 0.5 at 0": _gradients(lambda L, x: x ** 0.5, [0.]),
+    "x ** y at 0 and below": _gradients(lambda L, x, y: x ** y, [-1., 0., 2.], [0.5, 0., 2.]),
+    "prod with one zero": _gradients(lambda L, x: x.prod(), [0., 2., 3.]),
+    "prod with two zeros": _gradients(lambda L, x: x.prod(), [0., 0., 3.]),
+    "cumprod with a zero": _gradients(lambda L, x: x.cumprod(0), [2., 0., 3.]),
+    "topk with ties": _gradients(lambda L, x: x.topk(2)[0], [1., 3., 3.]),
+    "kthvalue with ties": _gradients(lambda L, x: x.kthvalue(2)[0], [3., 1., 3.]),
+    "atan2 at the origin": _gradients(lambda L, x, y: L.atan2(x, y), [0.], [0.]),
+    "hypot at the origin": _gradients(lambda L, x, y: L.hypot(x, y), [0.], [0.]),
+    "dist of equal points": _gradients(lambda L, x, y: L.dist(x, y), [0., 0.], [0., 0.]),
+    "cdist of equal points": _gradients(lambda L, x, y: L.cdist(x, y), [[0., 0.]], [[0., 0.]]),
+    "normalize of 0": _gradients(lambda L, x: L.nn.functional.normalize(x, dim=0), [0., 0.]),
+    "log at 0": _gradients(lambda L, x: x.log(), [0.]),
+    "xlogy at 0, 0": _gradients(lambda L, x, y: L.xlogy(x, y), [0.], [0.]),
+    "logit at 0 and 1": _gradients(lambda L, x: L.logit(x), [0., 1., 0.25]),
+    "logit with eps": _gradients(lambda L, x: L.logit(x, eps=0.1), [0., 0.1, 0.95]),
+    "sigmoid far out": _gradients(lambda L, x: L.sigmoid(x), [100., -800.]),
+    "softplus far out": _gradients(lambda L, x: L.nn.functional.softplus(x), [100., -100.]),
+    "log_softmax with -inf": _gradients(lambda L, x: L.log_softmax(x, 0)[1], [-INF, 0.]),
+    "relu6 on its bounds": _gradients(lambda L, x: L.nn.functional.relu6(x), [0., 6.]),
+    "hardswish on its bounds": _gradients(lambda L, x: L.nn.functional.hardswish(x), [-3., 3.]),
+    "threshold at the threshold": _gradients(
+        lambda L, x: L.nn.functional.threshold(x, 1., 0.), [1.]),
+    "sinc at 0": _gradients(lambda L, x: L.sinc(x), [0.]),
+    "acos at 1": _gradients(lambda L, x: L.acos(x), [1.]),
+    "nan_to_num of inf": _gradients(lambda L, x: L.nan_to_num(x), [INF, 1.]),
+    "cummax with ties": _gradients(lambda L, x: L.cummax(x, 0)[0], [1., 1., 0.5]),
+    "fmax with nan": _gradients(lambda L, x, y: L.fmax(x, y), [1., NAN], [1., 2.]),
+    "a strided view": _gradients(lambda L, x: x.t()[::2] * 2, [[1., 2.], [3., 4.], [5., 6.]]),
+    "sum of an empty tensor": _gradients(lambda L, x: x.sum(), []),
+    "mean over an empty dim": _gradients(lambda L, x: x.mean(0), [[]]),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADIENT_CASES))
+def test_gradient_at_an_edge_point_matches_torch(name):
+    _check_like_torch(name, GRADIENT_CASES[name])

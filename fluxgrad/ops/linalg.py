@@ -596,7 +596,7 @@ def _checked(fn, op, trouble):
 def _square(op, x):
     x = float_result(_as_tensor(x))
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"{op}: expected a square matrix or a batch of them (shape [..., n, n]), "
+        raise ShapeError(f"{op}: expected a square matrix or a batch of them (shape [..., n, n]), "
                          f"got shape {list(x.shape)}")
     return x
 

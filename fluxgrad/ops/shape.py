@@ -671,6 +671,9 @@ def rot90(x, k=1, dims=(0, 1)):
     dims = tuple(dims)
     if len(dims) != 2:
         raise ShapeError(f"rot90: dims must name 2 dimensions, got {list(dims)}")
+    if x.ndim < 2:
+        raise ShapeError(f"rot90: expected a tensor of at least 2 dimensions, got shape "
+                         f"{list(x.shape)}")
     a, b = _dims(dims, x.ndim, "rot90")
     if a == b:
         raise ShapeError(f"rot90: dims must differ, got {list(dims)}")

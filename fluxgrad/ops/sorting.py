@@ -233,7 +233,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     if len(data) == 0:
         starts = np.zeros(0, bool)
     else:
-        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, -1).any(axis=1)
+        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, data[0].size).any(axis=1)
         starts = np.concatenate([[True], differs])
     values = data[starts]
     if dim is not None:
