@@ -182,6 +182,8 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
 
 def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
     check_device(device, "eye")
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"eye: sizes must be non-negative, got n={n}, m={m}")
     t = Tensor(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)),
                requires_grad=requires_grad)
     return written(t, out, "eye")

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._core.errors import ShapeError
+from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ..creation import eye, zeros
 from ._family import float_result, promote
@@ -36,7 +36,7 @@ def _with_dtype(x, dtype, op):
     if dtype is not None:
         x = cast(x, dtype)
     if x._data.dtype.kind != "f":
-        raise TypeError(f"{op}: expected a floating point tensor, got dtype {x.dtype}; pass "
+        raise DTypeError(f"{op}: expected a floating point tensor, got dtype {x.dtype}; pass "
                         "dtype=fluxgrad.float32 (or cast it first)")
     return x
 

@@ -119,6 +119,9 @@ def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
                          "(x.float()) or pass dtype=")
     x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
+    if x._data.dtype == np.float16:  # summed in float32, as PyTorch, so it doesn't overflow
+        return cast(sum(cast(x, dtypes.float32), axis, keepdims) / _count(x, axis),
+                    dtypes.float16)
     return sum(x, axis, keepdims) / _count(x, axis)
 
 
@@ -441,13 +444,19 @@ def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtyp
     """The vector p-norm over `axis` (all elements if None): (sum |x|**p)**(1/p).
 
     `p`: any number (inf: max |x|, -inf: min |x|, 0: the count of nonzeros), or 'fro' (and
-    None, Paddle's default) for 2. The gradient at 0 is 0.
+    None, Paddle's default) for 2; 'nuc': the nuclear norm of the matrices in the last two
+    dims. The gradient at 0 is 0.
     """
     if p is None or p == "fro":
         p = 2.0
+    elif p == "nuc":  # of the matrices in the last two dims (or dim=), as torch.norm
+        from .matrix_functions import matrix_norm
+        dims = dim if dim is not None else axis
+        return matrix_norm(x, "nuc", (-2, -1) if dims is None else dims,
+                           bool(keepdim or keepdims), dtype=dtype)
     elif isinstance(p, str):
-        raise ValueError(f"norm: p={p!r} is not a vector norm; use p='fro' or a number (for "
-                         "the nuclear norm use the linalg matrix norms)")
+        raise ValueError(f"norm: p={p!r} is not a norm fluxgrad knows; use p='fro', 'nuc' or "
+                         "a number")
     if dtype is None:
         _check_floating(x, "norm", " or pass a floating dtype=")
     else:

@@ -22,11 +22,15 @@ def _shifted(x, axis):
 
 
 def _softmax_impl(x, *, axis):
+    if x.dtype == np.float16:  # computed in float32 and rounded once, as PyTorch
+        return _softmax_impl(x.astype(np.float32), axis=axis).astype(np.float16)
     e = np.exp(_shifted(x, axis))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax_impl(x, *, axis):
+    if x.dtype == np.float16:
+        return _log_softmax_impl(x.astype(np.float32), axis=axis).astype(np.float16)
     z = _shifted(x, axis)
     return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
 
