@@ -604,3 +604,54 @@ MISC_CASES.update({
 @pytest.mark.parametrize("name", list(MISC_CASES))
 def test_in_place_dtype_and_float16_edge_case_matches_torch(name):
     _check_like_torch(name, MISC_CASES[name])
+
+
+# --- found by PyTorch's own OpInfo sample inputs ----------------------------------------------
+def _masked_fill_in_place_with_a_larger_mask(L):
+    x = L.ones(5)
+    x.masked_fill_(L.ones(5, 5) > 0, 2.)
+    return x
+
+
+SAMPLE_CASES = {
+    "cumsum of uint8": lambda L: L.tensor([200, 100], dtype=L.uint8).cumsum(0),
+    "cumsum of int8 as int8": lambda L: L.tensor([100, 100], dtype=L.int8).cumsum(0,
+                                                                                  dtype=L.int8),
+    "cumprod of float16": lambda L: L.tensor([1.1, 3.3, 7.7, 9.9], dtype=L.float16).cumprod(0),
+    "prod of bool as bool": lambda L: L.tensor([[True, False], [True, True]]).prod(
+        1, dtype=L.bool),
+    "prod of uint8": lambda L: L.tensor([20, 20], dtype=L.uint8).prod(),
+    "sort of uint8 descending": lambda L: L.tensor([3, 0, 255, 7], dtype=L.uint8).sort(
+        descending=True),
+    "all of uint8": lambda L: L.tensor([[1, 2], [0, 3]], dtype=L.uint8).all(1),
+    "any of uint8": lambda L: L.tensor([[1, 2], [0, 0]], dtype=L.uint8).any(),
+    "full_like of a negative into uint8": lambda L: L.full_like(L.ones(2, dtype=L.uint8), -9),
+    "arange of floats as int64": lambda L: L.arange(0.0, -8.000001, -4.0, dtype=L.int64),
+    "arange of floats as int32": lambda L: L.arange(0.0, -8.000001, -4.0, dtype=L.int32),
+    "arange of fractional ends as int64": lambda L: L.arange(-0.9, 2.1, 2.0, dtype=L.int64),
+    "linspace as int64": lambda L: L.linspace(4.3, -3, 50, dtype=L.int64),
+    "linspace of one step as int64": lambda L: L.linspace(-3, 1, 1, dtype=L.int64),
+    "diff with n=0 ignores prepend and append": lambda L: L.diff(
+        L.ones(2, 3), 0, 0, L.zeros(1, 3), L.zeros(2, 3)),
+    "masked_fill broadcasts the tensor to the mask": lambda L: L.ones(5).masked_fill(
+        L.tensor([[True], [False]]), 2.),
+    "masked_scatter broadcasts the tensor to the mask": lambda L: L.ones(3).masked_scatter(
+        L.tensor([[True], [False]]), L.arange(6.)),
+    "masked_fill_ with a mask larger than the tensor": _masked_fill_in_place_with_a_larger_mask,
+    "scatter into a 0-d tensor": lambda L: L.tensor(1.5).scatter(0, L.tensor(0), L.tensor(3.)),
+    "scatter_add into a 0-d tensor": lambda L: L.tensor(1.5).scatter_add(0, L.tensor(0),
+                                                                         L.tensor(3.)),
+    "scatter_reduce into a 0-d tensor": lambda L: L.tensor(1.5).scatter_reduce(
+        0, L.tensor(0), L.tensor(3.), "amax", include_self=False),
+    "index_add into a 0-d tensor": lambda L: L.tensor(1.5).index_add(0, L.tensor([0]),
+                                                                     L.tensor(2.), alpha=2),
+    "scatter into a 0-d tensor at index 1": lambda L: L.tensor(1.5).scatter(0, L.tensor(1),
+                                                                            L.tensor(3.)),
+    "cdist with a compute_mode": lambda L: L.cdist(L.ones(2, 3), L.zeros(4, 3),
+                                                   compute_mode="use_mm_for_euclid_dist"),
+}
+
+
+@pytest.mark.parametrize("name", list(SAMPLE_CASES))
+def test_opinfo_sample_edge_case_matches_torch(name):
+    _check_like_torch(name, SAMPLE_CASES[name])

@@ -35,9 +35,10 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 # --- sigmoid and logit ------------------------------------------------------------------
 def _sigmoid(x):
-    if x.dtype == np.float16:  # computed in float32 and rounded once, as PyTorch
-        return _sigmoid(x.astype(np.float32)).astype(np.float16)
-    return 1 / (1 + np.exp(np.minimum(-x, _EXP_LIMIT[x.dtype])))
+    # float16 is computed in float32 and rounded once, as PyTorch
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    return (1 / (1 + np.exp(np.minimum(-wide, _EXP_LIMIT[wide.dtype])))).astype(x.dtype,
+                                                                                copy=False)
 
 
 sigmoid_backward_p, sigmoid_backward = fused_backward(

@@ -206,8 +206,8 @@ def multiply(x, y):
 @tensor_method("divide", "div", "true_divide", "__truediv__")
 def divide(x, y, *, rounding_mode=None):
     """x / y; `rounding_mode` 'trunc' or 'floor' rounds the quotient (zero gradient)."""
-    if rounding_mode is None:  # a Python int divides as a float (-2 stays -2 for a uint8 x)
-        x, y = (float(v) if type(v) is int else v for v in (x, y))
+    if rounding_mode is None:  # a negative int divides a uint8 tensor as -2.0, not as 254
+        x, y = _negative_int_as_float(x, y), _negative_int_as_float(y, x)
     x, y = promote(x, y)
     if rounding_mode is None:
         return apply(divide_p, float_result(x), float_result(y))
@@ -221,6 +221,12 @@ def divide(x, y, *, rounding_mode=None):
         return floor_divide(x, y)
     signs = [sign(v) if isinstance(v, Tensor) else (v > 0) - (v < 0) for v in (x, y)]
     return floor_divide(abs(x), abs(y)) * signs[0] * signs[1]
+
+
+def _negative_int_as_float(v, other):
+    if type(v) is int and v < 0 and isinstance(other, Tensor) and other._data.dtype.kind == "u":
+        return float(v)
+    return v
 
 
 @tensor_method("negative", "neg", "__neg__")

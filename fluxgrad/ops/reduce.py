@@ -96,7 +96,7 @@ def _accumulating(x, dtype):
     """`x` in the dtype a sum or product accumulates in: `dtype`, else int64 for bools/ints."""
     if dtype is not None:
         return cast(x, dtype)
-    return cast(x, dtypes.int64) if x._data.dtype.kind in "bi" else x
+    return cast(x, dtypes.int64) if x._data.dtype.kind in "biu" else x
 
 
 @tensor_method("sum")
@@ -145,8 +145,14 @@ def _prod_partials(x, out, axis):
     return p * where(zero, z_without_i, z / x_nonzero)
 
 
-prod_p = _reduction("prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
-                    _prod_partials)
+def _prod_impl(x, *, axis, keepdims):
+    # in x's dtype (a bool product stays bool); float16 is accumulated in float32, as PyTorch
+    accumulator = np.float32 if x.dtype == np.float16 else x.dtype
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=accumulator).astype(x.dtype,
+                                                                             copy=False)
+
+
+prod_p = _reduction("prod", _prod_impl, _prod_partials)
 
 
 @tensor_method("prod")
@@ -469,9 +475,12 @@ def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtyp
 
 # --- cumulative sums and products --------------------------------------------------------
 def _scan(np_fn, x, axis, reverse):
+    # in x's dtype (NumPy would widen int8 to int64); float16 is accumulated in float32
+    accumulator = np.float32 if x.dtype == np.float16 else x.dtype
     if reverse:
-        return np.flip(np_fn(np.flip(x, axis), axis=axis), axis)
-    return np_fn(x, axis=axis)
+        x = np.flip(x, axis)
+    out = np_fn(x, axis=axis, dtype=accumulator).astype(x.dtype, copy=False)
+    return np.flip(out, axis) if reverse else out
 
 
 # the transpose of a cumulative sum is the cumulative sum in the other direction
@@ -527,10 +536,7 @@ cumprod_p = Primitive(
 
 
 def _cumulative(prim, x, axis, dtype, op):
-    if dtype is not None:
-        x = cast(x, dtype)
-    elif x._data.dtype.kind in "bi":
-        x = cast(x, dtypes.int64)
+    x = _accumulating(x, dtype)
     if axis is None:
         return apply(prim, reshape(x, -1), axis=0, reverse=False)
     if not isinstance(axis, (int, np.integer)):
@@ -748,8 +754,18 @@ def _plain_reduction(np_fn, name, doc):
     return tensor_method(name)(op)
 
 
-all = _plain_reduction(np.all, "all", "Whether every element over `axis` is nonzero (bool).")
-any = _plain_reduction(np.any, "any", "Whether some element over `axis` is nonzero (bool).")
+def _truth(np_fn):
+    # bool, except for a uint8 tensor, whose answer is a uint8 0 or 1, as PyTorch
+    def impl(a, axis, keepdims):
+        out = np_fn(a, axis=axis, keepdims=keepdims)
+        return out.astype(np.uint8) if a.dtype == np.uint8 else out
+    return impl
+
+
+all = _plain_reduction(_truth(np.all), "all",
+                       "Whether every element over `axis` is nonzero (bool; uint8 for uint8).")
+any = _plain_reduction(_truth(np.any), "any",
+                       "Whether some element over `axis` is nonzero (bool; uint8 for uint8).")
 count_nonzero = _plain_reduction(
     lambda a, axis, keepdims: np.count_nonzero(a, axis=axis, keepdims=keepdims).astype(np.int64),
     "count_nonzero", "How many elements over `axis` are nonzero (int64).")

@@ -872,6 +872,8 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     dim = _dim(dim, x.ndim, "diff")
+    if n == 0:  # nothing is joined either, as PyTorch
+        return x
     parts = [as_tensor(p) for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         x = concat(parts, dim)

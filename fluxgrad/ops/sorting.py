@@ -33,7 +33,7 @@ def _order(data, *, axis, descending):
     PyTorch (last ascending, first descending)."""
     if descending:
         # sorting -x ascending, stably, keeps ties in their original order
-        negated = -(data.astype(np.int64) if data.dtype.kind in "bi" else data)
+        negated = -(data.astype(np.int64) if data.dtype.kind in "biu" else data)
         if data.dtype.kind != "f":
             return np.argsort(negated, axis=axis, kind="stable").astype(np.int64)
         return np.lexsort((negated, ~np.isnan(data)), axis=axis).astype(np.int64)
