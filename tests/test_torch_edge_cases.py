@@ -649,6 +649,11 @@ SAMPLE_CASES = {
                                                                             L.tensor(3.)),
     "cdist with a compute_mode": lambda L: L.cdist(L.ones(2, 3), L.zeros(4, 3),
                                                    compute_mode="use_mm_for_euclid_dist"),
+    "gradient of a batched matmul with an empty inner dim": _gradients(
+        lambda L, x, y: x @ y, np.ones((5, 5, 0)).tolist(), np.ones((0, 5)).tolist()),
+    "gradient of index_fill's value with a repeated index": _gradients(
+        lambda L, x, v: x.index_fill(-1, L.tensor([0, 2, 0, 4, 1]), v), np.ones((5, 5)).tolist(),
+        2.),
 }
 
 

@@ -84,6 +84,9 @@ def index_fill(x, dim, index, value):
                          f"{list(value.shape)}")
     if isinstance(value, Tensor):
         value = cast(value, x.dtype)
+        # each entry filled once, so a repeated index adds nothing to value's gradient
+        size = x.shape[dim] if x.ndim else 1
+        index = Tensor._make(np.unique(index._data % size))
     if not x.ndim:
         return reshape(index_put(reshape(x, (1,)), (index,), value), ())
     return index_put(x, _at(dim, index), value)

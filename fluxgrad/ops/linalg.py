@@ -75,7 +75,8 @@ def _matmul_y_bar(out_bar, out, x, y):
     if y.ndim == 2 and x.ndim > 2:
         # fold x's batch into its rows: one (k, B*n) @ (B*n, m) product, no batch to sum
         k, m = y.shape
-        x, out_bar = reshape(x, (-1, k)), reshape(out_bar, (-1, m))
+        rows = -1 if k and m else math.prod(x.shape[:-1])  # -1 can't be read from 0 entries
+        x, out_bar = reshape(x, (rows, k)), reshape(out_bar, (rows, m))
     if y.ndim == 2 and x.ndim == 2 and _is_transposed(y._data):
         # y is a transposed view (x @ W.T in a linear layer): build its cotangent transposed
         # too, so that W's gradient comes out contiguous
