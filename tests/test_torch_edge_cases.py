@@ -649,6 +649,16 @@ SAMPLE_CASES = {
                                                                             L.tensor(3.)),
     "cdist with a compute_mode": lambda L: L.cdist(L.ones(2, 3), L.zeros(4, 3),
                                                    compute_mode="use_mm_for_euclid_dist"),
+    "conv3d of an unbatched input": lambda L: L.nn.functional.conv3d(
+        L.arange(64.).reshape(1, 4, 4, 4), L.ones(2, 1, 2, 2, 2)),
+    "conv_transpose3d of an unbatched input": lambda L: L.nn.functional.conv_transpose3d(
+        L.arange(64.).reshape(1, 4, 4, 4), L.ones(1, 2, 2, 2, 2), stride=2),
+    "gradient of conv_transpose2d with output padding beyond the stride": _gradients(
+        lambda L, x, w: L.nn.functional.conv_transpose2d(
+            x, w, stride=(2, 1), padding=(2, 3), output_padding=(3, 1), groups=2,
+            dilation=(4, 4)) * L.arange(1., 22. * 19. + 1., dtype=L.float64).reshape(22, 19),
+        np.linspace(-1, 1, 64).reshape(2, 2, 4, 4).tolist(),
+        np.linspace(-1, 1, 120).reshape(2, 2, 5, 6).tolist()),
     "gradient of a batched matmul with an empty inner dim": _gradients(
         lambda L, x, y: x @ y, np.ones((5, 5, 0)).tolist(), np.ones((0, 5)).tolist()),
     "gradient of index_fill's value with a repeated index": _gradients(
