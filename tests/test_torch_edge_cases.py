@@ -659,6 +659,10 @@ SAMPLE_CASES = {
             dilation=(4, 4)) * L.arange(1., 22. * 19. + 1., dtype=L.float64).reshape(22, 19),
         np.linspace(-1, 1, 64).reshape(2, 2, 4, 4).tolist(),
         np.linspace(-1, 1, 120).reshape(2, 2, 5, 6).tolist()),
+    "max_pool1d with indices": lambda L: L.nn.functional.max_pool1d(
+        L.tensor([[[1., 5., 2., 2., 7.]]]), 3, 2, ceil_mode=True, return_indices=True),
+    "adaptive_avg_pool1d to a 1-tuple": lambda L: L.nn.functional.adaptive_avg_pool1d(
+        L.arange(16.).reshape(2, 8), (5,)),
     "gradient of a batched matmul with an empty inner dim": _gradients(
         lambda L, x, y: x @ y, np.ones((5, 5, 0)).tolist(), np.ones((0, 5)).tolist()),
     "gradient of index_fill's value with a repeated index": _gradients(

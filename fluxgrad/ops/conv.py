@@ -679,13 +679,19 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return reshape(scatter(out, 2, flat, reshape(x, (n, c, -1))), (n, c) + size)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Maximum over windows of `input` [N, C, L] or [C, L]; with `return_indices`, also where
+    each maximum is (its index into L)."""
     x, unbatched = _batched(input, 3, "max_pool1d")
     kernel, stride, padding, dilation = _pool1d_args(kernel_size, stride, padding, dilation,
                                                      "max_pool1d")
-    y = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride, padding,
-                   dilation, ceil_mode)
-    return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
+    pooled = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride,
+                        padding, dilation, ceil_mode, return_indices)
+    # over a height of 1, the flat index into 1 x L is the index into L
+    pooled = [_unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
+              for y in (pooled if return_indices else (pooled,))]
+    return tuple(pooled) if return_indices else pooled[0]
 
 
 # --- average pooling ---------------------------------------------------------------------
@@ -823,6 +829,8 @@ def _adaptive_avg_pool2d(x, oh, ow):
 
 def adaptive_avg_pool1d(input, output_size):
     x, unbatched = _batched(input, 3, "adaptive_avg_pool1d")
+    if isinstance(output_size, (tuple, list)):
+        (output_size,) = output_size
     y = adaptive_avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
                             (1, int(output_size)))
     return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
