@@ -534,10 +534,17 @@ def gather(x, dim, index=None, *, sparse_grad=False, axis=None):
     dim = _dim(dim, x.ndim, "gather")
     index = _index_array(index, "gather")
     if x.ndim == 0:
+        _check_0d_index(index, "gather")
         return reshape(take(x, index), index.shape)
     _check_along(x, dim, index, "gather")
     static, arrays = _along(index.shape, dim, index)
     return apply(index_p, x, *arrays, index=static)
+
+
+def _check_0d_index(index, op):
+    if index.ndim > 1:  # a 0-d tensor counts as 1-d here, as PyTorch
+        raise ShapeError(f"{op}: the index has {index.ndim} dimensions but the tensor is 0-d; "
+                         "use a 0-d or 1-d index")
 
 
 def _into_0d(index, op):
@@ -552,6 +559,7 @@ def _scatter(x, dim, index, src, accumulate, op):
     dim = _dim(dim, x.ndim, op)
     index = _index_array(index, op)
     if x.ndim == 0:
+        _check_0d_index(index, op)
         return (*_into_0d(index, op), src)
     src_t = src if isinstance(src, Tensor) else None
     _check_along(x, dim, index, op, src_t)
@@ -713,6 +721,7 @@ def index_select(x, dim, index=None, *, axis=None):
     if not isinstance(dim, (int, np.integer)):
         dim, index = (0 if index is None else index) if axis is None else axis, dim
     if x.ndim == 0:  # a 0-d x gives a 0-d result, as PyTorch
+        _dim(dim, 0, "index_select")
         index = _index_array(index, "index_select")
         if index.size != 1:
             raise ShapeError(f"index_select: the index into a 0-d tensor can have only 1 "

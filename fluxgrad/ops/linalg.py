@@ -801,7 +801,10 @@ def cross(a, b, dim=None, *, axis=None):
         if dim is None:
             raise ValueError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
                              "dim= naming the dimension that holds the 3-vectors")
-    if not -a.ndim <= dim < a.ndim or a.shape[dim] != 3:
+    if not -a.ndim <= dim < a.ndim:
+        raise IndexError(f"cross: dim {dim} is out of range for a tensor of {a.ndim} "
+                         f"dimensions (expected one in [{-a.ndim}, {a.ndim - 1}])")
+    if a.shape[dim] != 3:
         raise ValueError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
                          "size 3 (it holds the 3-vectors)")
     x0, x1, x2 = (select(a, dim, i) for i in range(3))

@@ -17,7 +17,7 @@ from .indexing import index_select
 from .linalg import bmm, diag, mm, mv, outer, slogdet, tensordot
 from .matrix_functions import vector_norm
 from .reduce import count_minus, cumsum, sum as _sum
-from .shape import concat, flatten, meshgrid, narrow, reshape, stack, transpose, unsqueeze
+from .shape import _dim, concat, flatten, meshgrid, narrow, reshape, stack, transpose, unsqueeze
 
 __all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm", "chain_matmul", "ger", "inner", "vdot",
            "logdet", "dist", "pdist", "renorm", "block_diag", "cartesian_prod", "combinations",
@@ -145,7 +145,10 @@ def renorm(x, p, dim, maxnorm):
         raise DTypeError(f"renorm: expected a floating tensor, got {x.dtype}")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    dim = dim % max(x.ndim, 1)
+    if x.ndim < 2:
+        raise ShapeError(f"renorm: input needs at least 2 dimensions, got shape "
+                         f"{list(x.shape)}")
+    dim = _dim(dim, x.ndim, "renorm")
     others = tuple(d for d in range(x.ndim) if d != dim)
     norms = vector_norm(x, p, dim=others, keepdim=True)
     factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
@@ -286,7 +289,7 @@ def corrcoef(x):
 
 
 def _along(y, dim):
-    dim = dim % max(y.ndim, 1)
+    dim = _dim(dim, y.ndim, "trapezoid")
     n = y.shape[dim]
     return dim, n
 

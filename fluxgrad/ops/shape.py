@@ -198,9 +198,9 @@ def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
         start_dim = start_axis
     if stop_axis is not None:
         end_dim = stop_axis
+    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     if x.ndim == 0:
         return reshape(x, (1,))
-    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     if start > end:
         raise ShapeError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
                          f"for a tensor of shape {list(x.shape)}")
@@ -533,6 +533,8 @@ def chunk(x, chunks, dim=0, *, axis=None):
         dim = axis
     if int(chunks) <= 0:
         raise ShapeError(f"chunk: the number of chunks must be positive, got {chunks}")
+    if x.ndim == 0:
+        raise ShapeError("chunk: expects a tensor of at least 1 dimension, got a 0-d tensor")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
     return split(x, max(-(-n // int(chunks)), 1), dim)
 
@@ -555,6 +557,8 @@ unstack = unbind
 @tensor_method("narrow")
 def narrow(x, dim, start, length):
     """`length` entries of dimension `dim` from `start` (a view)."""
+    if x.ndim == 0:
+        raise ShapeError("narrow: can't be applied to a 0-d tensor")
     dim = _dim(dim, x.ndim, "narrow")
     n = x.shape[dim]
     start = int(start) + (n if int(start) < 0 else 0)
