@@ -598,6 +598,8 @@ MISC_CASES.update({
     "searchsorted right": lambda L: L.searchsorted(L.tensor([1, 3, 5]), L.tensor([3, 6]),
                                                    right=True),
     "logcumsumexp of -inf": lambda L: L.logcumsumexp(L.tensor([-INF, -INF, 0.]), 0),
+    "a tensor == None": lambda L: L.tensor([1, 2]) == None,  # noqa: E711 - the edge case
+    "a tensor != None": lambda L: L.tensor([1, 2]) != None,  # noqa: E711
 })
 
 
