@@ -661,6 +661,14 @@ SAMPLE_CASES = {
             dilation=(4, 4)) * L.arange(1., 22. * 19. + 1., dtype=L.float64).reshape(22, 19),
         np.linspace(-1, 1, 64).reshape(2, 2, 4, 4).tolist(),
         np.linspace(-1, 1, 120).reshape(2, 2, 5, 6).tolist()),
+    "addmv of int16 with float scales": lambda L: L.addmv(
+        L.tensor([10, 10], dtype=L.int16), L.tensor([[3, 4], [5, 6]], dtype=L.int16),
+        L.tensor([1, 1], dtype=L.int16), beta=0.5, alpha=1.5),
+    "addbmm of int16": lambda L: L.addbmm(L.ones(2, 2, dtype=L.int16),
+                                          L.ones(3, 2, 2, dtype=L.int16),
+                                          L.ones(3, 2, 2, dtype=L.int16)),
+    "vdot of int8 wraps around": lambda L: L.vdot(L.tensor([100, 100], dtype=L.int8),
+                                                  L.tensor([2, 2], dtype=L.int8)),
     "max_pool1d with indices": lambda L: L.nn.functional.max_pool1d(
         L.tensor([[[1., 5., 2., 2., 7.]]]), 3, 2, ceil_mode=True, return_indices=True),
     "adaptive_avg_pool1d to a 1-tuple": lambda L: L.nn.functional.adaptive_avg_pool1d(

@@ -35,6 +35,8 @@ def _scaled_sum(x, product, beta, alpha, op):
     if not fits:
         raise ShapeError(f"{op}: the input of shape {list(x.shape)} doesn't broadcast to the "
                          f"product's shape {list(product.shape)}")
+    if not product.dtype.is_floating_point:  # integers scale by integers, as PyTorch
+        alpha, beta = int(alpha), int(beta)
     if alpha != 1:
         product = product * alpha
     if beta == 0:
@@ -69,7 +71,8 @@ def baddbmm(x, batch1, batch2, *, beta=1, alpha=1):
 @tensor_method("addbmm")
 def addbmm(x, batch1, batch2, *, beta=1, alpha=1):
     """beta * x + alpha * sum_b batch1[b] @ batch2[b]."""
-    return _scaled_sum(x, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
+    products = bmm(batch1, batch2)
+    return _scaled_sum(x, _sum(products, 0).to(products.dtype), beta, alpha, "addbmm")
 
 
 def chain_matmul(*matrices, out=None):
@@ -110,7 +113,7 @@ def vdot(x, y):
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
         raise ShapeError(f"vdot: expected two 1-D tensors of one size, got {list(x.shape)} and "
                          f"{list(y.shape)}")
-    return _sum(x * y)
+    return _sum(x * y).to(x.dtype)  # integers stay in their dtype (wrapping), as PyTorch
 
 
 @tensor_method("logdet")
