@@ -109,10 +109,16 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
     if end is None:
         start, end = 0, start
     _check_range(start, end, step)
-    if dtype is None:
-        dtype = dtypes.result_type(start, end, step)
-    t = Tensor(np.arange(start, end, step).astype(dtypes.as_dtype(dtype).np),
-               requires_grad=requires_grad)
+    dtype = dtypes.result_type(start, end, step) if dtype is None else dtypes.as_dtype(dtype)
+    if dtype is dtypes.int64:  # its length, too, from the ends and step as integers, as PyTorch
+        start, end, step = int(start), int(end), int(step)
+        _check_range(start, end, step)
+        values = np.arange(start, end, step)
+    elif not dtype.is_floating_point:  # the values from integers, the length from the numbers
+        values = int(start) + int(step) * np.arange(math.ceil((end - start) / step))
+    else:
+        values = np.arange(start, end, step)
+    t = Tensor(values.astype(dtype.np), requires_grad=requires_grad)
     return written(t, out, "arange")
 
 
@@ -152,8 +158,17 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     if isinstance(start, Tensor) or isinstance(end, Tensor):
         return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
                        "linspace")
-    values = np.linspace(start, end, steps)
-    t = Tensor(values.astype(_range_dtype(dtype, "linspace")), requires_grad=requires_grad)
+    np_dtype = _range_dtype(dtype, "linspace")
+    if np_dtype.kind in "iu":
+        # integer ends, then PyTorch's two halves (up from start, down from end), truncated
+        start, end = int(start), int(end)
+        i = np.arange(steps, dtype=np.float64)
+        step = (end - start) / max(steps - 1, 1)
+        values = np.where((i < steps // 2) | (steps == 1), start + step * i,
+                          end - step * (steps - 1 - i))
+    else:
+        values = np.linspace(start, end, steps)
+    t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "linspace")
 
 
@@ -182,6 +197,8 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
 
 def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
     check_device(device, "eye")
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"eye: sizes must be non-negative, got n={n}, m={m}")
     t = Tensor(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)),
                requires_grad=requires_grad)
     return written(t, out, "eye")
@@ -198,7 +215,9 @@ def _filled_like(x, value, dtype, device, requires_grad, op):
         # a static Variable: its shape (an unknown batch size) is known when the program runs
         from .static._ops import full_like as staged_full_like
         return staged_full_like(x, value, np_dtype)
-    return Tensor(np.full(x.shape, value, np_dtype), requires_grad=requires_grad)
+    # a value outside an integer dtype wraps around, as PyTorch
+    return Tensor(np.full(x.shape, np.asarray(value).astype(np_dtype)),
+                  requires_grad=requires_grad)
 
 
 def zeros_like(x, dtype=None, *, device=None, requires_grad=False, memory_format=None,

@@ -144,6 +144,8 @@ def cast_to(x, dtype):
         return x if x._data.dtype == dtype.np else cast(x, dtype)
     if dtype.category == 2 and not isinstance(x, float):
         return float(x)
+    if dtype.category == 1 and not (dtype.is_signed or isinstance(x, bool)) and x < 0:
+        return int(np.asarray(x, np.int64).astype(dtype.np))  # wraps around, as PyTorch
     return x
 
 

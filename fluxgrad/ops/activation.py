@@ -17,7 +17,7 @@ from .._core.tensor import tensor_method
 from . import _special
 from ._batch import broadcasting
 from ._family import elementwise, float_result, from_output, fused_backward
-from .elementwise import abs, clamp, erfc, exp, log, logical_and, tanh, where
+from .elementwise import abs, clamp, erfc, exp, log, log1p, logical_and, tanh, where
 
 __all__ = ["sigmoid", "logit", "relu", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
            "softplus", "mish", "hardtanh", "relu6", "hardsigmoid", "hardswish", "softsign",
@@ -35,7 +35,10 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 # --- sigmoid and logit ------------------------------------------------------------------
 def _sigmoid(x):
-    return 1 / (1 + np.exp(np.minimum(-x, _EXP_LIMIT[x.dtype])))
+    # float16 is computed in float32 and rounded once, as PyTorch
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    return (1 / (1 + np.exp(np.minimum(-wide, _EXP_LIMIT[wide.dtype])))).astype(x.dtype,
+                                                                                copy=False)
 
 
 sigmoid_backward_p, sigmoid_backward = fused_backward(
@@ -56,7 +59,8 @@ def logit(x, eps=None):
     x = float_result(x)
     if eps is not None:
         x = clamp(x, eps, 1 - eps)
-    return log(x / (1 - x))
+    # not log(x / (1 - x)): its gradient at x = 1 is 0 * inf, where PyTorch's is inf
+    return log(x) - log1p(-x)
 
 
 # --- the ReLU family --------------------------------------------------------------------

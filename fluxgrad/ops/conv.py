@@ -150,6 +150,16 @@ def _conv(x, w, **p):
     return apply(conv2d_p, x, w, **p)
 
 
+def _conv_to(x, w, shape, **p):
+    """conv2d cropped to the spatial `shape` of the tensor it is the cotangent of: the input
+    of a transposed convolution with output padding beyond the stride has rows and columns
+    that reach no output."""
+    out = _conv(x, w, **p)
+    if out.shape[2:] == tuple(shape):
+        return out
+    return out[:, :, :shape[0], :shape[1]]
+
+
 def _conv_input(y, w, *, size, **p):
     return apply(conv2d_input_p, y, w, size=tuple(size), **p)
 
@@ -248,7 +258,7 @@ conv2d_p = Primitive(
 
 conv2d_input_p = Primitive(
     "conv2d_input", _conv_input_impl,
-    vjp=(lambda out_bar, out, y, w, *, size, **p: _conv(out_bar, w, **p),
+    vjp=(lambda out_bar, out, y, w, *, size, **p: _conv_to(out_bar, w, y.shape[2:], **p),
          lambda out_bar, out, y, w, *, size, **p: _conv_weight(out_bar, y, kernel=w.shape[2:],
                                                                 **p)),
     jvp=lambda tangents, out, y, w, *, size, **p: _bilinear_jvp(
@@ -259,7 +269,7 @@ conv2d_weight_p = Primitive(
     "conv2d_weight", _conv_weight_impl,
     vjp=(lambda out_bar, out, x, y, *, kernel, **p: _conv_input(y, out_bar, size=x.shape[2:],
                                                                   **p),
-         lambda out_bar, out, x, y, *, kernel, **p: _conv(x, out_bar, **p)),
+         lambda out_bar, out, x, y, *, kernel, **p: _conv_to(x, out_bar, y.shape[2:], **p)),
     jvp=lambda tangents, out, x, y, *, kernel, **p: _bilinear_jvp(
         _conv_weight, x, y, *tangents, kernel=kernel, **p),
     linear="each", batch=_conv_weight_batch)
@@ -315,7 +325,7 @@ def _check_input(x, ndim, op, what="input"):
     if not isinstance(x, Tensor):
         x = Tensor(x)
     if x.ndim != ndim:
-        layout = {3: "[N, C, L]", 4: "[N, C, H, W]"}[ndim]
+        layout = {3: "[N, C, L]", 4: "[N, C, H, W]", 5: "[N, C, D, H, W]"}[ndim]
         raise ValueError(f"{op}: expected a {ndim}-d {what} {layout}, got shape {list(x.shape)}")
     return x
 
@@ -327,7 +337,8 @@ def _batched(input, ndim, op):
     if x.ndim == ndim - 1:
         return reshape(x, (1,) + x.shape), True
     if x.ndim != ndim:
-        layouts = {3: ("[C, L]", "[N, C, L]"), 4: ("[C, H, W]", "[N, C, H, W]")}[ndim]
+        layouts = {3: ("[C, L]", "[N, C, L]"), 4: ("[C, H, W]", "[N, C, H, W]"),
+                   5: ("[C, D, H, W]", "[N, C, D, H, W]")}[ndim]
         raise ValueError(f"{op}: expected a {ndim - 1}-d (unbatched) {layouts[0]} or {ndim}-d "
                          f"(batched) {layouts[1]} input, got shape {list(x.shape)}")
     return x, False
@@ -668,13 +679,19 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return reshape(scatter(out, 2, flat, reshape(x, (n, c, -1))), (n, c) + size)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Maximum over windows of `input` [N, C, L] or [C, L]; with `return_indices`, also where
+    each maximum is (its index into L)."""
     x, unbatched = _batched(input, 3, "max_pool1d")
     kernel, stride, padding, dilation = _pool1d_args(kernel_size, stride, padding, dilation,
                                                      "max_pool1d")
-    y = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride, padding,
-                   dilation, ceil_mode)
-    return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
+    pooled = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride,
+                        padding, dilation, ceil_mode, return_indices)
+    # over a height of 1, the flat index into 1 x L is the index into L
+    pooled = [_unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
+              for y in (pooled if return_indices else (pooled,))]
+    return tuple(pooled) if return_indices else pooled[0]
 
 
 # --- average pooling ---------------------------------------------------------------------
@@ -812,6 +829,8 @@ def _adaptive_avg_pool2d(x, oh, ow):
 
 def adaptive_avg_pool1d(input, output_size):
     x, unbatched = _batched(input, 3, "adaptive_avg_pool1d")
+    if isinstance(output_size, (tuple, list)):
+        (output_size,) = output_size
     y = adaptive_avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
                             (1, int(output_size)))
     return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
@@ -842,11 +861,16 @@ def _depth_slices(x, start, count, step):
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """3-d convolution of `input` [N, C, D, H, W] with `weight` [C_out, C/groups, kD, kH, kW]
-    (PyTorch's cross-correlation); `padding` an int, 3 ints, 'same' or 'valid'."""
+    """3-d convolution of `input` [N, C, D, H, W] (or [C, D, H, W]) with `weight`
+    [C_out, C/groups, kD, kH, kW] (PyTorch's cross-correlation); `padding` an int, 3 ints,
+    'same' or 'valid'."""
+    x, unbatched = _batched(input, 5, "conv3d")
+    return _unbatched(_conv3d(x, weight, bias, stride, padding, dilation, groups), unbatched)
+
+
+def _conv3d(x, weight, bias, stride, padding, dilation, groups):
     from .shape import pad
     op = "conv3d"
-    x = _check_input(input, 5, op)
     w = _check_input(weight, 5, op, "weight")
     require_same_float_dtype(op, x, w, ("input", "weight"))
     require_same_float_dtype(op, x, bias, ("input", "bias"))
@@ -881,10 +905,16 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
                      groups=1, dilation=1, output_size=None):
-    """Transposed 3-d convolution (the input-gradient of conv3d); weight
-    [C_in, C_out/groups, kD, kH, kW]."""
+    """Transposed 3-d convolution (the input-gradient of conv3d) of `input` [N, C_in, D, H, W]
+    (or [C_in, D, H, W]); weight [C_in, C_out/groups, kD, kH, kW]."""
+    y, unbatched = _batched(input, 5, "conv_transpose3d")
+    return _unbatched(_conv_transpose3d(y, weight, bias, stride, padding, output_padding,
+                                        groups, dilation, output_size), unbatched)
+
+
+def _conv_transpose3d(y, weight, bias, stride, padding, output_padding, groups, dilation,
+                      output_size):
     op = "conv_transpose3d"
-    y = _check_input(input, 5, op)
     w = _check_input(weight, 5, op, "weight")
     require_same_float_dtype(op, y, w, ("input", "weight"))
     require_same_float_dtype(op, y, bias, ("input", "bias"))

@@ -18,6 +18,7 @@ with prim on transposes them.
 import numpy as np
 
 from .._core.dispatch import apply
+from .._core.errors import ShapeError
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import float_result, promote
@@ -54,7 +55,7 @@ def _off_diagonal(x):
 def _matrix(op, x):
     x = float_result(_as_tensor(x))
     if x.ndim < 2:
-        raise ValueError(f"{op}: expected a matrix or a batch of them (shape [..., m, n]), got "
+        raise ShapeError(f"{op}: expected a matrix or a batch of them (shape [..., m, n]), got "
                          f"shape {list(x.shape)}")
     return x
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import devices, dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, IntegerDivisionByZero
+from .._core.errors import ArgumentError, DTypeError, IntegerDivisionByZero
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
@@ -145,8 +145,19 @@ def _pow_dy(x, y, out):
     return where(zero, where(y >= 0, 0.0, -math.inf), out * log(where(zero, 1.0, x)))
 
 
+def _power(x, y):
+    try:
+        return np.power(x, y)
+    except ValueError:  # integers to negative integer powers: 1 / x**-y truncated, as PyTorch
+        out = np.power(x, np.where(np.less(y, 0), 0, y))
+        odd = np.equal(np.remainder(y, 2), 1)
+        reciprocal = np.where(np.equal(x, 1), 1,
+                              np.where(np.equal(x, -1), np.where(odd, -1, 1), 0))
+        return np.where(np.less(y, 0), reciprocal, out).astype(out.dtype)
+
+
 pow_p = Primitive(
-    "pow", np.power,
+    "pow", _power,
     vjp=(lambda out_bar, out, x, y: out_bar * _pow_dx(x, y),
          lambda out_bar, out, x, y: out_bar * _pow_dy(x, y, out)),
     jvp=lambda tangents, out, x, y: _sum_tangents(
@@ -173,9 +184,20 @@ def add(x, y, *, alpha=1):
     return apply(add_p, *promote(x, y))
 
 
+_BOOL = np.dtype(np.bool_)
+
+
+def _is_bool(x):
+    return x is True or x is False or (isinstance(x, Tensor) and x._data.dtype is _BOOL)
+
+
 @tensor_method("subtract", "sub", "__sub__")
 def subtract(x, y, *, alpha=1):
     """x - alpha * y."""
+    if _is_bool(x) or _is_bool(y):
+        raise DTypeError("Subtraction, the `-` operator, with a bool tensor is not supported, "
+                         "as in PyTorch; use the `^` operator or logical_xor() for bools, or "
+                         "convert first (x.long())")
     if alpha != 1:
         y = y * alpha
     return apply(subtract_p, *promote(x, y))
@@ -190,6 +212,8 @@ def multiply(x, y):
 @tensor_method("divide", "div", "true_divide", "__truediv__")
 def divide(x, y, *, rounding_mode=None):
     """x / y; `rounding_mode` 'trunc' or 'floor' rounds the quotient (zero gradient)."""
+    if rounding_mode is None:  # a negative int divides a uint8 tensor as -2.0, not as 254
+        x, y = _negative_int_as_float(x, y), _negative_int_as_float(y, x)
     x, y = promote(x, y)
     if rounding_mode is None:
         return apply(divide_p, float_result(x), float_result(y))
@@ -205,15 +229,31 @@ def divide(x, y, *, rounding_mode=None):
     return floor_divide(abs(x), abs(y)) * signs[0] * signs[1]
 
 
+def _negative_int_as_float(v, other):
+    if type(v) is int and v < 0 and isinstance(other, Tensor) and other._data.dtype.kind == "u":
+        return float(v)
+    return v
+
+
 @tensor_method("negative", "neg", "__neg__")
 def negative(x):
     """-x."""
+    if x._data.dtype == np.bool_:
+        raise DTypeError("Negation, the `-` operator, on a bool tensor is not supported, as in "
+                         "PyTorch; use the `~` operator or logical_not() instead")
     return apply(negative_p, x)
 
 
 @tensor_method("pow", "__pow__")
 def pow(x, y):
     """x ** y, for a tensor or scalar exponent (and a scalar base: `2 ** x`)."""
+    if (type(y) is int and y < 0 and isinstance(x, Tensor) and
+            x._data.dtype.kind in "biu"):
+        raise ArgumentError(f"pow: Integers to negative integer powers are not allowed "
+                            f"({x.dtype} tensor ** {y}); convert the base first "
+                            "(x.float() ** y)")
+    if type(y) is bool and isinstance(x, Tensor) and x._data.dtype == np.bool_:
+        return logical_or(x, not y)  # a bool result, as PyTorch: x ** True = x, x ** False = 1
     return apply(pow_p, *promote(x, y))
 
 
@@ -366,7 +406,12 @@ def _piecewise_constant(name, impl):
     batch=broadcasting(name))
 
 
-sign_p = _piecewise_constant("sign", np.sign)
+def _sign(x):
+    out = np.sign(x)
+    return np.where(np.isnan(x), 0, out).astype(out.dtype) if out.dtype.kind == "f" else out
+
+
+sign_p = _piecewise_constant("sign", _sign)  # 0 at NaN, as PyTorch
 floor_p = _piecewise_constant("floor", np.floor)
 ceil_p = _piecewise_constant("ceil", np.ceil)
 trunc_p = _piecewise_constant("trunc", np.trunc)
@@ -436,6 +481,9 @@ less = _no_grad_binary(np.less, "less", "__lt__", "lt", "less_than")
 less_equal = _no_grad_binary(np.less_equal, "less_equal", "__le__", "le")
 greater = _no_grad_binary(np.greater, "greater", "__gt__", "gt", "greater_than")
 greater_equal = _no_grad_binary(np.greater_equal, "greater_equal", "__ge__", "ge")
+# x == None is False and x != None is True, as PyTorch (so `x in [None, ...]` works)
+Tensor.__eq__ = lambda self, other: False if other is None else eq(self, other)
+Tensor.__ne__ = lambda self, other: True if other is None else not_equal(self, other)
 logical_and = _no_grad_binary(np.logical_and, "logical_and")
 logical_or = _no_grad_binary(np.logical_or, "logical_or")
 logical_xor = _no_grad_binary(np.logical_xor, "logical_xor")

@@ -16,7 +16,8 @@ from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, isnan, where
 from .indexing import index_put, nonzero, scatter_reduce, take_along_dim
 from .reduce import amax, amin, any as reduce_any, sum as _sum
-from .shape import clone, flatten, moveaxis, narrow, reshape, squeeze, unsqueeze
+from .shape import (broadcast_to, clone, flatten, moveaxis, narrow, reshape, squeeze,
+                    unsqueeze)
 from .sorting import sort
 
 __all__ = ["index_copy", "index_fill", "index_reduce", "masked_scatter", "select_scatter",
@@ -83,6 +84,9 @@ def index_fill(x, dim, index, value):
                          f"{list(value.shape)}")
     if isinstance(value, Tensor):
         value = cast(value, x.dtype)
+        # each entry filled once, so a repeated index adds nothing to value's gradient
+        size = x.shape[dim] if x.ndim else 1
+        index = Tensor._make(np.unique(index._data % size))
     if not x.ndim:
         return reshape(index_put(reshape(x, (1,)), (index,), value), ())
     return index_put(x, _at(dim, index), value)
@@ -106,17 +110,21 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
 
 @tensor_method("masked_scatter")
 def masked_scatter(x, mask, source):
-    """x with the entries where `mask` (broadcast to x) holds taken, in order, from `source`."""
+    """x with the entries where `mask` holds taken, in order, from `source` (x and mask
+    broadcast together, as PyTorch)."""
     mask = as_operand(mask)
     refuse_value_reads("masked_scatter", mask)
     if mask._data.dtype != np.bool_:
         raise DTypeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                          f"{mask.dtype}")
     try:
-        full = np.broadcast_to(mask._data, x.shape)
+        shape = np.broadcast_shapes(mask.shape, x.shape)
     except ValueError:
         raise ShapeError(f"masked_scatter: the mask of shape {list(mask.shape)} doesn't "
-                         f"broadcast to the tensor's shape {list(x.shape)}") from None
+                         f"broadcast with the tensor's shape {list(x.shape)}") from None
+    if shape != x.shape:
+        x = broadcast_to(x, shape)
+    full = np.broadcast_to(mask._data, shape)
     count = int(full.sum())
     if source.numel() < count:
         raise RuntimeError(f"masked_scatter: Number of elements of source < number of ones in "

@@ -16,6 +16,7 @@ batching rules below index each example with its own.
 """
 import numbers
 import operator
+import warnings
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
 from ._family import cast_to, linear
 from .elementwise import where
-from .shape import _dim, broadcast_tensors, moveaxis, reshape
+from .shape import _dim, broadcast_tensors, broadcast_to, moveaxis, reshape
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_", "gather", "scatter", "scatter_",
            "scatter_add", "scatter_add_", "index_select", "index_add", "index_add_",
@@ -73,6 +74,12 @@ def _normalize(index):
             raise IndexError(f"can't index a tensor with a {type(e).__name__}; use ints, "
                              "slices, None, ..., or integer / boolean tensors")
         kind = a.dtype.kind
+        if kind == "u" and a.dtype == np.uint8 and type(e) is Tensor:
+            warnings.warn("indexing with a uint8 tensor is deprecated, as in PyTorch, which "
+                          "reads it as a mask; use a bool tensor instead", UserWarning,
+                          stacklevel=3)
+            e = a = a.astype(bool)
+            kind = "b"
         if kind in "iu":
             if a.ndim == 0 and not _value_unknown(e):
                 static.append(int(a))
@@ -527,15 +534,33 @@ def gather(x, dim, index=None, *, sparse_grad=False, axis=None):
     dim = _dim(dim, x.ndim, "gather")
     index = _index_array(index, "gather")
     if x.ndim == 0:
+        _check_0d_index(index, "gather")
         return reshape(take(x, index), index.shape)
     _check_along(x, dim, index, "gather")
     static, arrays = _along(index.shape, dim, index)
     return apply(index_p, x, *arrays, index=static)
 
 
+def _check_0d_index(index, op):
+    if index.ndim > 1:  # a 0-d tensor counts as 1-d here, as PyTorch
+        raise ShapeError(f"{op}: the index has {index.ndim} dimensions but the tensor is 0-d; "
+                         "use a 0-d or 1-d index")
+
+
+def _into_0d(index, op):
+    """The index that addresses the one entry of a 0-d tensor (index values 0 or -1)."""
+    if _known(index) and np.any((index != 0) & (index != -1)):
+        raise IndexOutOfRange(f"{op}: index values into a 0-d tensor must be 0 or -1, got "
+                              f"{index.reshape(-1).tolist()}")
+    return (), []
+
+
 def _scatter(x, dim, index, src, accumulate, op):
     dim = _dim(dim, x.ndim, op)
     index = _index_array(index, op)
+    if x.ndim == 0:
+        _check_0d_index(index, op)
+        return (*_into_0d(index, op), src)
     src_t = src if isinstance(src, Tensor) else None
     _check_along(x, dim, index, op, src_t)
     static, arrays = _along(index.shape, dim, index)
@@ -612,6 +637,11 @@ def scatter_reduce(x, dim, index, src, reduce, *, include_self=True):
         raise ArgumentError(f"scatter_reduce: reduce must be one of {', '.join(_REDUCTIONS)}, "
                             f"got {reduce!r}")
     static, arrays, src = _scatter(x, dim, index, src, True, "scatter_reduce")
+    if x.ndim == 0:  # as the one entry of a 1-d tensor
+        index = index if isinstance(index, Tensor) else Tensor._make(np.asarray(index))
+        return reshape(scatter_reduce(reshape(x, (1,)), 0, reshape(index, (1,)),
+                                      reshape(_value_for(x, src), (1,)), reduce,
+                                      include_self=include_self), ())
     if any(type(a) is BatchedTensor for a in arrays):
         raise NotImplementedError("vmap: scatter_reduce with an index that differs between the "
                                   "examples of the batch is not supported")
@@ -679,6 +709,8 @@ def _select_index(x, dim, index, op):
     index = _index_array(index, op)
     if index.ndim > 1:
         raise ShapeIndexError(f"{op}: the index must be 1-d, got shape {list(index.shape)}")
+    if x.ndim == 0:
+        return _into_0d(index, op)
     return (slice(None),) * dim + (ARRAY,), [index.reshape(-1)]
 
 
@@ -688,9 +720,13 @@ def index_select(x, dim, index=None, *, axis=None):
     axis=0)."""
     if not isinstance(dim, (int, np.integer)):
         dim, index = (0 if index is None else index) if axis is None else axis, dim
-    if x.ndim == 0:
-        return _take(reshape(x, (1,)), [_index_array(index, "index_select").reshape(-1)],
-                     (ARRAY,))
+    if x.ndim == 0:  # a 0-d x gives a 0-d result, as PyTorch
+        _dim(dim, 0, "index_select")
+        index = _index_array(index, "index_select")
+        if index.size != 1:
+            raise ShapeError(f"index_select: the index into a 0-d tensor can have only 1 "
+                             f"value, got {index.size}")
+        return reshape(_take(reshape(x, (1,)), [index.reshape(-1)], (ARRAY,)), ())
     static, arrays = _select_index(x, dim, index, "index_select")
     return _take(x, arrays, static)
 
@@ -757,15 +793,16 @@ def take(x, index):
 def _mask(mask, op):
     if isinstance(mask, Tensor):
         if mask._data.dtype != np.bool_:
-            raise TypeError(f"{op}: expected a boolean mask, got a {mask.dtype} tensor; "
-                            "compare first (e.g. mask != 0)")
+            raise DTypeError(f"{op}: expected a boolean mask, got a {mask.dtype} tensor; "
+                             "compare first (e.g. mask != 0)")
         return mask
     return Tensor(np.asarray(mask, dtype=bool))
 
 
 @tensor_method("masked_fill")
 def masked_fill(x, mask, value):
-    """x with the entries where `mask` (broadcast to x) holds replaced by `value`."""
+    """x with the entries where `mask` holds replaced by `value` (x and mask broadcast
+    together, as PyTorch; in place, the mask must broadcast to x)."""
     mask = _mask(mask, "masked_fill")
     if is_scalar(value) and not x.is_floating_point() and not isinstance(value, bool):
         value = int(value)
@@ -775,9 +812,16 @@ def masked_fill(x, mask, value):
                              f"{list(value.shape)}")
         value = cast_to(value, x.dtype)
     if not _broadcasts_to(mask.shape, x.shape):
-        raise ShapeError(f"masked_fill: the mask of shape {list(mask.shape)} doesn't broadcast "
-                         f"to the tensor's shape {list(x.shape)}")
+        x = broadcast_to(x, _joint_shape(mask, x, "masked_fill"))
     return cast_to(where(mask, value, x), x.dtype)
+
+
+def _joint_shape(mask, x, op):
+    try:
+        return np.broadcast_shapes(mask.shape, x.shape)
+    except ValueError:
+        raise ShapeError(f"{op}: the mask of shape {list(mask.shape)} doesn't broadcast with "
+                         f"the tensor's shape {list(x.shape)}") from None
 
 
 def _broadcasts_to(shape, target):
@@ -789,8 +833,11 @@ def _broadcasts_to(shape, target):
 
 @tensor_method("masked_fill_")
 def masked_fill_(x, mask, value):
+    mask = _mask(mask, "masked_fill_")
+    if not _broadcasts_to(mask.shape, x.shape):
+        raise ShapeError(f"masked_fill_: the mask of shape {list(mask.shape)} doesn't broadcast "
+                         f"to the tensor's shape {list(x.shape)}")
     if not _tracked(x, mask, value):
-        mask = _mask(mask, "masked_fill_")
         np.copyto(x._writable_data(), getattr(value, "_data", value), casting="unsafe",
                   where=mask._data)
         x._bump_version()

@@ -75,7 +75,8 @@ def _matmul_y_bar(out_bar, out, x, y):
     if y.ndim == 2 and x.ndim > 2:
         # fold x's batch into its rows: one (k, B*n) @ (B*n, m) product, no batch to sum
         k, m = y.shape
-        x, out_bar = reshape(x, (-1, k)), reshape(out_bar, (-1, m))
+        rows = -1 if k and m else math.prod(x.shape[:-1])  # -1 can't be read from 0 entries
+        x, out_bar = reshape(x, (rows, k)), reshape(out_bar, (rows, m))
     if y.ndim == 2 and x.ndim == 2 and _is_transposed(y._data):
         # y is a transposed view (x @ W.T in a linear layer): build its cotangent transposed
         # too, so that W's gradient comes out contiguous
@@ -162,6 +163,10 @@ def matmul(x, y, transpose_x=False, transpose_y=False):
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)
             and x._data.dtype == y._data.dtype):
         require_same_float_dtype("matmul", x, y)
+        if isinstance(x, Tensor) and isinstance(y, Tensor):
+            raise DTypeError(f"matmul: expected both operands to have the same dtype, as "
+                             f"PyTorch, but got {x.dtype} and {y.dtype}; convert one first "
+                             "(.to(dtype))")
         x, y = promote(_as_tensor(x), _as_tensor(y))
     if transpose_x and x._data.ndim >= 2:
         x = _mT(x)
@@ -592,7 +597,7 @@ def _checked(fn, op, trouble):
 def _square(op, x):
     x = float_result(_as_tensor(x))
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"{op}: expected a square matrix or a batch of them (shape [..., n, n]), "
+        raise ShapeError(f"{op}: expected a square matrix or a batch of them (shape [..., n, n]), "
                          f"got shape {list(x.shape)}")
     return x
 
@@ -796,7 +801,10 @@ def cross(a, b, dim=None, *, axis=None):
         if dim is None:
             raise ValueError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
                              "dim= naming the dimension that holds the 3-vectors")
-    if not -a.ndim <= dim < a.ndim or a.shape[dim] != 3:
+    if not -a.ndim <= dim < a.ndim:
+        raise IndexError(f"cross: dim {dim} is out of range for a tensor of {a.ndim} "
+                         f"dimensions (expected one in [{-a.ndim}, {a.ndim - 1}])")
+    if a.shape[dim] != 3:
         raise ValueError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
                          "size 3 (it holds the 3-vectors)")
     x0, x1, x2 = (select(a, dim, i) for i in range(3))
@@ -817,9 +825,10 @@ def kron(a, b):
     return reshape(prod, tuple(x * y for x, y in zip(sa, sb)))
 
 
-def cdist(x1, x2, p=2.0):
+def cdist(x1, x2, p=2.0, compute_mode=None):
     """p-norm distances between the rows of x1 [B.., P, M] and of x2 [B.., R, M]: [B.., P, R].
-    The gradient at distance 0 is 0 (as torch's for p=2)."""
+    The gradient at distance 0 is 0 (as torch's for p=2). `compute_mode` (PyTorch's choice of
+    a faster, less exact method) is accepted; the distances are always computed directly."""
     x1, x2 = promote(float_result(_as_tensor(x1)), float_result(_as_tensor(x2)))
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
         raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "

@@ -17,7 +17,7 @@ from .indexing import index_select
 from .linalg import bmm, diag, mm, mv, outer, slogdet, tensordot
 from .matrix_functions import vector_norm
 from .reduce import count_minus, cumsum, sum as _sum
-from .shape import concat, flatten, meshgrid, narrow, reshape, stack, transpose, unsqueeze
+from .shape import _dim, concat, flatten, meshgrid, narrow, reshape, stack, transpose, unsqueeze
 
 __all__ = ["addmm", "addmv", "addr", "baddbmm", "addbmm", "chain_matmul", "ger", "inner", "vdot",
            "logdet", "dist", "pdist", "renorm", "block_diag", "cartesian_prod", "combinations",
@@ -35,6 +35,8 @@ def _scaled_sum(x, product, beta, alpha, op):
     if not fits:
         raise ShapeError(f"{op}: the input of shape {list(x.shape)} doesn't broadcast to the "
                          f"product's shape {list(product.shape)}")
+    if not product.dtype.is_floating_point:  # integers scale by integers, as PyTorch
+        alpha, beta = int(alpha), int(beta)
     if alpha != 1:
         product = product * alpha
     if beta == 0:
@@ -69,7 +71,8 @@ def baddbmm(x, batch1, batch2, *, beta=1, alpha=1):
 @tensor_method("addbmm")
 def addbmm(x, batch1, batch2, *, beta=1, alpha=1):
     """beta * x + alpha * sum_b batch1[b] @ batch2[b]."""
-    return _scaled_sum(x, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
+    products = bmm(batch1, batch2)
+    return _scaled_sum(x, _sum(products, 0).to(products.dtype), beta, alpha, "addbmm")
 
 
 def chain_matmul(*matrices, out=None):
@@ -110,7 +113,7 @@ def vdot(x, y):
     if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
         raise ShapeError(f"vdot: expected two 1-D tensors of one size, got {list(x.shape)} and "
                          f"{list(y.shape)}")
-    return _sum(x * y)
+    return _sum(x * y).to(x.dtype)  # integers stay in their dtype (wrapping), as PyTorch
 
 
 @tensor_method("logdet")
@@ -145,7 +148,10 @@ def renorm(x, p, dim, maxnorm):
         raise DTypeError(f"renorm: expected a floating tensor, got {x.dtype}")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    dim = dim % max(x.ndim, 1)
+    if x.ndim < 2:
+        raise ShapeError(f"renorm: input needs at least 2 dimensions, got shape "
+                         f"{list(x.shape)}")
+    dim = _dim(dim, x.ndim, "renorm")
     others = tuple(d for d in range(x.ndim) if d != dim)
     norms = vector_norm(x, p, dim=others, keepdim=True)
     factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
@@ -286,7 +292,7 @@ def corrcoef(x):
 
 
 def _along(y, dim):
-    dim = dim % max(y.ndim, 1)
+    dim = _dim(dim, y.ndim, "trapezoid")
     n = y.shape[dim]
     return dim, n
 

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ..creation import eye, zeros
 from ._family import float_result, promote
@@ -35,7 +36,7 @@ def _with_dtype(x, dtype, op):
     if dtype is not None:
         x = cast(x, dtype)
     if x._data.dtype.kind != "f":
-        raise TypeError(f"{op}: expected a floating point tensor, got dtype {x.dtype}; pass "
+        raise DTypeError(f"{op}: expected a floating point tensor, got dtype {x.dtype}; pass "
                         "dtype=fluxgrad.float32 (or cast it first)")
     return x
 
@@ -70,7 +71,7 @@ def vector_norm(x, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axi
 
 def _matrix_dims(x, dim, op):
     if x.ndim < 2:
-        raise ValueError(f"{op}: expected a matrix or a batch of them (at least 2 dimensions), "
+        raise ShapeError(f"{op}: expected a matrix or a batch of them (at least 2 dimensions), "
                          f"got shape {list(x.shape)}")
     if len(dim) != 2:
         raise ValueError(f"{op}: dim must name 2 dimensions, got {dim!r}")
@@ -171,7 +172,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
         atol, rtol = tol, 0.0
     x = float_result(_as_tensor(A)).detach()
     if x.ndim < 2:
-        raise ValueError(f"linalg.matrix_rank: expected a matrix or a batch of them, got shape "
+        raise ShapeError(f"linalg.matrix_rank: expected a matrix or a batch of them, got shape "
                          f"{list(x.shape)}")
     m, n = x.shape[-2:]
     if min(m, n) == 0:
@@ -243,7 +244,7 @@ def matrix_power(A, n):
     matrices only)."""
     x = _as_tensor(A)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"linalg.matrix_power: expected a square matrix or a batch of them "
+        raise ShapeError(f"linalg.matrix_power: expected a square matrix or a batch of them "
                          f"(shape [..., n, n]), got shape {list(x.shape)}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"linalg.matrix_power: n must be an int, got {n!r}")

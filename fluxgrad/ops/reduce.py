@@ -96,7 +96,7 @@ def _accumulating(x, dtype):
     """`x` in the dtype a sum or product accumulates in: `dtype`, else int64 for bools/ints."""
     if dtype is not None:
         return cast(x, dtype)
-    return cast(x, dtypes.int64) if x._data.dtype.kind in "bi" else x
+    return cast(x, dtypes.int64) if x._data.dtype.kind in "biu" else x
 
 
 @tensor_method("sum")
@@ -119,6 +119,9 @@ def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
                          "(x.float()) or pass dtype=")
     x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
+    if x._data.dtype == np.float16:  # summed in float32, as PyTorch, so it doesn't overflow
+        return cast(sum(cast(x, dtypes.float32), axis, keepdims) / _count(x, axis),
+                    dtypes.float16)
     return sum(x, axis, keepdims) / _count(x, axis)
 
 
@@ -142,8 +145,14 @@ def _prod_partials(x, out, axis):
     return p * where(zero, z_without_i, z / x_nonzero)
 
 
-prod_p = _reduction("prod", lambda x, *, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims),
-                    _prod_partials)
+def _prod_impl(x, *, axis, keepdims):
+    # in x's dtype (a bool product stays bool); float16 is accumulated in float32, as PyTorch
+    accumulator = np.float32 if x.dtype == np.float16 else x.dtype
+    return np.prod(x, axis=axis, keepdims=keepdims, dtype=accumulator).astype(x.dtype,
+                                                                             copy=False)
+
+
+prod_p = _reduction("prod", _prod_impl, _prod_partials)
 
 
 @tensor_method("prod")
@@ -168,11 +177,18 @@ amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, ke
 
 def _check_nonempty(x, axis, op):
     if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
-        # PyTorch: IndexError from argmax / argmin, RuntimeError from the others
-        error = ShapeIndexError if op in ("argmax", "argmin") else ShapeError
+        # PyTorch: IndexError along an empty dim (and from a full argmax / argmin),
+        # RuntimeError from the other full reductions
+        error = ShapeIndexError if axis is not None or op in ("argmax", "argmin") else ShapeError
         raise error(f"{op}: can't reduce a tensor of shape {list(x.shape)} over an empty "
-                         f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
-                         "the result has no identity")
+                    f"{'tensor' if axis is None else f'dimension (axis {axis})'}: "
+                    "the result has no identity; give a dim whose size is not 0")
+
+
+def _check_floating(x, op, hint):
+    if x._data.dtype.kind != "f":
+        raise DTypeError(f"{op}: expected a floating point tensor, got {x.dtype}; convert it "
+                         f"first (x.float()){hint}")
 
 
 @tensor_method("amax")
@@ -222,16 +238,30 @@ def _arg_extremum(prim, x, axis, keepdim, dim, keepdims, dtype, op):
                  dtype=dtypes.as_dtype(dtype).np)
 
 
+def _refuse_bool(x, op):
+    if x._data.dtype == np.bool_:
+        raise DTypeError(f"{op}(): does not support bool input, as in PyTorch; convert it "
+                         "first (x.long())")
+
+
+def _position_of(prim, op):
+    """argmax / argmin for max(x, dim) / min(x, dim), which take bool tensors."""
+    return lambda x, axis, keepdims: _arg_extremum(prim, x, axis, False, None, keepdims,
+                                                   "int64", op)
+
+
 @tensor_method("argmax")
 def argmax(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
     """Index of the largest value along `axis` (of the flattened tensor if None); the first
     one on ties. No gradient."""
+    _refuse_bool(x, "argmax")
     return _arg_extremum(argmax_p, x, axis, keepdim, dim, keepdims, dtype, "argmax")
 
 
 @tensor_method("argmin")
 def argmin(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype="int64"):
     """Index of the smallest value along `axis`; the first one on ties. No gradient."""
+    _refuse_bool(x, "argmin")
     return _arg_extremum(argmin_p, x, axis, keepdim, dim, keepdims, dtype, "argmin")
 
 
@@ -278,13 +308,15 @@ def max(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     values over several axes use `amax`. `max(x, y)` with a tensor `y`: the elementwise
     `maximum`.
     """
-    return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax, argmax, maximum)
+    return _extremum(x, dim, keepdim, axis, keepdims, "max", max_dim_p, amax,
+                     _position_of(argmax_p, "max"), maximum)
 
 
 @tensor_method("min")
 def min(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     """Smallest value; the same forms as `max`."""
-    return _extremum(x, dim, keepdim, axis, keepdims, "min", min_dim_p, amin, argmin, minimum)
+    return _extremum(x, dim, keepdim, axis, keepdims, "min", min_dim_p, amin,
+                     _position_of(argmin_p, "min"), minimum)
 
 
 # --- statistics --------------------------------------------------------------------------
@@ -295,7 +327,7 @@ def _centered(x, axis, unbiased, keepdim, dim, correction, keepdims, op):
         raise TypeError(f"{op}: pass either unbiased or correction, not both")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    x = float_result(x)
+    _check_floating(x, op, " (std and var, as in PyTorch, only support floating dtypes)")
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
     dof = count_minus(x, axis, keepdims, correction)
     return x - mean(x, axis, keepdims=True), axis, keepdims, dof
@@ -418,25 +450,37 @@ def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtyp
     """The vector p-norm over `axis` (all elements if None): (sum |x|**p)**(1/p).
 
     `p`: any number (inf: max |x|, -inf: min |x|, 0: the count of nonzeros), or 'fro' (and
-    None, Paddle's default) for 2. The gradient at 0 is 0.
+    None, Paddle's default) for 2; 'nuc': the nuclear norm of the matrices in the last two
+    dims. The gradient at 0 is 0.
     """
     if p is None or p == "fro":
         p = 2.0
+    elif p == "nuc":  # of the matrices in the last two dims (or dim=), as torch.norm
+        from .matrix_functions import matrix_norm
+        dims = dim if dim is not None else axis
+        return matrix_norm(x, "nuc", (-2, -1) if dims is None else dims,
+                           bool(keepdim or keepdims), dtype=dtype)
     elif isinstance(p, str):
-        raise ValueError(f"norm: p={p!r} is not a vector norm; use p='fro' or a number (for "
-                         "the nuclear norm use the linalg matrix norms)")
-    x = float_result(x if dtype is None else cast(x, dtype))
+        raise ValueError(f"norm: p={p!r} is not a norm fluxgrad knows; use p='fro', 'nuc' or "
+                         "a number")
+    if dtype is None:
+        _check_floating(x, "norm", " or pass a floating dtype=")
+    else:
+        x = cast(x, dtype)
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "norm")
-    if p == -np.inf:
-        _check_nonempty(x, axis, "norm(p=-inf)")
+    if p < 0:
+        _check_nonempty(x, axis, f"norm(p={p})")
     return apply(norm_p, x, p=float(p), axis=axis, keepdims=keepdims)
 
 
 # --- cumulative sums and products --------------------------------------------------------
 def _scan(np_fn, x, axis, reverse):
+    # in x's dtype (NumPy would widen int8 to int64); float16 is accumulated in float32
+    accumulator = np.float32 if x.dtype == np.float16 else x.dtype
     if reverse:
-        return np.flip(np_fn(np.flip(x, axis), axis=axis), axis)
-    return np_fn(x, axis=axis)
+        x = np.flip(x, axis)
+    out = np_fn(x, axis=axis, dtype=accumulator).astype(x.dtype, copy=False)
+    return np.flip(out, axis) if reverse else out
 
 
 # the transpose of a cumulative sum is the cumulative sum in the other direction
@@ -492,10 +536,7 @@ cumprod_p = Primitive(
 
 
 def _cumulative(prim, x, axis, dtype, op):
-    if dtype is not None:
-        x = cast(x, dtype)
-    elif x._data.dtype.kind in "bi":
-        x = cast(x, dtypes.int64)
+    x = _accumulating(x, dtype)
     if axis is None:
         return apply(prim, reshape(x, -1), axis=0, reverse=False)
     if not isinstance(axis, (int, np.integer)):
@@ -589,7 +630,10 @@ def _running_arg(better_or_equal):
     def impl(x, *, axis):
         x = np.moveaxis(x, axis, -1)
         best = better_or_equal.accumulate(x, axis=-1)
-        positions = np.where(x == best, np.arange(x.shape[-1]), 0)
+        found = x == best
+        if x.dtype.kind == "f":  # a nan is the extremum from where it appears on, as PyTorch
+            found |= np.isnan(x)
+        positions = np.where(found, np.arange(x.shape[-1]), 0)
         return np.moveaxis(np.maximum.accumulate(positions, axis=-1), -1, axis).astype(np.int64)
     return impl
 
@@ -710,8 +754,18 @@ def _plain_reduction(np_fn, name, doc):
     return tensor_method(name)(op)
 
 
-all = _plain_reduction(np.all, "all", "Whether every element over `axis` is nonzero (bool).")
-any = _plain_reduction(np.any, "any", "Whether some element over `axis` is nonzero (bool).")
+def _truth(np_fn):
+    # bool, except for a uint8 tensor, whose answer is a uint8 0 or 1, as PyTorch
+    def impl(a, axis, keepdims):
+        out = np_fn(a, axis=axis, keepdims=keepdims)
+        return out.astype(np.uint8) if a.dtype == np.uint8 else out
+    return impl
+
+
+all = _plain_reduction(_truth(np.all), "all",
+                       "Whether every element over `axis` is nonzero (bool; uint8 for uint8).")
+any = _plain_reduction(_truth(np.any), "any",
+                       "Whether some element over `axis` is nonzero (bool; uint8 for uint8).")
 count_nonzero = _plain_reduction(
     lambda a, axis, keepdims: np.count_nonzero(a, axis=axis, keepdims=keepdims).astype(np.int64),
     "count_nonzero", "How many elements over `axis` are nonzero (int64).")

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -198,9 +198,9 @@ def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
         start_dim = start_axis
     if stop_axis is not None:
         end_dim = stop_axis
+    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     if x.ndim == 0:
         return reshape(x, (1,))
-    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
     if start > end:
         raise ShapeError(f"flatten: start_dim ({start_dim}) comes after end_dim ({end_dim}) "
                          f"for a tensor of shape {list(x.shape)}")
@@ -460,11 +460,15 @@ def concat(tensors, axis=0, *, dim=None, name=None):
     if dim is not None:
         axis = dim
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise TypeError("concat: expected a non-empty list of tensors")
+        raise ArgumentError("concat: expected a non-empty list of tensors")
     first = tensors[0]
     if not (isinstance(first, Tensor) and all(
             isinstance(t, Tensor) and t._data.dtype == first._data.dtype for t in tensors)):
         tensors = promote_all(*tensors) if len(tensors) > 1 else [as_tensor(first)]
+        first = tensors[0]
+    if any(t.ndim > 1 for t in tensors) and any(t.shape == (0,) for t in tensors):
+        # PyTorch skips 1-d empty tensors, the legacy stand-in for "nothing yet"
+        tensors = [t for t in tensors if t.shape != (0,)]
         first = tensors[0]
     if first.ndim == 0:
         raise ShapeError("concat: 0-d tensors can't be concatenated; use stack")
@@ -485,7 +489,7 @@ def stack(tensors, axis=0, *, dim=None, name=None):
     if dim is not None:
         axis = dim
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise TypeError("stack: expected a non-empty list of tensors")
+        raise ArgumentError("stack: expected a non-empty list of tensors")
     tensors = [as_tensor(t) for t in tensors]
     shape = tensors[0].shape
     for i, t in enumerate(tensors):
@@ -548,6 +552,8 @@ def chunk(x, chunks, dim=0, *, axis=None):
         dim = axis
     if int(chunks) <= 0:
         raise ShapeError(f"chunk: the number of chunks must be positive, got {chunks}")
+    if x.ndim == 0:
+        raise ShapeError("chunk: expects a tensor of at least 1 dimension, got a 0-d tensor")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
     return split(x, max(-(-n // int(chunks)), 1), dim)
 
@@ -570,6 +576,8 @@ unstack = unbind
 @tensor_method("narrow")
 def narrow(x, dim, start, length):
     """`length` entries of dimension `dim` from `start` (a view)."""
+    if x.ndim == 0:
+        raise ShapeError("narrow: can't be applied to a 0-d tensor")
     dim = _dim(dim, x.ndim, "narrow")
     n = x.shape[dim]
     start = int(start) + (n if int(start) < 0 else 0)
@@ -657,6 +665,8 @@ def flip(x, dims=None, *, axis=None):
     axes = _dims(dims, x.ndim, "flip")
     if len(set(axes)) != len(axes):
         raise ShapeError(f"flip: dims {dims} names the same dimension twice")
+    if x.ndim == 0:
+        return x.clone()
     return apply(flip_p, x, axes=axes)
 
 
@@ -684,6 +694,9 @@ def rot90(x, k=1, dims=(0, 1)):
     dims = tuple(dims)
     if len(dims) != 2:
         raise ShapeError(f"rot90: dims must name 2 dimensions, got {list(dims)}")
+    if x.ndim < 2:
+        raise ShapeError(f"rot90: expected a tensor of at least 2 dimensions, got shape "
+                         f"{list(x.shape)}")
     a, b = _dims(dims, x.ndim, "rot90")
     if a == b:
         raise ShapeError(f"rot90: dims must differ, got {list(dims)}")
@@ -882,6 +895,8 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     dim = _dim(dim, x.ndim, "diff")
+    if n == 0:  # nothing is joined either, as PyTorch
+        return x
     parts = [as_tensor(p) for p in (prepend, x, append) if p is not None]
     if len(parts) > 1:
         x = concat(parts, dim)

@@ -22,13 +22,14 @@ def _shifted(x, axis):
 
 
 def _softmax_impl(x, *, axis):
-    e = np.exp(_shifted(x, axis))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    # float16 is computed in float32 and rounded once, as PyTorch
+    e = np.exp(_shifted(x.astype(np.float32) if x.dtype == np.float16 else x, axis))
+    return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
 
 def _log_softmax_impl(x, *, axis):
-    z = _shifted(x, axis)
-    return z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    z = _shifted(x.astype(np.float32) if x.dtype == np.float16 else x, axis)
+    return (z - np.log(np.sum(np.exp(z), axis=axis, keepdims=True))).astype(x.dtype, copy=False)
 
 
 def _batch(name):

@@ -29,10 +29,14 @@ def _dim(x, dim, op):
 
 
 def _order(data, *, axis, descending):
-    """A stable sorting permutation along `axis` (int64)."""
+    """A stable sorting permutation along `axis` (int64); NaN is the largest value, as
+    PyTorch (last ascending, first descending)."""
     if descending:
         # sorting -x ascending, stably, keeps ties in their original order
-        data = -(data.astype(np.int64) if data.dtype.kind in "bi" else data)
+        negated = -(data.astype(np.int64) if data.dtype.kind in "biu" else data)
+        if data.dtype.kind != "f":
+            return np.argsort(negated, axis=axis, kind="stable").astype(np.int64)
+        return np.lexsort((negated, ~np.isnan(data)), axis=axis).astype(np.int64)
     return np.argsort(data, axis=axis, kind="stable").astype(np.int64)
 
 
@@ -112,6 +116,12 @@ def _lower_median(x, dim, keepdim, op, *, skip_nan):
     return ValuesIndices(values, indices)
 
 
+def _refuse_bool(x, op):
+    if x._data.dtype == np.bool_:
+        raise NotImplementedError(f"{op}: not implemented for bool tensors, as in PyTorch; "
+                                  "convert first (x.long())")
+
+
 def _global_median(x, op, skip_nan):
     if x.numel() == 0:
         if x._data.dtype.kind != "f":
@@ -127,6 +137,7 @@ def median(x, dim=None, keepdim=False, *, axis=None):
     is NaN. `median(x)`: over all elements, a 0-d tensor. `median(x, dim)`: `(values,
     indices)` along `dim`. The gradient goes to the chosen element."""
     dim = dim if axis is None else axis
+    _refuse_bool(x, "median")
     if dim is None:
         return _global_median(x, "median", skip_nan=False)
     return _lower_median(x, dim, keepdim, "median", skip_nan=False)
@@ -136,6 +147,7 @@ def median(x, dim=None, keepdim=False, *, axis=None):
 def nanmedian(x, dim=None, keepdim=False, *, axis=None):
     """`median` ignoring NaNs (NaN only where every entry is NaN)."""
     dim = dim if axis is None else axis
+    _refuse_bool(x, "nanmedian")
     if dim is None:
         return _global_median(x, "nanmedian", skip_nan=True)
     return _lower_median(x, dim, keepdim, "nanmedian", skip_nan=True)
@@ -202,8 +214,9 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
     dim = _unique_dim(x, dim, "unique")
     data = x._data
     if dim is None:
+        # each NaN is distinct, as in PyTorch
         values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
-                                            return_counts=True)
+                                            return_counts=True, equal_nan=False)
         inverse = inverse.reshape(data.shape)
     else:
         values, inverse, counts = np.unique(data, axis=dim, return_inverse=True,
@@ -220,7 +233,7 @@ def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     if len(data) == 0:
         starts = np.zeros(0, bool)
     else:
-        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, -1).any(axis=1)
+        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, data[0].size).any(axis=1)
         starts = np.concatenate([[True], differs])
     values = data[starts]
     if dim is not None:

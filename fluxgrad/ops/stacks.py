@@ -3,6 +3,7 @@
 Each is a reshape followed by `concat`, so it differentiates (to any order, in
 every mode) through those ops' rules.
 """
+from .._core.errors import ArgumentError
 from .._core.tensor import Tensor
 from ._family import as_tensor
 from .shape import concat, reshape
@@ -40,7 +41,7 @@ def atleast_3d(*tensors):
 
 def _list(tensors, op):
     if isinstance(tensors, Tensor) or not len(tensors):
-        raise TypeError(f"{op}: expected a non-empty list of tensors")
+        raise ArgumentError(f"{op}: expected a non-empty list of tensors")
     return list(tensors)
 
 
