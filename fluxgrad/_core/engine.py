@@ -162,7 +162,7 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     stores = []  # (tensor, gradient) for .grad, stored once every hook has run
     if plain:
         seeds = [seed._data for seed in seeds]
-        pullback, add = _plain_pullback, _add_arrays
+        pullback, add = _plain_pullback, OPS["add_p"].impl
     else:
         pullback, add = _pullback, OPS["add"]
     with set_grad_enabled(create_graph):
@@ -288,17 +288,17 @@ def _pullback(node, out_bar):
     return x_bars
 
 
-def _add_arrays(a, b):
-    """a + b by add's impl, an array also where NumPy gives a scalar (two 0-d arrays)."""
-    out = OPS["add_p"].impl(a, b)
-    return out if type(out) is _ndarray else _asarray(out)
+def _tensor(g):
+    """A plain pass's cotangent as a Tensor (NumPy gives a scalar for the sum of two 0-d
+    arrays: it becomes a 0-d array again)."""
+    return _make(g if type(g) is _ndarray else _asarray(g))
 
 
 def _plain_pullback(node, out_bar):
     """`_pullback` in a plain pass: array cotangents in and out."""
     prim = node.prim
     if not prim.array_rules:
-        x_bars = _pullback(node, [None if g is None else _make(g) for g in out_bar])
+        x_bars = _pullback(node, [None if g is None else _tensor(g) for g in out_bar])
         return [None if x_bar is None else x_bar._data for x_bar in x_bars]
     inputs = node.inputs
     if inputs is None:
@@ -341,7 +341,7 @@ def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores, plain):
     """Tensor hooks on the node's outputs, `retain_grad`, and `grad()`'s captures: they see
     Tensors (a plain pass's arrays are wrapped, and unwrapped after)."""
     if plain:
-        out_bar = [None if g is None else _make(g) for g in out_bar]
+        out_bar = [None if g is None else _tensor(g) for g in out_bar]
     if node.hooks:
         for index, table in node.hooks.items():
             g = out_bar[index]
@@ -370,7 +370,7 @@ def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores, plain):
 
 def _finish_leaf(leaf, g, capture_ids, captured, exposed, stores, plain):
     if plain:
-        g = _make(g)
+        g = _tensor(g)
     if leaf._hooks:
         for hook in list(leaf._hooks.values()):
             exposed.add(id(g._data))

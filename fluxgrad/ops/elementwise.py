@@ -187,14 +187,11 @@ def add(x, y, *, alpha=1):
 _BOOL = np.dtype(np.bool_)
 
 
-def _is_bool(x):
-    return x is True or x is False or (isinstance(x, Tensor) and x._data.dtype is _BOOL)
-
-
 @tensor_method("subtract", "sub", "__sub__")
 def subtract(x, y, *, alpha=1):
     """x - alpha * y."""
-    if _is_bool(x) or _is_bool(y):
+    if (type(x) is bool or type(y) is bool or (isinstance(x, Tensor) and x._data.dtype is _BOOL)
+            or (isinstance(y, Tensor) and y._data.dtype is _BOOL)):
         raise DTypeError("Subtraction, the `-` operator, with a bool tensor is not supported, "
                          "as in PyTorch; use the `^` operator or logical_xor() for bools, or "
                          "convert first (x.long())")
@@ -238,7 +235,7 @@ def _negative_int_as_float(v, other):
 @tensor_method("negative", "neg", "__neg__")
 def negative(x):
     """-x."""
-    if x._data.dtype == np.bool_:
+    if x._data.dtype is _BOOL:
         raise DTypeError("Negation, the `-` operator, on a bool tensor is not supported, as in "
                          "PyTorch; use the `~` operator or logical_not() instead")
     return apply(negative_p, x)
