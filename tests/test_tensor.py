@@ -183,3 +183,32 @@ def test_size_and_is_floating_point_are_methods_as_in_torch():
     x = fluxgrad.ones(2, 3)
     assert x.size() == (2, 3) and x.size(1) == 3 and x.size(-2) == 2
     assert x.is_floating_point() and not fluxgrad.tensor([1]).is_floating_point()
+
+
+def _sample(seed, shape, dtype=np.float32, scale=1.0):
+    return (np.random.default_rng(seed).standard_normal(shape) * scale).astype(dtype)
+
+
+PRINTED_LIKE_TORCH = {
+    "summarised 1-d": lambda m: m.arange(2000.),
+    "summarised 2-d": lambda m: m.arange(2000.).reshape(40, 50),
+    "summarised ints": lambda m: m.arange(2000),
+    "wrapped 1-d": lambda m: m.tensor(_sample(1, 30)),
+    "wrapped 2-d": lambda m: m.tensor(_sample(2, (5, 30))),
+    "summarised random": lambda m: m.tensor(_sample(3, 3000)),
+    "nan and inf set no width": lambda m: m.tensor([float("nan"), 1.0, float("inf")]),
+    "integral values far apart": lambda m: m.tensor([1.0, 2000.0]),
+    "3-d": lambda m: m.tensor(_sample(9, (3, 7, 11))),
+    "dtype on its own line": lambda m: m.tensor(_sample(6, (20, 20), np.float64)),
+    "small values": lambda m: m.tensor(_sample(13, (3, 9), scale=1e-5)),
+    "all True": lambda m: m.tensor([True, True]),
+    "True and False": lambda m: m.tensor([[True, False], [True, True]]),
+    "empty": lambda m: m.zeros(0, 3),
+    "4-d": lambda m: m.tensor(_sample(16, (2, 2, 2, 30))),
+}
+
+
+@pytest.mark.parametrize("make", PRINTED_LIKE_TORCH.values(), ids=PRINTED_LIKE_TORCH.keys())
+def test_tensors_print_as_pytorch_prints_them(make):
+    torch = pytest.importorskip("torch")
+    assert repr(make(fluxgrad)).replace("fluxgrad", "torch") == repr(make(torch))

@@ -457,30 +457,57 @@ def format_tensor(t):
     elif t._requires_grad:
         extras.append("requires_grad=True")
     indent = " " * len("tensor(")
-    body = "\n".join((indent + line if line else line) if i else line
-                     for i, line in enumerate(body.split("\n")))
-    return "tensor(" + ", ".join([body] + extras) + ")"
+    text = "tensor(" + "\n".join((indent + line if line else line) if i else line
+                                  for i, line in enumerate(body.split("\n")))
+    # PyTorch's rule: a suffix that would pass the line width goes on a line of its own
+    width = PRINT_OPTIONS["linewidth"] or 80
+    last = len(text) - text.rfind("\n") + 1
+    for extra in extras:
+        if last + len(extra) + 2 > width:
+            text += ",\n" + indent + extra
+            last = len(indent) + len(extra)
+        else:
+            text += ", " + extra
+            last += len(extra) + 2
+    return text + ")"
 
 
-# set by fluxgrad.set_printoptions; linewidth None: NumPy's
+# set by fluxgrad.set_printoptions; linewidth None: PyTorch's 80
 PRINT_OPTIONS = {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": None,
                  "sci_mode": None}
 
 
 def _format_array(data):
     if data.size == 0:
-        return "[]" if data.ndim == 1 else f"[], size={list(data.shape)}"
+        return "[]" if data.ndim == 1 else f"[], size={tuple(data.shape)}"
     threshold = PRINT_OPTIONS["threshold"]
     options = dict(separator=", ", threshold=threshold if threshold < 2 ** 62 else 2 ** 62,
                    edgeitems=PRINT_OPTIONS["edgeitems"])
-    if PRINT_OPTIONS["linewidth"] is not None:
-        options["max_line_width"] = PRINT_OPTIONS["linewidth"]
+    # PyTorch's line width (80 by default) counts the "tensor(" that the lines are indented by
+    options["max_line_width"] = (PRINT_OPTIONS["linewidth"] or 80) - len("tensor(") + max(
+        data.ndim - 1, 0)
+    shown = _shown(data, options["threshold"], options["edgeitems"])
     if data.dtype.kind == "f":
-        fmt = _float_format(data)
-        width = max(len(fmt(v)) for v in data.flat) if data.size <= 1000 else 0
+        fmt = _float_format(shown)
+        finite = shown[np.isfinite(shown)]  # (nan and inf set no width, as in PyTorch)
+        width = max((len(fmt(v)) for v in finite.flat), default=0)
         options["formatter"] = {"float_kind": lambda v: fmt(v).rjust(width)}
-    text = np.array2string(data, **options)
+    elif data.dtype.kind == "b":  # True padded to False's width only where a False is printed
+        width = 4 if shown.all() else 5
+        options["formatter"] = {"bool": lambda v: str(v).rjust(width)}
+    text = np.array2string(data, **options).replace(", ...,", ",  ...,")
     return text if data.ndim else text.strip()
+
+
+def _shown(data, threshold, edgeitems):
+    """The elements a summarised print shows (the first and last `edgeitems` along each axis
+    of a tensor of more than `threshold` elements): PyTorch sizes its columns by them."""
+    if data.size <= threshold:
+        return data
+    for axis, n in enumerate(data.shape):
+        if n > 2 * edgeitems:
+            data = np.take(data, list(range(edgeitems)) + list(range(n - edgeitems, n)), axis)
+    return data
 
 
 def _float_format(data):
@@ -489,11 +516,12 @@ def _float_format(data):
     if not finite.size:
         return str
     digits, sci_mode = PRINT_OPTIONS["precision"], PRINT_OPTIONS["sci_mode"]
-    if sci_mode is None and np.all(finite == np.round(finite)) and np.abs(finite).max() < 1e8:
-        return _integral_float
     big = np.abs(finite).max()
     nonzero = np.abs(finite[finite != 0])
     small = nonzero.min() if nonzero.size else 0
+    if sci_mode is None and np.all(finite == np.round(finite)) and big < 1e8 and not (
+            small and big / small > 1e3):
+        return _integral_float
     if sci_mode or sci_mode is None and (
             big >= 1e8 or (small and (small < 1e-4 or big / small > 1e3))):
         return lambda v: f"{v:.{digits}e}" if np.isfinite(v) else str(v)
