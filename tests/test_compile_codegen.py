@@ -4,9 +4,6 @@ Expected values are NumPy evaluations of the same expressions (closed forms), ne
 compiled code itself. Each program is called twice: the first call runs the trace, the
 second the generated code with its reused buffers.
 """
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -214,7 +211,7 @@ def _numpy_mlp_step(x, w1, b1, w2, target):
     return -(out * target).sum(1).mean(), (1 / (1 + np.exp(-h)))[:, :3].reshape(-1)
 
 
-def test_save_writes_a_module_that_runs_with_numpy_alone(tmp_path):
+def test_save_writes_a_module_that_runs_with_numpy_alone(tmp_path, run_without_fluxgrad):
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal((5, 4)), rng.standard_normal((4, 6)),
               rng.standard_normal(6), rng.standard_normal((6, 3)),
@@ -230,14 +227,7 @@ def test_save_writes_a_module_that_runs_with_numpy_alone(tmp_path):
     compiled.save(tmp_path / "step.py")
     np.savez(tmp_path / "inputs.npz", *arrays)
     np.savez(tmp_path / "expected.npz", *expected)
-    script = (
-        "import sys, numpy as np\n"
-        "class NoFluxgrad:  # fluxgrad is installed (editable): refuse it\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.partition('.')[0] == 'fluxgrad':\n"
-        "            raise ImportError('fluxgrad is not importable here')\n"
-        "sys.meta_path.insert(0, NoFluxgrad())\n"
-        "sys.path.insert(0, '.')\n"
+    run_without_fluxgrad(
         "from step import step\n"
         "inputs = np.load('inputs.npz'); expected = np.load('expected.npz')\n"
         "got = step(*[inputs[f'arr_{i}'] for i in range(5)])\n"
@@ -246,11 +236,6 @@ def test_save_writes_a_module_that_runs_with_numpy_alone(tmp_path):
         "    np.testing.assert_allclose(g, expected[f'arr_{i}'], rtol=1e-12, atol=1e-14)\n"
         "assert not any(m.partition('.')[0] == 'fluxgrad' for m in sys.modules)\n"
         "print('ok')\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env,
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
     loss, aux = _numpy_mlp_step(*arrays)  # and the saved values are the right ones
     np.testing.assert_allclose(expected[0], loss, rtol=1e-12)
     np.testing.assert_allclose(expected[2], aux, rtol=1e-12)

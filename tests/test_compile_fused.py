@@ -4,9 +4,6 @@ chunks for a large parameter), the transpose of a matrix product written as one 
 product, a bias added in place into its product, large products written into a workspace
 kept between calls (one per concurrent call), and the `stop_gradient` equations tracing under
 no_grad adds dropped from the code."""
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -96,7 +93,8 @@ def test_transpose_of_a_matrix_product_is_one_contiguous_product():
     np.testing.assert_allclose(out._data, expected, rtol=1e-12)
 
 
-def test_a_saved_module_with_a_transposed_product_runs_without_fluxgrad(tmp_path):
+def test_a_saved_module_with_a_transposed_product_runs_without_fluxgrad(
+        tmp_path, run_without_fluxgrad):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((5, 4)), rng.standard_normal((4, 7))
     compiled = fluxgrad.compile(_transposed_product)
@@ -104,23 +102,11 @@ def test_a_saved_module_with_a_transposed_product_runs_without_fluxgrad(tmp_path
     compiled.save(tmp_path / "product.py")
     np.savez(tmp_path / "inputs.npz", a=a, b=b,
              expected=_transposed_product(torch.tensor(a), torch.tensor(b)).numpy())
-    script = (
-        "import sys, numpy as np\n"
-        "class NoFluxgrad:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.partition('.')[0] == 'fluxgrad':\n"
-        "            raise ImportError('fluxgrad is not importable here')\n"
-        "sys.meta_path.insert(0, NoFluxgrad())\n"
-        "sys.path.insert(0, '.')\n"
+    run_without_fluxgrad(
         "from product import _transposed_product as f\n"
         "d = np.load('inputs.npz')\n"
         "np.testing.assert_allclose(f(d['a'], d['b'])[0], d['expected'], rtol=1e-12)\n"
         "print('ok')\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env,
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
 
 
 def _chain(y, w):
@@ -242,7 +228,7 @@ def test_calls_from_two_threads_at_once_each_get_their_own_workspace():
     assert not errors
 
 
-def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path):
+def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path, run_without_fluxgrad):
     compiled = fluxgrad.compile(_mlp_layer)
     inputs = _mlp_layer_inputs(0)
     compiled(*(Tensor(a) for a in inputs))
@@ -250,14 +236,7 @@ def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path):
     product, sums = _mlp_layer_expected(*inputs)
     np.savez(tmp_path / "inputs.npz", x=inputs[0], w=inputs[1], v=inputs[2], product=product,
              sums=sums)
-    script = (
-        "import sys, numpy as np\n"
-        "class NoFluxgrad:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.partition('.')[0] == 'fluxgrad':\n"
-        "            raise ImportError('fluxgrad is not importable here')\n"
-        "sys.meta_path.insert(0, NoFluxgrad())\n"
-        "sys.path.insert(0, '.')\n"
+    run_without_fluxgrad(
         "from layer import _mlp_layer as f\n"
         "d = np.load('inputs.npz')\n"
         "for _ in range(2):\n"
@@ -265,11 +244,6 @@ def test_a_saved_module_with_a_workspace_runs_without_fluxgrad(tmp_path):
         "    np.testing.assert_allclose(product, d['product'], rtol=1e-9, atol=1e-12)\n"
         "    np.testing.assert_allclose(sums, d['sums'], rtol=1e-9, atol=1e-12)\n"
         "print('ok')\n")
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-I", "-c", script], cwd=tmp_path, env=env,
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
 
 
 def _conv_block(x, w, b):
