@@ -481,3 +481,18 @@ def test_small_cnn_loss_falls():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+@pytest.mark.parametrize("first", [np.zeros((2, 3)), np.arange(6.0).reshape(2, 3) - 2.5],
+                         ids=["zero vectors", "values"])
+def test_cosine_similarity_and_its_gradient_match_pytorch_also_at_zero_vectors(first):
+    torch = pytest.importorskip("torch")
+    second = np.random.default_rng(0).standard_normal((2, 3))
+    results = []
+    for lib in (torch, fg):
+        a, b = (lib.tensor(v, requires_grad=True) for v in (first, second))
+        out = lib.nn.functional.cosine_similarity(a, b)
+        out.sum().backward()
+        results.append([v.detach().numpy() for v in (out, a.grad, b.grad)])
+    for want, got in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-12)

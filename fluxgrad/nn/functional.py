@@ -20,6 +20,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
                               tanhshrink)
 from ..ops.elementwise import tanh
 from ..ops.linalg import require_same_float_dtype
+from ..ops.matrix_functions import vector_norm
 from ..ops.shape import pad
 from ..ops.softmax import log_softmax, softmax, softmin
 from ..ops.conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d, avg_pool2d,
@@ -196,10 +197,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, *, axis=None):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
     if axis is not None:
         dim = axis
-    dot = _ops.sum(x1 * x2, axis=dim)
-    n1 = _ops.sqrt(_ops.sum(x1 * x1, axis=dim))
-    n2 = _ops.sqrt(_ops.sum(x2 * x2, axis=dim))
-    return dot / _ops.maximum(n1 * n2, eps)
+    # PyTorch's formula: each input over its own norm, the norms' values floored at eps but
+    # their gradients those of the norms (so a zero vector gets a finite gradient, as torch's)
+    def unit(x):
+        norm = vector_norm(x, dim=dim, keepdim=True)
+        floored = norm.detach()
+        return x / (norm + (_ops.maximum(floored, eps) - floored))
+    return _ops.sum(unit(x1) * unit(x2), axis=dim)
 
 
 # --- embeddings ----------------------------------------------------------------------------
