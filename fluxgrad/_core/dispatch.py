@@ -9,7 +9,7 @@ from .grad_mode import disabled as _grad_disabled, state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import Node as _Node, anomaly as _anomaly, tensor_stand_in
-from .tensor import Tensor, writes as _writes
+from .tensor import Tensor, new_version_counter as _new_version_counter, writes as _writes
 
 _make = Tensor._make
 
@@ -54,7 +54,8 @@ def apply(prim, *inputs, **params):
         if prim.saves_out and prim.keeps_out(node.edges):
             node.out_ref = weakref.ref(result)
             node.out_data = out
-            node.out_version = (result._counter(), 0)
+            result._version_counter = counter = _new_version_counter()
+            node.out_version = (counter, 0)
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:

@@ -378,10 +378,10 @@ writes = _Writes()
 _writes_lock = threading.Lock()  # the count only grows, also when threads write at once
 
 
-def new_version_counter():
-    """A counter of in-place writes, shared by a tensor and its views (an untracked array:
-    the garbage collector never has to visit it)."""
-    return array("q", (0,))
+# `new_version_counter()`: a counter of in-place writes, shared by a tensor and its views (an
+# untracked array: the garbage collector never has to visit it), copied from a zero one (half
+# the cost of building it)
+new_version_counter = array("q", (0,)).__copy__
 
 
 def tensor_method(*names):
