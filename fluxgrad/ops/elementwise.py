@@ -322,7 +322,9 @@ abs_p = elementwise("abs", np.abs, lambda x, out: sign(x), array_rules=False)
 
 def _unary_float(prim, *aliases):
     def op(x):
-        return apply(prim, float_result(x))
+        if type(x) is not Tensor or x._data.dtype.kind != "f":  # (a float tensor: as it is)
+            x = float_result(x)
+        return apply(prim, x)
     op.__name__ = prim.name
     op.__doc__ = f"Elementwise {prim.name}(x)."
     return tensor_method(prim.name, *aliases)(op)
