@@ -415,7 +415,7 @@ def _store_grad(t, g, create_graph, exposed):
     concurrent backward passes into one leaf lose no update.
     """
     data = g._data
-    if data.base is not None and exposed is not None:
+    if data.base is not None and exposed is not None and not g._requires_grad:
         data = _owner_if_sole_view(data, exposed)
         if data.base is None:
             g = Tensor._make(data)
