@@ -2,7 +2,11 @@
 
 Each program draws a chain of unary, binary (with broadcasting), reduction and shape steps
 on float64 inputs, so the engine's gradient summation, unbroadcasting and rule composition
-are exercised together, not only op by op.
+are exercised together, not only op by op. The draws are fixed (`derandomize`, here and in the
+compiled and static random-program tests): a program can amplify a last-place rounding
+difference between NumPy and PyTorch past any fixed tolerance (a product of three numbers
+rounded apart by 1 ulp, then sin of 4.6e5: 3.6e-9 relative), which a fresh draw in CI would
+report as a failure without a bug.
 """
 import numpy as np
 import pytest
@@ -59,7 +63,7 @@ def chain(m, steps, x, y):
     return (h * h).sum() + h.sum()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(shape_x=shapes, shape_y=shapes,
        steps=st.lists(st.tuples(st.sampled_from(["u", "b", "r"]), st.integers(0, 99)),
                       min_size=1, max_size=8),
