@@ -63,43 +63,24 @@ def _bound_value(v, sizes):
     return v
 
 
+def _forward(op):
+    return lambda self, other: _derive(op, self, other)
+
+
+def _reflected(op):
+    return lambda self, other: _derive(op, other, self)
+
+
 class Derived:
     """A number computed from unknown sizes in Python while a program is built: its stand-in
     value, and `compute(sizes)` to recompute it from the bound sizes."""
     __slots__ = ()
-
-    def __add__(self, other):
-        return _derive(operator.add, self, other)
-
-    def __radd__(self, other):
-        return _derive(operator.add, other, self)
-
-    def __sub__(self, other):
-        return _derive(operator.sub, self, other)
-
-    def __rsub__(self, other):
-        return _derive(operator.sub, other, self)
-
-    def __mul__(self, other):
-        return _derive(operator.mul, self, other)
-
-    def __rmul__(self, other):
-        return _derive(operator.mul, other, self)
-
-    def __truediv__(self, other):
-        return _derive(operator.truediv, self, other)
-
-    def __rtruediv__(self, other):
-        return _derive(operator.truediv, other, self)
-
-    def __floordiv__(self, other):
-        return _derive(operator.floordiv, self, other)
-
-    def __pow__(self, other):
-        return _derive(operator.pow, self, other)
-
-    def __rpow__(self, other):
-        return _derive(operator.pow, other, self)
+    __add__, __radd__ = _forward(operator.add), _reflected(operator.add)
+    __sub__, __rsub__ = _forward(operator.sub), _reflected(operator.sub)
+    __mul__, __rmul__ = _forward(operator.mul), _reflected(operator.mul)
+    __truediv__, __rtruediv__ = _forward(operator.truediv), _reflected(operator.truediv)
+    __floordiv__ = _forward(operator.floordiv)
+    __pow__, __rpow__ = _forward(operator.pow), _reflected(operator.pow)
 
     def __neg__(self):
         return _derive(operator.mul, self, -1)
