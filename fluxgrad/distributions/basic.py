@@ -16,7 +16,7 @@ from ..creation import arange, full_like, tensor
 from ..nn import functional as F
 from ..random import bernoulli, multinomial, rand, randn
 from . import constraints
-from .distribution import Distribution, as_float, broadcast_all
+from .distribution import Distribution, LocationScale, as_float, broadcast_all
 
 __all__ = ["Normal", "Uniform", "Bernoulli", "Categorical"]
 
@@ -29,21 +29,9 @@ def _enumerated(values, batch_shape, expand):
     return values.expand(n, *batch_shape, *event) if expand else values
 
 
-class Normal(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
+class Normal(LocationScale):
     @property
     def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
         return self.loc
 
     @property

@@ -15,7 +15,7 @@ from .._core.grad_mode import is_grad_enabled, no_grad
 from ..random import rand, randn
 from .. import random_ops
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, LocationScale, broadcast_all
 
 __all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel", "Weibull", "HalfNormal", "StudentT",
            "Gamma", "Chi2", "Beta"]
@@ -89,21 +89,9 @@ class Exponential(Distribution):
         return 1.0 - ops.log(self.rate)
 
 
-class Laplace(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
+class Laplace(LocationScale):
     @property
     def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
         return self.loc
 
     @property
@@ -136,22 +124,10 @@ class Laplace(Distribution):
         return 1 + ops.log(2 * self.scale)
 
 
-class Cauchy(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
+class Cauchy(LocationScale):
     @property
     def mean(self):
         return self.loc * math.nan
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
@@ -177,22 +153,10 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + ops.log(self.scale)
 
 
-class Gumbel(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
+class Gumbel(LocationScale):
     @property
     def mean(self):
         return self.loc + self.scale * _EULER
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -153,3 +153,19 @@ class Distribution:
             return f"{type(self).__name__}(batch_shape={list(self.batch_shape)})"
         shown = ", ".join(f"{n}: {_brief(self.__dict__[n])}" for n in names)
         return f"{type(self).__name__}({shown})"
+
+
+class LocationScale(Distribution):
+    """A real distribution with a location `loc` and a positive `scale` (Normal, Laplace,
+    Cauchy, Gumbel), whose mode is `loc`."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    @property
+    def mode(self):
+        return self.loc
