@@ -5,6 +5,8 @@ compiled code itself. Each program is called twice: the first call runs the trac
 second the generated code with its reused buffers.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -36,6 +38,21 @@ def test_an_elementwise_chain_writes_into_its_dying_inputs():
     np.testing.assert_allclose(got, np.tanh(x * w + 0.5) - x * 0.25, rtol=RTOL)
     assert "_add(a, 0.5, a)" in compiled.code  # in place: `a` dies there
     assert "_tanh(b, b)" in compiled.code
+
+
+def test_maximum_and_minimum_take_their_buffer_by_keyword():
+    # NumPy 2.4 deprecates a positional output for these two ufuncs (an error later)
+    def f(x, y):
+        a = x.abs() + 0.5 * x
+        return fluxgrad.minimum(fluxgrad.maximum(a, y), y * 3) * 2
+    compiled = fluxgrad.compile(f)
+    x, y = np.linspace(-2, 2, 12), np.linspace(1, -1, 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        got = _twice(compiled, x, y).numpy()
+    assert "out=" in compiled.code
+    a = np.abs(x) + 0.5 * x
+    np.testing.assert_allclose(got, np.minimum(np.maximum(a, y), y * 3) * 2, rtol=RTOL)
 
 
 def test_fan_out_values_match_numpy():

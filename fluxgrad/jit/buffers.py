@@ -50,6 +50,15 @@ def writes_out(eq):
         not eq.params and eq.prim.n_outputs == 1
 
 
+# ufuncs whose positional output argument NumPy deprecates (2.4): given as `out=` instead
+_OUT_BY_KEYWORD = (np.maximum, np.minimum)
+
+
+def out_argument(eq, name):
+    """The argument that passes the array `name` as the equation's output."""
+    return f"out={name}" if eq.prim.impl in _OUT_BY_KEYWORD else name
+
+
 def layout_key(array):
     """(shape, dtype, order) of a writeable array whose elements fill one block of memory, in
     C order (order None) or in another order of its axes (the axes by decreasing stride: a

@@ -225,9 +225,9 @@ def generate(traced, name, first):
                 names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
         buffer = reuse.out_of.get(id(eq))
         if buffer is not None:
-            args.append(names.var(buffer))
+            args.append(buffers.out_argument(eq, names.var(buffer)))
         elif id(eq) in slot:
-            args.append(f"{workspace}[{slot[id(eq)]}]")
+            args.append(buffers.out_argument(eq, f"{workspace}[{slot[id(eq)]}]"))
         prim = _MATMUL_INTO if eq.prim.name == "matmul" and len(args) == 3 else eq.prim
         args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
         call = f"{names.impl(prim)}({', '.join(args)})"

@@ -36,6 +36,8 @@ is ~40x slower than NumPy's here), so no numexpr backend.
 """
 import math
 
+from .buffers import out_argument
+
 
 CHUNK = 32768
 MIN_SIZE = 5 * CHUNK  # measured: no gain at 131072 elements, 1.7x at 200000
@@ -147,7 +149,7 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment, out_of)
             views[slot_of[id(out)]]
         name = chunk[id(out)] = names.fresh(names.var(out) + "_c")
         local.append(name)
-        line = f"{name} = {names.impl(eq.prim)}({', '.join(args + [target])})"
+        line = f"{name} = {names.impl(eq.prim)}({', '.join(args + [out_argument(eq, target)])})"
         lines.append("    " + line + comment(eq, len(line) + 4))
     lines.append(f"del {', '.join(dict.fromkeys(local))}")
     return lines
