@@ -34,6 +34,7 @@ from . import static, incubate
 from .static import enable_static, disable_static, in_dynamic_mode
 from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
+from . import compiler, _dynamo
 from .dlpack import from_dlpack
 from .threads import get_num_threads, set_num_threads
 from .memory_format import (memory_format, contiguous_format, preserve_format, channels_last,

@@ -333,3 +333,30 @@ def test_jit_script_and_trace_compile_as_torch_jit_spells_them():
         scripted = fluxgrad.jit.script(lambda a: (a * 2).tanh())
         np.testing.assert_allclose(scripted(x).numpy(), (x * 2).tanh().numpy(), rtol=1e-6)
     assert isinstance(scripted, fluxgrad.jit.Compiled)
+
+
+def test_torch_compiler_namespace_reset_is_compiling_and_disable():
+    seen = []
+
+    @fluxgrad.compile
+    def f(x):
+        seen.append(fluxgrad.compiler.is_compiling())
+        return x.sin() * 2
+    x = fluxgrad.ones(3)
+    f(x)
+    f(x)
+    traces = f.trace_count
+    assert seen and all(seen) and not fluxgrad.compiler.is_compiling()
+    assert len(seen) == traces  # the second call ran the generated code
+    fluxgrad._dynamo.reset()
+    np.testing.assert_allclose(f(x).numpy(), 2 * np.sin(np.ones(3)))
+    assert f.trace_count == traces + 1
+    fluxgrad.compiler.reset()
+    f(x)
+    assert f.trace_count == traces + 2
+
+    @fluxgrad.compiler.disable
+    def g(x):
+        return x + 1
+    assert fluxgrad.compile(g) is g and fluxgrad.compile(fullgraph=True)(g) is g
+    fluxgrad._dynamo.config.suppress_errors = True  # accepted, as scripts set it

@@ -69,14 +69,15 @@ def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=Fal
             dynamic=None, **options):
     """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
     `cache_size` traces are kept (least recently used dropped first); `check=True` compares
-    the first call of each signature with eager mode; `disable=True` returns `fn` itself;
+    the first call of each signature with eager mode; `disable=True` returns `fn` itself (so
+    does a function marked by `fluxgrad.compiler.disable`);
     `fullgraph=True` raises where the trace fails instead of running eagerly; `dynamic`: None
     (sizes become symbolic once they change), True (from the first call), False (never).
     torch.compile's `mode`, `backend` and `options` are accepted and change nothing."""
     unknown = set(options) - {"mode", "backend", "options"}
     if unknown:
         raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
-    if disable:
+    if disable or getattr(fn, "_fluxgrad_compile_disabled", False):
         return fn if fn is not None else (lambda f: f)
     if fn is None:
         return lambda f: compile(f, cache_size=cache_size, check=check, fullgraph=fullgraph,

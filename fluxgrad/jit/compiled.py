@@ -28,6 +28,7 @@ import collections
 import functools
 import os
 import warnings
+import weakref
 
 import numpy as np
 
@@ -68,6 +69,15 @@ _MISS = guards.MISS
 _FAST_LIMIT = 1024  # exact signatures remembered (each points to a traced entry)
 
 
+_live = weakref.WeakSet()  # every Compiled, for `reset_all`
+
+
+def reset_all():
+    """`torch.compiler.reset()`: every compiled function forgets its traces."""
+    for compiled in list(_live):
+        compiled.reset()
+
+
 class Compiled:
     """See the module docstring. `trace_count` counts traces; `traces` holds, for each (the
     last 64), why it traced, the equation count before and after the passes, and which sizes
@@ -97,6 +107,16 @@ class Compiled:
         self._warned = set()
         self._hot = guards.miss
         self._last = None  # the entry of the latest call (a new trace says what changed)
+        _live.add(self)
+
+    def reset(self):
+        """Forget every trace: the next call traces again."""
+        self._entries.clear()
+        self._fast.clear()
+        self._policies.clear()
+        self._warned.clear()
+        self._hot = guards.miss
+        self._last = None
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
