@@ -114,3 +114,31 @@ def test_static(seed):
     n = len(arrays)
     _check(float(got[0]), [np.asarray(g) for g in got[1:1 + n]], value, grads)
     _check(float(got[0]), [np.asarray(g) for g in got[1 + n:]], value, grads)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_static_with_an_unknown_batch_size(seed):
+    """The first input's first size declared unknown (None): the program computes the same
+    numbers for the size fed, or refuses to build or run; never a result of the stand-in size."""
+    program, arrays, _, (value, grads, _) = _case(seed)
+    if not arrays[0].ndim:
+        return
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            xs = [static.data(f"x{i}", shape=[None, *a.shape[1:]] if i == 0 else a.shape,
+                              dtype="float64") for i, a in enumerate(arrays)]
+            try:
+                out = program.run(fg, *xs)
+                gs = static.grad(out, xs)
+            except (ValueError, RuntimeError, IndexError):
+                return  # refused while building (sizes the program combines with the unknown)
+    finally:
+        fg.disable_static()
+    try:
+        got = static.Executor().run(main, feed={f"x{i}": a for i, a in enumerate(arrays)},
+                                    fetch_list=[out] + gs)
+    except (ValueError, RuntimeError, IndexError):
+        return
+    _check(float(got[0]), [np.asarray(g) for g in got[1:]], value, grads)

@@ -492,6 +492,25 @@ def test_python_arithmetic_with_an_unknown_size_is_rebound_when_the_program_runs
         np.testing.assert_allclose(got[2], torch.cov(torch.tensor(x0).T).numpy(), rtol=1e-10)
 
 
+def test_gradients_over_an_unknown_size_have_the_size_fed(program):
+    # rules that made arrays of the stand-in size: max(dim)'s positions, a piecewise constant
+    # op's zero gradient; std's sqrt(N) was computed from the stand-in size
+    x = static.data("x", shape=[None, 2], dtype="float64")
+    losses = [x.max(0).values.sum(), (x.floor() + x * 2).sum(), x.std(0, correction=0).sum()]
+    grads = [static.grad(loss, [x])[0] for loss in losses]
+    for size in (3, 6):
+        x0 = np.random.default_rng(size).standard_normal((size, 2))
+        got = static.Executor().run(program, feed={"x": x0}, fetch_list=losses + grads)
+        hit = np.zeros((size, 2))
+        hit[x0.argmax(0), [0, 1]] = 1
+        std = x0.std(0)
+        np.testing.assert_allclose(got[0], x0.max(0).sum(), rtol=1e-12)
+        np.testing.assert_allclose(got[2], std.sum(), rtol=1e-12)
+        np.testing.assert_array_equal(got[3], hit)
+        np.testing.assert_array_equal(got[4], np.full((size, 2), 2.0))
+        np.testing.assert_allclose(got[5], (x0 - x0.mean(0)) / (size * std), rtol=1e-10)
+
+
 def test_numbers_computed_from_an_unknown_size_in_python_are_recomputed_at_run_time(program):
     x = static.data("x", shape=[None, 3], dtype="float64")
     n = x.shape[0]

@@ -18,6 +18,7 @@ from .._core.dispatch import apply
 from .._core.errors import ArgumentError, DTypeError, IntegerDivisionByZero
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
+from ..creation import zeros_like
 from . import _special
 from ._batch import broadcasting
 from ._family import (binary, elementwise, float_result, from_output, fused_backward, promote,
@@ -395,7 +396,7 @@ def logaddexp(x, y):
 
 # --- piecewise constant: zero gradient ------------------------------------------------------
 def zeros_like_rule(x):
-    return Tensor._make(np.zeros_like(x._data))
+    return zeros_like(x)  # an op, not np.zeros_like: a static program keeps x's unknown sizes
 
 
 def _piecewise_constant(name, impl):

@@ -269,8 +269,9 @@ def _index_partials(arg):
     # the gradient goes only to the element whose index is returned, as torch.max(dim)
     def partials(x, out, axis):
         a = axis[0]
-        positions = np.arange(x.shape[a]).reshape([-1 if i == a else 1 for i in range(x.ndim)])
-        return cast(eq(Tensor._make(positions), arg(x, a, True)), x.dtype)
+        # each element's index along the axis, made by ops (so an unknown static size stays so)
+        positions = cumsum(ones_like(x, dtype=dtypes.int64), a) - 1
+        return cast(eq(positions, arg(x, a, True)), x.dtype)
     return partials
 
 
@@ -336,9 +337,10 @@ def _centered(x, axis, unbiased, keepdim, dim, correction, keepdims, op):
 def count_minus(x, axis, keepdims, correction):
     """N - correction, floored at 0, for a reduction over `axis`. For a static Variable whose
     reduced size is unknown until its program runs, a staged count: an int derived from the
-    stand-in size other than by multiplication (N - 1) could not be re-bound."""
+    stand-in size other than by multiplication (N - 1, or std's sqrt(N)) could not be
+    re-bound."""
     n = _count(x, axis)
-    if correction and getattr(x, "program", None) is not None:
+    if getattr(x, "program", None) is not None:
         from ..static import dims
         if dims.mentions_symbol(n):
             return maximum(sum(ones_like(x), axis, keepdims) - correction, 0.0)
