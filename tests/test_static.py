@@ -464,12 +464,6 @@ def test_variance_over_an_unknown_batch_size_divides_by_the_fed_size(program, st
         np.testing.assert_allclose(got_grad, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-def test_batch_norm_in_training_mode_is_refused_clearly_in_static_mode(program):
-    x = static.data("x", shape=[None, 3], dtype="float64")
-    with pytest.raises(RuntimeError, match="running statistics"):
-        fluxgrad.nn.BatchNorm1d(3)(x)
-
-
 def test_like_constructors_of_a_variable_take_the_fed_batch_size(program):
     x = static.data("x", shape=[None, 2], dtype="float32")
     outs = [fluxgrad.ones_like(x).sum(), fluxgrad.zeros_like(x).shape[1] + x.sum() * 0,
@@ -522,3 +516,28 @@ def test_numbers_computed_from_an_unknown_size_in_python_are_recomputed_at_run_t
         np.testing.assert_allclose(got[1], x0 / size, rtol=1e-12)
         np.testing.assert_allclose(got[2], x0.sum() * (size / 2 + 1) ** 2, rtol=1e-12)
         np.testing.assert_allclose(got[3], x0[:, :1] * (2 - size), rtol=1e-12)
+
+
+def test_batch_norm_in_training_mode_updates_its_running_statistics_at_each_run(fresh):
+    torch = pytest.importorskip("torch")
+    main, startup = fresh
+    rng = np.random.default_rng(0)
+    batches = [rng.standard_normal((n, 3, 4, 4)).astype(np.float32) for n in (5, 8, 2)]
+    eager = torch.nn.BatchNorm2d(3)
+    for b in batches:
+        eager(torch.tensor(b))
+    layer = fluxgrad.nn.BatchNorm2d(3)
+    x = static.data("x", [None, 3, 4, 4], "float32")
+    y = layer(x)
+    loss = (y * y).mean()
+    fluxgrad.optimizer.SGD(learning_rate=0.0).minimize(loss)
+    exe = static.Executor()
+    exe.run(startup)
+    for b in batches:
+        out, = exe.run(main, feed={"x": b}, fetch_list=[y])
+        np.testing.assert_allclose(out, torch.nn.functional.batch_norm(
+            torch.tensor(b), None, None, training=True).numpy(), rtol=1e-5, atol=1e-5)
+    scope = static.global_scope()
+    for name in ("running_mean", "running_var", "num_batches_tracked"):
+        got = scope.find_var(getattr(layer, name).name).get_tensor()
+        np.testing.assert_allclose(got, getattr(eager, name).numpy(), rtol=1e-5)

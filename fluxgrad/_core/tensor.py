@@ -310,9 +310,8 @@ class Tensor(metaclass=TensorType):
             raise RuntimeError(
                 f"static mode: an in-place op would write a value of the program being built "
                 f"into a tensor of shape {list(self.shape)} that holds a value now (not a "
-                "Variable of the program); write out of place (y = x + z instead of x += z). "
-                "Layers that update running statistics in place (batch norm in training mode) "
-                "can't be staged this way: use eval mode, or fluxgrad.compile, which lifts them")
+                "Variable of the program, e.g. a global); write out of place (y = x + z "
+                "instead of x += z)")
         if type(result) is not Tensor:
             raise RuntimeError(
                 f"vmap: an in-place op would write values that differ between the examples of "

@@ -99,6 +99,16 @@ def _norm_stats(x, axes):
     return centered, var
 
 
+def update_running(stat, value, x):
+    """A running statistic takes `value` while `x`'s program is built: a static program's
+    persistable Variable after each run of the program (`Program.set_update`), an eager
+    tensor (which fluxgrad.compile lifts) in place."""
+    if getattr(stat, "persistable", False):
+        x.program.set_update(stat, value)
+    else:
+        stat.copy_(value)
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalise over the batch (and spatial) axes per channel (axis 1).
@@ -127,8 +137,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             with no_grad():
                 m = momentum
                 if getattr(x, "program", None) is not None:  # staged: the updates are ops
-                    running_mean.mul_(1 - m).add_(m * _ops.mean(x, axis=axes))
-                    running_var.mul_(1 - m).add_(m * _ops.var(x, axis=axes))  # unbiased
+                    update_running(running_mean, running_mean * (1 - m) +
+                                   m * _ops.mean(x, axis=axes), x)
+                    update_running(running_var, running_var * (1 - m) +
+                                   m * _ops.var(x, axis=axes), x)  # unbiased
                 else:
                     batch_mean = x._data.mean(axis=axes)
                     unbiased = var._data.reshape(-1) * count / (count - 1)

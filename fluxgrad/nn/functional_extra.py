@@ -160,8 +160,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 mean = _ops.mean(_ops.mean(x, axis=axes), axis=0)
                 unbiased = _ops.mean(_ops.reshape(var, x.shape[:2]), axis=0) * (
                     count / (count - 1))
-                running_mean.mul_(1 - momentum).add_(momentum * mean)
-                running_var.mul_(1 - momentum).add_(momentum * unbiased)
+                F.update_running(running_mean, running_mean * (1 - momentum) + momentum * mean,
+                                 x)
+                F.update_running(running_var,
+                                 running_var * (1 - momentum) + momentum * unbiased, x)
         y = centered / _ops.sqrt(var + eps)
     else:
         y = ((x - _ops.reshape(running_mean, shape))

@@ -631,8 +631,8 @@ class _BatchNorm(Module):
         momentum = self.momentum
         if self.training and self.track_running_stats:
             staged = getattr(x, "program", None) is not None
-            if staged:  # (compile): an op
-                self.num_batches_tracked.add_(1)
+            if staged:
+                F.update_running(self.num_batches_tracked, self.num_batches_tracked + 1, x)
             else:
                 self.num_batches_tracked._data += 1
             if momentum is None:  # PyTorch's cumulative moving average
