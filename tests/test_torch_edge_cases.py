@@ -738,3 +738,13 @@ def test_dim_out_of_range_and_on_0d_tensors_matches_torch(name):
         for dim in [0, 1, -1]:
             _check_like_torch(f"{name} of a 0-d tensor dim={dim}",
                               lambda L: DIM_OPS[name](L, L.tensor(2.), dim))
+
+
+def test_np_array_of_a_tensor_is_a_copy_and_np_asarray_shares():
+    for lib in (fg, torch):
+        t = lib.ones(3)
+        copied, shared = np.array(t), np.asarray(t)
+        copied[0] = 5.0
+        assert t[0].item() == 1.0, lib.__name__
+        shared[1] = 7.0
+        assert t[1].item() == 7.0, lib.__name__

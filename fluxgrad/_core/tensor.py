@@ -113,6 +113,8 @@ class Tensor(metaclass=TensorType):
         return self._data.tolist()
 
     def __array__(self, dtype=None, copy=None):
+        if copy:  # np.array(t) copies, as for PyTorch's tensors
+            return np.array(self._data, dtype=dtype, copy=True)
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
