@@ -25,14 +25,23 @@ CONFIGS = [
 @pytest.mark.parametrize("name, options", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in
                                                         enumerate(CONFIGS)])
 def test_steps_match_torch(name, options):
-    # torch keeps scalar state (step, NAdam's mu_product) in the default dtype: float64 here,
-    # so that the comparison can be to rounding
-    previous = torch.get_default_dtype()
+    # both keep scalar state (step, NAdam's mu_product, ASGD's eta) in the default dtype:
+    # float64 here, so that the comparison can be to rounding
+    previous = torch.get_default_dtype(), fg.get_default_dtype()
     torch.set_default_dtype(torch.float64)
+    fg.set_default_dtype(fg.float64)
     try:
         _compare(name, options)
     finally:
-        torch.set_default_dtype(previous)
+        torch.set_default_dtype(previous[0])
+        fg.set_default_dtype(previous[1])
+
+
+@pytest.mark.parametrize("name, options", [("NAdam", {}), ("ASGD", {}), ("Adam", {})])
+def test_steps_match_torch_with_float32_scalar_state(name, options):
+    # with the default dtype float32, torch rounds mu_product and eta to float32 each step;
+    # fluxgrad keeps them as torch does, so float64 parameters still agree to rounding
+    _compare(name, options)
 
 
 def _compare(name, options):
