@@ -19,7 +19,10 @@ and its pullback calls `backward`, so the engine treats it like any op: hooks,
 retain_graph, in-place checks and, when `backward` is written in fluxgrad ops,
 `create_graph=True` all work. An optional `jvp(ctx, *tangents)` serves forward
 mode. `backward` returns one gradient per argument of `forward` (None for those
-without one), or one per Tensor argument (PaddlePaddle's convention).
+without one), or one per Tensor argument (PaddlePaddle's convention). As in PyTorch,
+an output that got no gradient reaches `backward` as zeros of its dtype, or as None
+after `ctx.set_materialize_grads(False)`; `ctx.mark_dirty(x)` declares an input that
+forward modified in place and returns (it is rebased onto the Function's node).
 """
 import contextlib
 import functools
@@ -46,7 +49,9 @@ class FunctionCtx:
         self._saved = ()
         self._versions = ()
         self._non_differentiable = ()
+        self._dirty = ()
         self._node_ref = None
+        self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
         """Keep tensors (inputs, outputs or intermediates) for `backward`."""
@@ -80,13 +85,17 @@ class FunctionCtx:
         return self.saved_tensors
 
     def set_materialize_grads(self, value):
-        """Accepted for PyTorch's code; fluxgrad always hands `backward` zeros (not None) for
-        the outputs that got no gradient, which any backward written for None also handles."""
+        """True (the default): `backward` gets zeros for the outputs that got no gradient;
+        False: it gets None for them."""
         self.materialize_grads = bool(value)
 
     def mark_non_differentiable(self, *tensors):
         """Outputs that get no gradient (integer results, indices, masks)."""
         self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors):
+        """Inputs that forward modified in place (and returns as outputs)."""
+        self._dirty = tensors
 
     def _node_name(self):
         node = None if self._node_ref is None else self._node_ref()
@@ -148,13 +157,24 @@ class _Record:
 
     def vjp_all(self, out_bar, out, *inputs):
         function = self.function
-        out_bars = (out_bar,) if self.n_outputs == 1 else tuple(out_bar)
+        if self.n_outputs == 1:
+            out_bars = (out_bar,)
+        elif self.ctx.materialize_grads:
+            out_bars = tuple(Tensor._make(np.zeros_like(o._data)) if g is None else g
+                             for g, o in zip(out_bar, out))
+        else:
+            out_bars = tuple(out_bar)
         x_bars = function.backward(self.ctx, *out_bars)
         if not isinstance(x_bars, (tuple, list)):
             x_bars = (x_bars,)
         x_bars = _align(function, x_bars, [isinstance(x, Tensor) for x in inputs])
         result = []
         for i, (x, need, x_bar) in enumerate(zip(inputs, self.ctx.needs_input_grad, x_bars)):
+            if x_bar is not None and not isinstance(x, Tensor):
+                raise RuntimeError(
+                    f"function {function.__name__}Backward returned a gradient different than "
+                    f"None at position {i + 1}, but the corresponding forward input was not a "
+                    f"Variable (it is a {type(x).__name__}); return None for it")
             if not need or x_bar is None:
                 result.append(None)
                 continue
@@ -180,9 +200,10 @@ def _align(function, x_bars, is_tensor):
     if len(x_bars) > n and all(g is None for g in x_bars[n:]):
         return x_bars[:n]
     raise RuntimeError(
-        f"{function.__name__}.backward returned {len(x_bars)} gradients, but forward took "
-        f"{n} arguments ({len(tensor_slots)} of them Tensors); return one gradient per "
-        "argument (None where there is none)")
+        f"function {function.__name__}Backward returned an incorrect number of gradients "
+        f"(expected {n}, got {len(x_bars)}): forward took {n} arguments "
+        f"({len(tensor_slots)} of them Tensors); return one gradient per argument (None where "
+        "there is none)")
 
 
 def _as_gradient(function, i, x, x_bar):
@@ -206,9 +227,9 @@ def _check_shape(function, i, x, x_bar):
     except ValueError:
         ok = False
     if not ok:
-        raise RuntimeError(f"{function.__name__}.backward returned a gradient of shape "
-                           f"{list(shape)} for argument {i}, which has shape {list(expected)}; "
-                           "the gradient must have the argument's shape")
+        raise RuntimeError(f"Function {function.__name__}Backward returned an invalid gradient "
+                           f"at index {i} - got {list(shape)} but expected shape compatible "
+                           f"with {list(expected)} (the shape of argument {i})")
 
 
 def _freed_message(name):
@@ -259,7 +280,7 @@ class Function:
         with no_grad() if not staged else contextlib.nullcontext():  # staged: differentiated
             outputs = cls.forward(ctx, *primals, **kwargs)
         single = not isinstance(outputs, (tuple, list))
-        outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals)
+        outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals, ctx._dirty)
         if record:
             _record(cls, ctx, args, primals, outs)
         if tangents is not None:
@@ -280,12 +301,19 @@ def once_differentiable(backward):
     return unrecorded
 
 
-def _as_outputs(cls, outputs, primals):
-    """The outputs as fresh Tensors: an input or an outside leaf returned as is gets a new one."""
+def _as_outputs(cls, outputs, primals, dirty):
+    """The outputs as fresh Tensors: an input or an outside leaf returned as is gets a new one,
+    unless forward marked it dirty (modified in place): that one is returned itself."""
     input_ids = {id(x) for x in primals}
+    dirty_ids = {id(x) for x in dirty}
     outs = []
     for i, o in enumerate(outputs):
-        if isinstance(o, np.ndarray):
+        if id(o) in dirty_ids:
+            if o._requires_grad and o._grad_fn is None and _grad_state.enabled:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   f"in-place operation ({cls.__name__}.forward marked it dirty); "
+                                   "modify a copy, or the leaf under no_grad()")
+        elif isinstance(o, np.ndarray):
             o = Tensor(o)
         elif not isinstance(o, Tensor):
             raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
