@@ -748,3 +748,34 @@ def test_np_array_of_a_tensor_is_a_copy_and_np_asarray_shares():
         assert t[0].item() == 1.0, lib.__name__
         shared[1] = 7.0
         assert t[1].item() == 7.0, lib.__name__
+
+
+CREATION_CASES = {
+    "list of int32": lambda lib: lib.tensor([np.int32(1)]),
+    "int32 scalar": lambda lib: lib.tensor(np.int32(1)),
+    "list of float32": lambda lib: lib.tensor([np.float32(1.5)]),
+    "list of float64": lambda lib: lib.tensor([np.float64(1.5)]),
+    "list of float16 and int": lambda lib: lib.tensor([np.float16(1.5), 2]),
+    "list of uint8": lambda lib: lib.tensor([np.uint8(3)]),
+    "nested int16": lambda lib: lib.tensor([[np.int16(1), np.int16(2)]]),
+    "int8 with uint8": lambda lib: lib.tensor([np.int8(1), np.uint8(2)]),
+    "int64 with a float": lambda lib: lib.tensor([np.int64(1), 1.5]),
+    "float32 with an int": lambda lib: lib.tensor([np.float32(1.5), 2]),
+    "list of int32 arrays": lambda lib: lib.tensor([np.array([1, 2], np.int32),
+                                                    np.array([3, 4], np.int32)]),
+    "0-d int32 tensor in a list": lambda lib: lib.tensor([lib.tensor(1, dtype=lib.int32)]),
+    "0-d float64 tensor and an int": lambda lib: lib.tensor([lib.tensor(1.0,
+                                                                        dtype=lib.float64), 1]),
+    "bool and int": lambda lib: lib.tensor([True, 2]),
+    "empty": lambda lib: lib.tensor([[], []]),
+    "as_tensor list of int32": lambda lib: lib.as_tensor([np.int32(1)]),
+    "as_tensor float32 scalar": lambda lib: lib.as_tensor(np.float32(1.5)),
+    "from_numpy int16": lambda lib: lib.from_numpy(np.array([1, 2], np.int16)),
+}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("case", list(CREATION_CASES))
+def test_tensor_from_numpy_scalars_infers_dtype_as_torch(case):
+    make = CREATION_CASES[case]
+    _assert_same(_as_numpy(make(fg)), _as_numpy(make(torch)), case)
