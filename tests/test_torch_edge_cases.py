@@ -779,3 +779,35 @@ CREATION_CASES = {
 def test_tensor_from_numpy_scalars_infers_dtype_as_torch(case):
     make = CREATION_CASES[case]
     _assert_same(_as_numpy(make(fg)), _as_numpy(make(torch)), case)
+
+
+EXTREMUM_GRADIENTS = {
+    "max with ties": (lambda x: x.max(), [1.0, 3.0, 3.0, 2.0]),
+    "min with ties in 2-d": (lambda x: x.min(), [[1.0, 3.0], [1.0, 2.0]]),
+    "max with a NaN": (lambda x: x.max(), [1.0, NAN, 3.0, 2.0]),
+    "max with two NaNs": (lambda x: x.max(), [1.0, NAN, 3.0, NAN]),
+    "min with a NaN": (lambda x: x.min(), [1.0, NAN, -3.0]),
+    "amax with ties": (lambda x: x.amax(), [1.0, 3.0, 3.0, 2.0]),
+    "amax(dim) with ties": (lambda x: x.amax(1), [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]),
+    "amax(dim) with a NaN": (lambda x: x.amax(1), [[1.0, NAN, 3.0], [2.0, 2.0, 0.0]]),
+    "max(dim) with ties": (lambda x: x.max(1).values, [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]),
+    "max(dim) with NaNs": (lambda x: x.max(1).values, [[1.0, NAN, 3.0], [NAN, 2.0, NAN]]),
+    "median with ties": (lambda x: x.median(), [2.0, 1.0, 2.0, 2.0, 5.0]),
+    "median of an even count": (lambda x: x.median(), [4.0, 1.0, 3.0, 2.0]),
+    "median with a NaN": (lambda x: x.median(), [1.0, NAN, 3.0, NAN]),
+    "nanmedian with ties": (lambda x: x.nanmedian(), [1.0, NAN, 1.0, 2.0, 0.0]),
+    "median(dim) with ties": (lambda x: x.median(1).values, [[2.0, 1.0, 2.0], [3.0, 3.0, 3.0]]),
+}
+
+
+@pytest.mark.parametrize("case", list(EXTREMUM_GRADIENTS))
+def test_extremum_and_median_gradients_with_ties_and_nan_match_torch(case):
+    fn, data = EXTREMUM_GRADIENTS[case]
+    results = []
+    for lib in (fg, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        y = fn(x)
+        y.sum().backward()
+        results.append((_as_numpy(y), _as_numpy(x.grad)))
+    for ours, theirs in zip(*results):
+        _assert_same(ours, theirs, case)
