@@ -112,11 +112,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          f"got shape {list(x.shape)}")
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
     axes = (0,) + tuple(range(2, x.ndim))
-    if training or running_mean is None:
+    if (training or running_mean is None) and x.numel() == 0:
+        y = x * 1.0  # an empty batch: nothing to normalise, no statistics to update (as torch)
+    elif training or running_mean is None:
         count = x.numel() // x.shape[1]
-        if count <= 1:
-            raise ValueError(f"batch_norm: expected more than one value per channel in training, "
-                             f"got input shape {list(x.shape)}")
+        if count == 1:
+            raise ValueError(f"batch_norm: Expected more than 1 value per channel when training, "
+                             f"got input size {list(x.shape)}; use a batch of 2 or more, or "
+                             "eval mode")
         centered, var = _norm_stats(x, axes)
         if running_mean is not None and training:
             if batching.layers(x)[0]:
@@ -175,7 +178,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     n, c = x.shape[:2]
     if c % num_groups:
         raise ShapeError(f"group_norm: {c} channels can't be split into {num_groups} groups")
-    grouped = _ops.reshape(x, (n, num_groups, -1))
+    grouped = _ops.reshape(x, (n, num_groups, x.numel() // max(n * num_groups, 1)))
     centered, var = _norm_stats(grouped, (2,))
     y = _ops.reshape(centered / _ops.sqrt(var + eps), x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
