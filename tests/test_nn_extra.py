@@ -645,3 +645,30 @@ def test_batch_norm_training_on_one_value_per_channel_raises_as_torch():
         with pytest.raises(ValueError, match="Expected more than 1 value per channel when "
                                              "training"):
             lib.nn.BatchNorm1d(3)(lib.zeros(1, 3))
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size, scale", [((7, 9), None), ((3, 4), None), ((1, 1), None),
+                                         (None, 2.0), (None, 1.5), (None, (0.5, 1.75))])
+def test_bicubic_interpolate_and_its_gradient_match_torch(align_corners, size, scale):
+    start = np.random.default_rng(3).standard_normal((2, 3, 4, 5))
+    results = []
+    for lib in (fg, torch):
+        x = lib.tensor(start, requires_grad=True)
+        y = lib.nn.functional.interpolate(x, size=size, scale_factor=scale, mode="bicubic",
+                                          align_corners=align_corners)
+        (y * y).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10, atol=1e-12)
+
+
+def test_upsample_module_takes_bicubic_and_a_linear_mode_needs_its_rank():
+    x = np.random.default_rng(4).standard_normal((1, 2, 3, 3)).astype(np.float32)
+    ours = nn.Upsample(scale_factor=2, mode="bicubic")(fg.tensor(x))
+    theirs = tnn.Upsample(scale_factor=2, mode="bicubic")(torch.tensor(x))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+    for lib in (fg, torch):
+        with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs "
+                                                      "4D input"):
+            lib.nn.functional.interpolate(lib.zeros(1, 2, 4), size=5, mode="bilinear")

@@ -504,14 +504,15 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # --- resizing -------------------------------------------------------------------------------
-_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of an [N, C, ...] tensor (1 to 3 of them) as PyTorch's
     F.interpolate: `size` or `scale_factor` (one, or one per dimension); `mode` 'nearest',
-    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' (`align_corners`), or 'area'.
+    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' / 'bicubic' (`align_corners`), or
+    'area'.
     Each spatial dimension is resized on its own, by gathering (and blending) entries, so
     gradients flow back to the entries that were read."""
     from ..ops.indexing import index_select
@@ -525,8 +526,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
                                   f"{', '.join(modes)}")
     if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != x.ndim:
-        raise ValueError(f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode]}-d input, "
-                         f"got shape {list(x.shape)}")
+        raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs "
+                                  f"{_LINEAR_MODES[mode]}D input (interpolate: input shape "
+                                  f"{list(x.shape)})")
     if align_corners is not None and mode not in _LINEAR_MODES:
         raise ValueError(f"interpolate: align_corners only applies to the linear modes, not "
                          f"{mode!r}")
@@ -545,6 +547,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         trailing = (1,) * (x.ndim - axis - 1)
         if mode.startswith("nearest"):
             x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
+            continue
+        if mode == "bicubic":
+            taps = _cubic_taps(n_in, n_out, scale, bool(align_corners))
+            terms = [index_select(x, axis, index) * _const(w.reshape((n_out,) + trailing), x)
+                     for index, w in taps]
+            x = terms[0] + terms[1] + terms[2] + terms[3]
             continue
         low, high, weight = _linear_weights(n_in, n_out, scale, bool(align_corners))
         weight = _const(weight.reshape((n_out,) + trailing), x)
@@ -591,6 +599,28 @@ def _linear_weights(n_in, n_out, scale, align_corners):
     low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     high = np.minimum(low + 1, n_in - 1)
     return low, high, src - low
+
+
+def _cubic_taps(n_in, n_out, scale, align_corners, a=-0.75):
+    """For each output entry: the four input entries around it (clamped at the edges) and
+    their weights, Keys' cubic convolution with a = -0.75 as PyTorch's bicubic (whose source
+    coordinate is not clamped at 0, unlike the linear modes')."""
+    i = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = scale * (i + 0.5) - 0.5
+    floor = np.floor(src)
+    t = src - floor
+
+    def near(d):  # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):  # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    return [(np.clip(floor.astype(np.int64) + k - 1, 0, n_in - 1), w)
+            for k, w in enumerate(weights)]
 
 
 # --- attention ------------------------------------------------------------------------------
