@@ -96,3 +96,13 @@ def test_state_dict_round_trip_continues_identically():
             opt.zero_grad()
         return p.detach().numpy().copy()
     np.testing.assert_array_equal(run(False), run(True))
+
+
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
+def test_pytorch_implementation_switches_are_taken_and_kept_as_torch(name):
+    ours = getattr(optim, name)([fg.zeros(2, requires_grad=True)], foreach=False,
+                                capturable=False)
+    theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], foreach=False,
+                                        capturable=False)
+    assert {k: v for k, v in ours.param_groups[0].items() if k != "params"} == {
+        k: v for k, v in theirs.param_groups[0].items() if k != "params"}

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ._state import arrays, count, counter, zeros_like
-from .optimizer import Optimizer, _params, _pick, _weight_decay
+from .optimizer import Optimizer, _flags, _params, _pick, _weight_decay
 
 __all__ = ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"]
 
@@ -38,16 +38,19 @@ class Adadelta(Optimizer):
     _state_tensors = ("square_avg", "acc_delta")
     _state_numbers = ("step",)
 
-    def __init__(self, params=None, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *,
-                 maximize=False, learning_rate=None, parameters=None, epsilon=None,
-                 grad_clip=None, name=None):
+    def __init__(self, params=None, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, foreach=None,
+                 *, capturable=False, maximize=False, differentiable=False, learning_rate=None,
+                 parameters=None, epsilon=None, grad_clip=None, name=None):
         lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
         _check("Adadelta", lr, eps)
         if not 0 <= rho <= 1:
             raise ValueError(f"Adadelta: rho must be in [0, 1], got {rho}")
         super().__init__(_params(params, parameters),
                          dict(lr=lr, rho=rho, eps=eps, weight_decay=_weight_decay(weight_decay),
-                              maximize=maximize), grad_clip)
+                              maximize=maximize, **_flags("Adadelta", foreach=foreach,
+                                                          capturable=capturable,
+                                                          differentiable=differentiable)),
+                         grad_clip)
 
     def _update(self, p, g, state, group):
         rho, eps = group["rho"], group["eps"]
@@ -73,14 +76,17 @@ class Adamax(Optimizer):
     _state_tensors = ("exp_avg", "exp_inf")
     _state_numbers = ("step",)
 
-    def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *,
-                 maximize=False, learning_rate=None, parameters=None, beta1=None, beta2=None,
-                 epsilon=None, grad_clip=None, name=None):
+    def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False,
+                 learning_rate=None, parameters=None, beta1=None, beta2=None, epsilon=None,
+                 grad_clip=None, name=None):
         lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
         _check("Adamax", lr, eps)
         super().__init__(_params(params, parameters),
                          dict(lr=lr, betas=_betas("Adamax", betas, beta1, beta2), eps=eps,
-                              weight_decay=_weight_decay(weight_decay), maximize=maximize),
+                              weight_decay=_weight_decay(weight_decay), maximize=maximize,
+                              **_flags("Adamax", foreach=foreach, capturable=capturable,
+                                       differentiable=differentiable)),
                          grad_clip)
 
     def _update(self, p, g, state, group):
@@ -144,14 +150,17 @@ class NAdam(_AdamFamily):
     _state_numbers = ("step", "mu_product")
 
     def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False,
-                 learning_rate=None, parameters=None, beta1=None, beta2=None, epsilon=None,
-                 grad_clip=None, name=None):
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False, learning_rate=None,
+                 parameters=None, beta1=None, beta2=None, epsilon=None, grad_clip=None,
+                 name=None):
         if momentum_decay < 0:
             raise ValueError(f"NAdam: momentum_decay must be non-negative, got {momentum_decay}")
         self._adam_init("NAdam", params, lr, betas, eps, weight_decay, decoupled_weight_decay,
                         maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip,
-                        momentum_decay=momentum_decay)
+                        momentum_decay=momentum_decay,
+                        **_flags("NAdam", foreach=foreach, capturable=capturable,
+                                 differentiable=differentiable))
 
     def _update(self, p, g, state, group):
         g, m, v, t = self._moments(p, g, state, group)
@@ -173,11 +182,13 @@ class RAdam(_AdamFamily):
     """Rectified Adam: plain momentum SGD until the variance estimate is trustworthy."""
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 decoupled_weight_decay=False, *, maximize=False, learning_rate=None,
-                 parameters=None, beta1=None, beta2=None, epsilon=None, grad_clip=None,
-                 name=None):
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False, learning_rate=None, parameters=None,
+                 beta1=None, beta2=None, epsilon=None, grad_clip=None, name=None):
         self._adam_init("RAdam", params, lr, betas, eps, weight_decay, decoupled_weight_decay,
-                        maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip)
+                        maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip,
+                        **_flags("RAdam", foreach=foreach, capturable=capturable,
+                                 differentiable=differentiable))
 
     def _update(self, p, g, state, group):
         g, m, v, t = self._moments(p, g, state, group)
@@ -202,14 +213,18 @@ class Rprop(Optimizer):
     _state_numbers = ("step",)
 
     def __init__(self, params=None, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
-                 maximize=False, learning_rate=None, parameters=None, grad_clip=None, name=None):
+                 capturable=False, foreach=None, maximize=False, differentiable=False,
+                 learning_rate=None, parameters=None, grad_clip=None, name=None):
         lr = _pick(lr, learning_rate)
         _check("Rprop", lr, 0.0)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Rprop: Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(_params(params, parameters),
                          dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes),
-                              maximize=maximize), grad_clip)
+                              maximize=maximize, **_flags("Rprop", foreach=foreach,
+                                                          capturable=capturable,
+                                                          differentiable=differentiable)),
+                         grad_clip)
 
     def _update(self, p, g, state, group):
         shrink, grow = group["etas"]
@@ -236,13 +251,15 @@ class ASGD(Optimizer):
     _state_numbers = ("step", "eta", "mu")
 
     def __init__(self, params=None, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0,
-                 *, maximize=False, learning_rate=None, parameters=None, grad_clip=None,
-                 name=None):
+                 foreach=None, maximize=False, differentiable=False, capturable=False, *,
+                 learning_rate=None, parameters=None, grad_clip=None, name=None):
         lr = _pick(lr, learning_rate)
         _check("ASGD", lr, 0.0)
         super().__init__(_params(params, parameters),
                          dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
-                              weight_decay=_weight_decay(weight_decay), maximize=maximize),
+                              weight_decay=_weight_decay(weight_decay), maximize=maximize,
+                              **_flags("ASGD", foreach=foreach, capturable=capturable,
+                                       differentiable=differentiable)),
                          grad_clip)
 
     def _update(self, p, g, state, group):
