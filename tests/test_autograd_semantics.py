@@ -354,3 +354,24 @@ def test_function_mark_dirty_returns_the_input_rebased_onto_its_node():
                                                "used in an in-place operation"):
             Double_.apply(leaf)
     np.testing.assert_allclose(results[0], results[1])
+
+
+def test_function_may_return_a_non_tensor_which_backward_sees_as_none():
+    results = []
+    for lib in (fg, torch):
+        seen = {}
+
+        class WithCount(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, 5, x * 3
+
+            @staticmethod
+            def backward(ctx, a_bar, count_bar, b_bar):
+                seen["bars"] = (a_bar.tolist(), count_bar, b_bar.tolist())
+                return a_bar * 2 + b_bar * 3
+        x = lib.tensor([1.0], requires_grad=True)
+        a, count, b = WithCount.apply(x)
+        a.sum().backward()
+        results.append((count, b.requires_grad, seen["bars"], x.grad.tolist()))
+    assert results[0] == results[1] == (5, True, ([1.0], None, [0.0]), [2.0])

@@ -138,32 +138,34 @@ class FunctionNode(Node):
 
 class _Record:
     """What the engine reads from a node's `prim`, for one call of a Function."""
-    __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx")
+    __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx", "slots", "n_returned")
     vjp_rules = None
     runs_user_code = True
     array_rules = False
 
-    def __init__(self, function, n_outputs, ctx):
+    def __init__(self, function, slots, n_returned, ctx):
         self.name = function.__name__
         self.function = function
-        self.n_outputs = n_outputs
+        self.n_outputs = len(slots)  # the node's outputs: the Tensors forward returned
+        self.slots, self.n_returned = slots, n_returned  # where they were among its results
         self.saves_out = False
         self.ctx = ctx
 
     def jvp(self, tangents, out, *inputs):
         """The Function's jvp, for `forward_grad` along a recorded graph."""
         out_dots = _call_jvp(self.function, self.ctx, tangents)
+        out_dots = tuple(out_dots[i] for i in self.slots)
         return out_dots if self.n_outputs != 1 else out_dots[0]
 
     def vjp_all(self, out_bar, out, *inputs):
         function = self.function
         if self.n_outputs == 1:
-            out_bars = (out_bar,)
-        elif self.ctx.materialize_grads:
-            out_bars = tuple(Tensor._make(np.zeros_like(o._data)) if g is None else g
-                             for g, o in zip(out_bar, out))
-        else:
-            out_bars = tuple(out_bar)
+            out_bar, out = (out_bar,), (out,)
+        out_bars = [None] * self.n_returned  # None for a result that is not a Tensor
+        for slot, g, o in zip(self.slots, out_bar, out):
+            if g is None and self.ctx.materialize_grads:
+                g = Tensor._make(np.zeros_like(o._data))
+            out_bars[slot] = g
         x_bars = function.backward(self.ctx, *out_bars)
         if not isinstance(x_bars, (tuple, list)):
             x_bars = (x_bars,)
@@ -303,7 +305,8 @@ def once_differentiable(backward):
 
 def _as_outputs(cls, outputs, primals, dirty):
     """The outputs as fresh Tensors: an input or an outside leaf returned as is gets a new one,
-    unless forward marked it dirty (modified in place): that one is returned itself."""
+    unless forward marked it dirty (modified in place): that one is returned itself. Results
+    that are not Tensors (nor arrays) are returned as they are."""
     input_ids = {id(x) for x in primals}
     dirty_ids = {id(x) for x in dirty}
     outs = []
@@ -316,8 +319,7 @@ def _as_outputs(cls, outputs, primals, dirty):
         elif isinstance(o, np.ndarray):
             o = Tensor(o)
         elif not isinstance(o, Tensor):
-            raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
-                            f"{i}; return Tensors")
+            pass  # returned as it is, outside the graph (as torch)
         elif getattr(o, "program", None) is not None:
             o = o._shallow_copy() if id(o) in input_ids else o  # a static Variable: staged
         elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
@@ -326,9 +328,11 @@ def _as_outputs(cls, outputs, primals, dirty):
     return tuple(outs)
 
 
-def _record(cls, ctx, args, primals, outs):
+def _record(cls, ctx, args, primals, results):
+    outs = tuple(o for o in results if isinstance(o, Tensor))
     node = cls._node_class()
-    node.prim = _Record(cls, len(outs), ctx)
+    node.prim = _Record(cls, tuple(i for i, o in enumerate(results) if isinstance(o, Tensor)),
+                        len(results), ctx)
     node.params = {}
     node.inputs = args
     node.edges = tuple(_edge(x) for x in args)
@@ -385,7 +389,7 @@ def _push_tangents(cls, ctx, tangents, outs):
         raise RuntimeError(f"{cls.__name__}.jvp returned {len(out_dots)} tangents for "
                            f"{len(outs)} outputs; return one per output")
     for i, (o, o_dot) in enumerate(zip(outs, out_dots)):
-        if o_dot is None or o._data.dtype.kind != "f":
+        if o_dot is None or not isinstance(o, Tensor) or o._data.dtype.kind != "f":
             continue
         if not isinstance(o_dot, Tensor):
             o_dot = Tensor(np.asarray(o_dot, dtype=o._data.dtype))
