@@ -186,3 +186,192 @@ def test_mismatched_grad_output_shape_uses_pytorch_wording():
     y = fg.ones(3, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of"):
         fg.autograd.grad([y], [y], [fg.ones(2)])
+
+
+# --- custom Functions with several outputs, as torch.autograd.Function ----------------------
+def _two_outputs(lib, materialize, seen):
+    class Two(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k):
+            ctx.set_materialize_grads(materialize)
+            b = x.exp()
+            ctx.save_for_backward(b)  # an output
+            seen["needs"] = ctx.needs_input_grad
+            return x * k, b
+
+        @staticmethod
+        def backward(ctx, a_bar, b_bar):
+            b, = ctx.saved_tensors
+            seen["bars"] = tuple(None if g is None else g.tolist() for g in (a_bar, b_bar))
+            x_bar = 0
+            if a_bar is not None:
+                x_bar = x_bar + a_bar * 3
+            if b_bar is not None:
+                x_bar = x_bar + b_bar * b
+            return x_bar, None
+    return Two
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+@pytest.mark.parametrize("used", [0, 1])
+def test_function_output_without_gradient_reaches_backward_as_torch_passes_it(materialize,
+                                                                               used):
+    results = []
+    for lib in (fg, torch):
+        seen = {}
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        outs = _two_outputs(lib, materialize, seen).apply(x, 3)
+        (outs[used] * 2).sum().backward()
+        results.append((seen["needs"], seen["bars"], x.grad.tolist()))
+    (needs, bars, grad), (t_needs, t_bars, t_grad) = results
+    assert needs == t_needs == (True, False)
+    assert bars == t_bars  # zeros with materialize_grads (the default), None without
+    np.testing.assert_allclose(grad, t_grad, rtol=1e-6)
+
+
+def test_function_non_differentiable_outputs_get_materialized_zeros_of_their_dtype():
+    results = []
+    for lib in (fg, torch):
+        seen = {}
+
+        class MaxAndIndex(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                index = x.argmax()
+                doubled = x * 2
+                ctx.mark_non_differentiable(doubled)
+                ctx.save_for_backward(index)
+                return x.max(), index, doubled
+
+            @staticmethod
+            def backward(ctx, value_bar, index_bar, doubled_bar):
+                index, = ctx.saved_tensors
+                seen["bars"] = [(g.tolist(), str(g.dtype).split(".")[-1])
+                                for g in (value_bar, index_bar, doubled_bar)]
+                x_bar = lib.zeros(3)
+                x_bar[index] = value_bar
+                return x_bar
+        x = lib.tensor([1.0, 5.0, 2.0], requires_grad=True)
+        value, index, doubled = MaxAndIndex.apply(x)
+        flags = (value.requires_grad, index.requires_grad, doubled.requires_grad)
+        value.backward()
+        results.append((flags, seen["bars"], x.grad.tolist()))
+    assert results[0] == results[1]
+    assert results[0][0] == (True, False, False)
+
+
+@pytest.mark.parametrize("returned, words", [(1, r"expected 2, got 1"),
+                                             (3, r"expected 2, got 3")])
+def test_function_backward_returning_a_wrong_number_of_gradients_raises_as_torch(returned,
+                                                                                 words):
+    for lib in (fg, torch):
+        class Mul(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, out_bar):
+                return (out_bar,) * returned
+        x, y = (lib.tensor([1.0], requires_grad=True) for _ in range(2))
+        with pytest.raises(RuntimeError, match="MulBackward returned an incorrect number of "
+                                               "gradients \\(" + words):
+            Mul.apply(x, y).sum().backward()
+
+
+def test_function_with_non_tensor_arguments_takes_none_for_them():
+    for lib in (fg, torch):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, factor, label):
+                ctx.factor = factor
+                assert ctx.needs_input_grad == (True, False, False)
+                return x * factor
+
+            @staticmethod
+            def backward(ctx, out_bar):
+                return out_bar * ctx.factor, None, None
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        Scale.apply(x, 2.5, "scale").sum().backward()
+        assert x.grad.tolist() == [2.5, 2.5]
+
+
+def test_function_gradient_for_a_non_tensor_argument_raises_as_torch():
+    for lib in (fg, torch):
+        class Scale(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, factor):
+                return x * factor
+
+            @staticmethod
+            def backward(ctx, out_bar):
+                return out_bar * 2, lib.ones(1)
+        x = lib.tensor([1.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="returned a gradient different than None at "
+                                               "position 2, but the corresponding forward input "
+                                               "was not a Variable"):
+            Scale.apply(x, 2.0).sum().backward()
+
+
+def test_function_gradient_of_a_wrong_shape_raises_as_torch():
+    for lib in (fg, torch):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, out_bar):
+                return lib.ones(5)
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match=r"BadBackward returned an invalid gradient at "
+                                               r"index 0 - got \[5\] but expected shape "
+                                               r"compatible with \[2\]"):
+            Bad.apply(x).sum().backward()
+
+
+def test_function_mark_dirty_returns_the_input_rebased_onto_its_node():
+    results = []
+    for lib in (fg, torch):
+        class Double_(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, out_bar):
+                return out_bar * 2
+        a = lib.tensor([1.0, 3.0], requires_grad=True)
+        b = a * a
+        c = Double_.apply(b)
+        assert c is b and type(c.grad_fn).__name__ == "Double_Backward"
+        (c * c).sum().backward()
+        results.append(a.grad.tolist())
+        leaf = lib.tensor([1.0], requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been "
+                                               "used in an in-place operation"):
+            Double_.apply(leaf)
+    np.testing.assert_allclose(results[0], results[1])
+
+
+def test_function_may_return_a_non_tensor_which_backward_sees_as_none():
+    results = []
+    for lib in (fg, torch):
+        seen = {}
+
+        class WithCount(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, 5, x * 3
+
+            @staticmethod
+            def backward(ctx, a_bar, count_bar, b_bar):
+                seen["bars"] = (a_bar.tolist(), count_bar, b_bar.tolist())
+                return a_bar * 2 + b_bar * 3
+        x = lib.tensor([1.0], requires_grad=True)
+        a, count, b = WithCount.apply(x)
+        a.sum().backward()
+        results.append((count, b.requires_grad, seen["bars"], x.grad.tolist()))
+    assert results[0] == results[1] == (5, True, ([1.0], None, [0.0]), [2.0])

@@ -70,11 +70,11 @@ def test_momentum_buffers_are_updated_in_place_and_match_pytorch_for_20_steps():
     compiled, model, opt = _train(lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9),
                                   lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9))
     weight = model[0].weight
-    buffers = {k: v for k, v in opt.state[weight].items() if isinstance(v, np.ndarray)}
+    buffers = {k: (v, v._data) for k, v in opt.state[weight].items()}
     assert buffers
     x, y = _batches()[0]
     compiled(Tensor(x), Tensor(y))
-    assert all(opt.state[weight][k] is v for k, v in buffers.items())
+    assert all(opt.state[weight][k] is v and v._data is a for k, (v, a) in buffers.items())
 
 
 def _transposed_product(a, b):

@@ -65,10 +65,10 @@ def _assert_same_state(eager, compiled, rtol=2e-5, atol=1e-6):
         s1, s2 = o1.state.get(p, {}), o2.state.get(q, {})
         assert set(s1) == set(s2)
         for key in s1:
-            if isinstance(s1[key], np.ndarray):
-                np.testing.assert_allclose(s2[key], s1[key], rtol=rtol, atol=atol, err_msg=key)
-            else:
-                assert type(s2[key]) is type(s1[key]) and s2[key] == s1[key], key
+            assert isinstance(s1[key], Tensor) and isinstance(s2[key], Tensor), key
+            assert s2[key].dtype == s1[key].dtype and s2[key].shape == s1[key].shape, key
+            np.testing.assert_allclose(s2[key]._data, s1[key]._data, rtol=rtol, atol=atol,
+                                       err_msg=key)
 
 
 def _train(pairs, batches, make_step=_step, rtol=2e-5):
@@ -188,14 +188,16 @@ def test_parameters_and_grads_are_written_in_place():
     x, y = _batches((5, 6), n=1)[0]
     compiled(x, y)
     weight = model[0].weight
-    before, arrays = weight._data, [v for v in opt.state[weight].values()
-                                    if isinstance(v, np.ndarray)]
+    before, entries = weight._data, dict(opt.state[weight])
+    arrays = {key: t._data for key, t in entries.items()}
     for _ in range(3):
         compiled(x, y)
     assert weight._data is before  # a user's reference to the parameter stays valid
-    assert all(a is b for a, b in zip(arrays, [v for v in opt.state[weight].values()
-                                              if isinstance(v, np.ndarray)]))
-    assert opt.state[weight]["step"] == 4
+    assert opt.state[weight].keys() == entries.keys()
+    assert all(opt.state[weight][key] is t and t._data is arrays[key]
+               for key, t in entries.items())  # and so do references to the state
+    assert opt.state[weight]["step"].item() == 4
+    assert opt.state[weight]["step"].dtype == fluxgrad.float32  # as PyTorch's
 
 
 def test_a_changed_hyperparameter_traces_again():
@@ -357,7 +359,7 @@ def test_tracing_changes_no_eager_state():
     def snapshot():
         return ([t._data.copy() for t in list(model.parameters()) + list(model.buffers())],
                 [p.grad._data.copy() for p in model.parameters()],
-                {(i, k): v.copy() if isinstance(v, np.ndarray) else v
+                {(i, k): v._data.copy()
                  for i, p in enumerate(model.parameters()) for k, v in opt.state[p].items()})
     before = snapshot()
     compiled.source(*_batches((4, 6), n=1)[0])  # traces a new signature, does not run it

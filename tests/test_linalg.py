@@ -348,3 +348,37 @@ def test_vector_norm_refuses_a_matrix_ord_and_matrix_power_a_float_exponent():
         fla.matrix_power(fg.eye(2), 0.5)
     with pytest.raises(TypeError, match="needs a floating point dtype"):
         fla.matrix_power(fg.tensor([[1, 0], [0, 1]]), -1)
+
+
+SINGULAR = {"2x2 rank 1": [[1.0, 2.0], [2.0, 4.0]], "2x2 nilpotent": [[0.0, 1.0], [0.0, 0.0]],
+            "3x3 rank 2": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]],
+            "3x3 diagonal rank 2": [[2.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 3.0]],
+            "3x3 zero": [[0.0] * 3] * 3}
+
+
+def _adjugate_transposed(a):
+    """The cofactor matrix by minors (closed form, independent of the code under test)."""
+    n = len(a)
+    a = np.array(a)
+    return np.array([[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(a, i, 0), j, 1))
+                      for j in range(n)] for i in range(n)])
+
+
+@pytest.mark.parametrize("name", list(SINGULAR))
+def test_det_gradient_at_a_singular_matrix_is_the_adjugate(name):
+    data = SINGULAR[name]
+    x = fg.tensor(data, dtype=fg.float64, requires_grad=True)
+    fg.linalg.det(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), _adjugate_transposed(data), atol=1e-12)
+    # torch gives the adjugate when it differentiates with create_graph (its SVD path)
+    t = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+    expected, = torch.autograd.grad(torch.linalg.det(t), t, create_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), expected.detach().numpy(), atol=1e-12)
+
+
+def test_det_gradient_of_a_batch_with_a_singular_matrix():
+    data = [[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 2.0]]]
+    x = fg.tensor(data, dtype=fg.float64, requires_grad=True)
+    fg.det(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[[4.0, -2.0], [-2.0, 1.0]],
+                                                [[2.0, 0.0], [0.0, 1.0]]], atol=1e-12)

@@ -591,3 +591,84 @@ def test_compiled_losses_read_their_integer_arguments_on_every_call(name, fn, x,
             warnings.simplefilter("error")  # a fallback to eager mode warns
             got = compiled(fg.tensor(x), fg.tensor(t)).numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+EMPTY_BATCH = {
+    "unfold": lambda lib, x: lib.nn.functional.unfold(x(0, 3, 5, 6), kernel_size=2, padding=1),
+    "fold": lambda lib, x: lib.nn.functional.fold(x(0, 12, 20), (5, 6), kernel_size=2),
+    "group_norm": lambda lib, x: lib.nn.functional.group_norm(x(0, 6, 3), 3),
+    "batch_norm training": lambda lib, x: lib.nn.functional.batch_norm(
+        x(0, 3, 4), lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64),
+        training=True),
+    "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x(0, 4), (4,)),
+    "conv1d": lambda lib, x: lib.nn.functional.conv1d(x(0, 3, 5), x(4, 3, 3)),
+    "conv2d": lambda lib, x: lib.nn.functional.conv2d(x(0, 3, 5, 5), x(4, 3, 3, 3), padding=1),
+    "conv2d groups": lambda lib, x: lib.nn.functional.conv2d(x(0, 4, 5, 5), x(6, 2, 3, 3),
+                                                             groups=2),
+    "conv_transpose2d": lambda lib, x: lib.nn.functional.conv_transpose2d(x(0, 3, 5, 5),
+                                                                          x(3, 4, 3, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(EMPTY_BATCH))
+def test_an_empty_batch_gives_an_empty_result_as_torch(case):
+    shapes = []
+    for lib in (fg, torch):
+        def make(*shape, lib=lib):
+            return lib.zeros(*shape, dtype=lib.float64, requires_grad=True)
+        y = EMPTY_BATCH[case](lib, make)
+        shapes.append(tuple(y.shape))
+    assert shapes[0] == shapes[1]
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.nn.Conv2d(3, 4, 3),
+                                  lambda lib: lib.nn.BatchNorm2d(3),
+                                  lambda lib: lib.nn.GroupNorm(3, 3),
+                                  lambda lib: lib.nn.LayerNorm([3, 4, 4])],
+                         ids=["Conv2d", "BatchNorm2d", "GroupNorm", "LayerNorm"])
+def test_a_module_on_an_empty_batch_gets_zero_gradients_as_torch(make):
+    grads = []
+    for lib in (fg, torch):
+        module = make(lib)
+        module(lib.zeros(0, 3, 4, 4)).sum().backward()
+        grads.append({name: p.grad.numpy().copy() for name, p in module.named_parameters()})
+        if isinstance(module, lib.nn.BatchNorm2d):  # no statistics from no values
+            assert module.running_mean.tolist() == [0.0] * 3
+            assert module.running_var.tolist() == [1.0] * 3
+    assert grads[0].keys() == grads[1].keys()
+    for name in grads[0]:
+        np.testing.assert_array_equal(grads[0][name], grads[1][name])
+
+
+def test_batch_norm_training_on_one_value_per_channel_raises_as_torch():
+    for lib in (fg, torch):
+        with pytest.raises(ValueError, match="Expected more than 1 value per channel when "
+                                             "training"):
+            lib.nn.BatchNorm1d(3)(lib.zeros(1, 3))
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size, scale", [((7, 9), None), ((3, 4), None), ((1, 1), None),
+                                         (None, 2.0), (None, 1.5), (None, (0.5, 1.75))])
+def test_bicubic_interpolate_and_its_gradient_match_torch(align_corners, size, scale):
+    start = np.random.default_rng(3).standard_normal((2, 3, 4, 5))
+    results = []
+    for lib in (fg, torch):
+        x = lib.tensor(start, requires_grad=True)
+        y = lib.nn.functional.interpolate(x, size=size, scale_factor=scale, mode="bicubic",
+                                          align_corners=align_corners)
+        (y * y).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-10, atol=1e-12)
+
+
+def test_upsample_module_takes_bicubic_and_a_linear_mode_needs_its_rank():
+    x = np.random.default_rng(4).standard_normal((1, 2, 3, 3)).astype(np.float32)
+    ours = nn.Upsample(scale_factor=2, mode="bicubic")(fg.tensor(x))
+    theirs = tnn.Upsample(scale_factor=2, mode="bicubic")(torch.tensor(x))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-6)
+    for lib in (fg, torch):
+        with pytest.raises(NotImplementedError, match="Got 3D input, but bilinear mode needs "
+                                                      "4D input"):
+            lib.nn.functional.interpolate(lib.zeros(1, 2, 4), size=5, mode="bilinear")

@@ -281,3 +281,98 @@ def test_an_optimizer_subclass_written_for_pytorch_runs_as_in_pytorch():
     np.testing.assert_allclose(ours, theirs, rtol=1e-6)
     np.testing.assert_allclose(w_ours, w_theirs, rtol=1e-6)
     assert n_ours == n_theirs == 4
+
+
+# --- opt.state[p] holds tensors, as PyTorch's ------------------------------------------------
+
+STATE_CASES = [("SGD", dict(lr=0.1)), ("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", {}),
+               ("Adam", dict(amsgrad=True)), ("AdamW", {}),
+               ("RMSprop", dict(momentum=0.9, centered=True)), ("Adagrad", {}), ("Adamax", {}),
+               ("NAdam", {}), ("RAdam", {}), ("Adadelta", {}), ("ASGD", {}), ("Rprop", {})]
+
+
+def _stepped(lib, name, options, dtype):
+    p = lib.nn.Parameter(lib.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=dtype))
+    opt = getattr(lib.optim, name)([p], **options)
+    for _ in range(3):
+        opt.zero_grad()
+        (p ** 3).sum().backward()
+        opt.step()
+    return p, opt
+
+
+@pytest.mark.parametrize("name, options", STATE_CASES, ids=[f"{n}-{i}" for i, (n, _) in
+                                                            enumerate(STATE_CASES)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_state_entries_are_tensors_as_pytorchs(name, options, dtype):
+    p, opt = _stepped(fg, name, options, getattr(fg, dtype))
+    q, t_opt = _stepped(torch, name, options, getattr(torch, dtype))
+    ours, theirs = opt.state[p], t_opt.state[q]
+    assert set(ours) == set(theirs)
+    assert len(opt.state) == len(t_opt.state)
+    for key, value in theirs.items():
+        assert isinstance(ours[key], fg.Tensor), key
+        assert str(ours[key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1], key
+        assert list(ours[key].shape) == list(value.shape), key
+        assert not ours[key].requires_grad
+        np.testing.assert_allclose(ours[key].numpy(), value.numpy(), rtol=1e-5, atol=1e-7,
+                                   err_msg=key)
+
+
+def test_state_tensors_take_tensor_methods_and_stay_the_same_objects():
+    p, opt = _stepped(fg, "Adam", {}, fg.float32)
+    state = opt.state[p]
+    exp_avg, step = state["exp_avg"], state["step"]
+    snapshot = exp_avg.clone()
+    assert step.item() == 3.0 and step.dim() == 0 and float(step) == 3.0
+    assert exp_avg.norm().item() == pytest.approx(np.linalg.norm(exp_avg.numpy()), rel=1e-6)
+    p.grad = fg.ones_like(p)
+    opt.step()
+    assert opt.state[p]["exp_avg"] is exp_avg and opt.state[p]["step"] is step
+    assert step.item() == 4.0  # updated in place, as torch's
+    assert not np.array_equal(snapshot.numpy(), exp_avg.numpy())  # the clone did not move
+
+
+def test_state_dict_holds_the_state_tensors_and_saves_and_loads(tmp_path):
+    p, opt = _stepped(fg, "Adam", dict(amsgrad=True), fg.float32)
+    saved = opt.state_dict()
+    assert saved["state"][0]["exp_avg"] is opt.state[p]["exp_avg"]  # as PyTorch, no copy
+    fg.save(saved, tmp_path / "opt.pt")
+    p2 = fg.nn.Parameter(p.detach().clone())
+    opt2 = fg.optim.Adam([p2], amsgrad=True)
+    opt2.load_state_dict(fg.load(tmp_path / "opt.pt"))
+    assert opt2.state[p2]["step"].dtype == fg.float32 and opt2.state[p2]["step"].item() == 3
+    for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq"):
+        assert opt2.state[p2][key] is not opt.state[p][key]
+        np.testing.assert_array_equal(opt2.state[p2][key].numpy(), opt.state[p][key].numpy())
+    for o, q in ((opt, p), (opt2, p2)):
+        q.grad = fg.ones_like(q)
+        o.step()
+    np.testing.assert_array_equal(p2.detach().numpy(), p.detach().numpy())
+
+
+def test_sgd_without_momentum_keeps_no_state():
+    p, opt = _stepped(fg, "SGD", dict(lr=0.1), fg.float32)
+    assert len(opt.state) == 0 and opt.state_dict()["state"] == {}
+
+
+def test_lbfgs_state_holds_tensors_as_pytorchs():
+    def run(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        opt = lib.optim.LBFGS([w], lr=0.1, max_iter=4)
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w - 1) ** 4).sum() + (w ** 2).sum()
+            loss.backward()
+            return loss
+        opt.step(closure)
+        return opt.state[w]
+    ours, theirs = run(fg), run(torch)
+    for key in ("d", "H_diag", "prev_flat_grad"):
+        assert isinstance(ours[key], fg.Tensor), key
+        np.testing.assert_allclose(ours[key].numpy(), theirs[key].numpy(), rtol=1e-5)
+    for key in ("old_dirs", "old_stps", "ro"):
+        assert len(ours[key]) == len(theirs[key])
+        assert all(isinstance(x, fg.Tensor) for x in ours[key])
+    assert ours["n_iter"] == theirs["n_iter"] and ours["func_evals"] == theirs["func_evals"]

@@ -25,14 +25,23 @@ CONFIGS = [
 @pytest.mark.parametrize("name, options", CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in
                                                         enumerate(CONFIGS)])
 def test_steps_match_torch(name, options):
-    # torch keeps scalar state (step, NAdam's mu_product) in the default dtype: float64 here,
-    # so that the comparison can be to rounding
-    previous = torch.get_default_dtype()
+    # both keep scalar state (step, NAdam's mu_product, ASGD's eta) in the default dtype:
+    # float64 here, so that the comparison can be to rounding
+    previous = torch.get_default_dtype(), fg.get_default_dtype()
     torch.set_default_dtype(torch.float64)
+    fg.set_default_dtype(fg.float64)
     try:
         _compare(name, options)
     finally:
-        torch.set_default_dtype(previous)
+        torch.set_default_dtype(previous[0])
+        fg.set_default_dtype(previous[1])
+
+
+@pytest.mark.parametrize("name, options", [("NAdam", {}), ("ASGD", {}), ("Adam", {})])
+def test_steps_match_torch_with_float32_scalar_state(name, options):
+    # with the default dtype float32, torch rounds mu_product and eta to float32 each step;
+    # fluxgrad keeps them as torch does, so float64 parameters still agree to rounding
+    _compare(name, options)
 
 
 def _compare(name, options):
@@ -87,3 +96,13 @@ def test_state_dict_round_trip_continues_identically():
             opt.zero_grad()
         return p.detach().numpy().copy()
     np.testing.assert_array_equal(run(False), run(True))
+
+
+@pytest.mark.parametrize("name", ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"])
+def test_pytorch_implementation_switches_are_taken_and_kept_as_torch(name):
+    ours = getattr(optim, name)([fg.zeros(2, requires_grad=True)], foreach=False,
+                                capturable=False)
+    theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], foreach=False,
+                                        capturable=False)
+    assert {k: v for k, v in ours.param_groups[0].items() if k != "params"} == {
+        k: v for k, v in theirs.param_groups[0].items() if k != "params"}

@@ -247,8 +247,52 @@ def test_tensor_type_converts_by_legacy_name_or_dtype():
 
 def test_cuda_typed_tensors_match_nothing_and_refuse_construction():
     assert not isinstance(fg.ones(1), fg.cuda.FloatTensor)
-    with pytest.raises(RuntimeError, match="CPU only"):
-        fg.cuda.LongTensor([1])
+    for lib in (fg, torch):  # a TypeError, as in PyTorch's CPU build
+        with pytest.raises(TypeError, match="type torch.cuda.LongTensor not available. Torch "
+                                            "not compiled with CUDA enabled"):
+            lib.cuda.LongTensor([1])
+
+
+CUDA_REQUESTS = {
+    "Tensor.to('cuda')": lambda lib: lib.ones(2).to("cuda"),
+    "Tensor.to(device('cuda:0'))": lambda lib: lib.ones(2).to(lib.device("cuda:0")),
+    "Tensor.to('cuda', float64)": lambda lib: lib.ones(2).to("cuda", lib.float64),
+    "Tensor.cuda()": lambda lib: lib.ones(2).cuda(),
+    "ones(device='cuda')": lambda lib: lib.ones(2, device="cuda"),
+    "tensor(device='cuda')": lambda lib: lib.tensor([1.0], device="cuda"),
+    "Module.cuda()": lambda lib: lib.nn.Linear(2, 2).cuda(),
+    "Module.to('cuda')": lambda lib: lib.nn.Linear(2, 2).to("cuda"),
+    "cuda.current_device()": lambda lib: lib.cuda.current_device(),
+    "cuda.synchronize()": lambda lib: lib.cuda.synchronize(),
+    "cuda.get_device_properties(0)": lambda lib: lib.cuda.get_device_properties(0),
+}
+
+
+@pytest.mark.parametrize("case", list(CUDA_REQUESTS))
+def test_asking_for_cuda_raises_as_pytorchs_cpu_build(case):
+    for lib in (fg, torch):
+        with pytest.raises(AssertionError, match="^Torch not compiled with CUDA enabled"):
+            CUDA_REQUESTS[case](lib)
+    with pytest.raises(RuntimeError, match="CPU only"):  # and says what to do
+        CUDA_REQUESTS[case](fg)
+
+
+def test_asking_for_mps_raises_as_pytorchs_cpu_build():
+    for lib in (fg, torch):
+        with pytest.raises(RuntimeError, match="PyTorch is not linked with support for mps "
+                                               "devices"):
+            lib.ones(2).to("mps")
+
+
+def test_accelerator_queries_answer_as_pytorchs_cpu_build():
+    for lib in (fg, torch):
+        assert lib.cuda.is_available() is False and lib.cuda.device_count() == 0
+        assert lib.backends.mps.is_available() is False
+        assert lib.cuda.memory_allocated() == lib.cuda.max_memory_allocated() == 0
+        assert lib.cuda.get_arch_list() == []
+        assert lib.device("cuda:1").type == "cuda" and lib.device("cuda:1").index == 1
+        with pytest.raises(RuntimeError, match="Tried to instantiate dummy base class Event"):
+            lib.cuda.Event()
 
 
 def test_variable_is_a_passthrough_leaf_sharing_data():

@@ -738,3 +738,76 @@ def test_dim_out_of_range_and_on_0d_tensors_matches_torch(name):
         for dim in [0, 1, -1]:
             _check_like_torch(f"{name} of a 0-d tensor dim={dim}",
                               lambda L: DIM_OPS[name](L, L.tensor(2.), dim))
+
+
+def test_np_array_of_a_tensor_is_a_copy_and_np_asarray_shares():
+    for lib in (fg, torch):
+        t = lib.ones(3)
+        copied, shared = np.array(t), np.asarray(t)
+        copied[0] = 5.0
+        assert t[0].item() == 1.0, lib.__name__
+        shared[1] = 7.0
+        assert t[1].item() == 7.0, lib.__name__
+
+
+CREATION_CASES = {
+    "list of int32": lambda lib: lib.tensor([np.int32(1)]),
+    "int32 scalar": lambda lib: lib.tensor(np.int32(1)),
+    "list of float32": lambda lib: lib.tensor([np.float32(1.5)]),
+    "list of float64": lambda lib: lib.tensor([np.float64(1.5)]),
+    "list of float16 and int": lambda lib: lib.tensor([np.float16(1.5), 2]),
+    "list of uint8": lambda lib: lib.tensor([np.uint8(3)]),
+    "nested int16": lambda lib: lib.tensor([[np.int16(1), np.int16(2)]]),
+    "int8 with uint8": lambda lib: lib.tensor([np.int8(1), np.uint8(2)]),
+    "int64 with a float": lambda lib: lib.tensor([np.int64(1), 1.5]),
+    "float32 with an int": lambda lib: lib.tensor([np.float32(1.5), 2]),
+    "list of int32 arrays": lambda lib: lib.tensor([np.array([1, 2], np.int32),
+                                                    np.array([3, 4], np.int32)]),
+    "0-d int32 tensor in a list": lambda lib: lib.tensor([lib.tensor(1, dtype=lib.int32)]),
+    "0-d float64 tensor and an int": lambda lib: lib.tensor([lib.tensor(1.0,
+                                                                        dtype=lib.float64), 1]),
+    "bool and int": lambda lib: lib.tensor([True, 2]),
+    "empty": lambda lib: lib.tensor([[], []]),
+    "as_tensor list of int32": lambda lib: lib.as_tensor([np.int32(1)]),
+    "as_tensor float32 scalar": lambda lib: lib.as_tensor(np.float32(1.5)),
+    "from_numpy int16": lambda lib: lib.from_numpy(np.array([1, 2], np.int16)),
+}
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("case", list(CREATION_CASES))
+def test_tensor_from_numpy_scalars_infers_dtype_as_torch(case):
+    make = CREATION_CASES[case]
+    _assert_same(_as_numpy(make(fg)), _as_numpy(make(torch)), case)
+
+
+EXTREMUM_GRADIENTS = {
+    "max with ties": (lambda x: x.max(), [1.0, 3.0, 3.0, 2.0]),
+    "min with ties in 2-d": (lambda x: x.min(), [[1.0, 3.0], [1.0, 2.0]]),
+    "max with a NaN": (lambda x: x.max(), [1.0, NAN, 3.0, 2.0]),
+    "max with two NaNs": (lambda x: x.max(), [1.0, NAN, 3.0, NAN]),
+    "min with a NaN": (lambda x: x.min(), [1.0, NAN, -3.0]),
+    "amax with ties": (lambda x: x.amax(), [1.0, 3.0, 3.0, 2.0]),
+    "amax(dim) with ties": (lambda x: x.amax(1), [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]),
+    "amax(dim) with a NaN": (lambda x: x.amax(1), [[1.0, NAN, 3.0], [2.0, 2.0, 0.0]]),
+    "max(dim) with ties": (lambda x: x.max(1).values, [[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]),
+    "max(dim) with NaNs": (lambda x: x.max(1).values, [[1.0, NAN, 3.0], [NAN, 2.0, NAN]]),
+    "median with ties": (lambda x: x.median(), [2.0, 1.0, 2.0, 2.0, 5.0]),
+    "median of an even count": (lambda x: x.median(), [4.0, 1.0, 3.0, 2.0]),
+    "median with a NaN": (lambda x: x.median(), [1.0, NAN, 3.0, NAN]),
+    "nanmedian with ties": (lambda x: x.nanmedian(), [1.0, NAN, 1.0, 2.0, 0.0]),
+    "median(dim) with ties": (lambda x: x.median(1).values, [[2.0, 1.0, 2.0], [3.0, 3.0, 3.0]]),
+}
+
+
+@pytest.mark.parametrize("case", list(EXTREMUM_GRADIENTS))
+def test_extremum_and_median_gradients_with_ties_and_nan_match_torch(case):
+    fn, data = EXTREMUM_GRADIENTS[case]
+    results = []
+    for lib in (fg, torch):
+        x = lib.tensor(data, dtype=lib.float64, requires_grad=True)
+        y = fn(x)
+        y.sum().backward()
+        results.append((_as_numpy(y), _as_numpy(x.grad)))
+    for ours, theirs in zip(*results):
+        _assert_same(ours, theirs, case)

@@ -3,10 +3,13 @@
 `device('cpu')` (or 'cpu', 'cpu:0', None) is accepted wherever PyTorch takes a
 `device=`; any other device ('cuda', 'mps', PaddlePaddle's 'gpu') raises one clear
 RuntimeError, so code that asks for an accelerator learns it at once rather
-than silently running elsewhere.
+than silently running elsewhere. As in PyTorch's CPU build, asking for CUDA raises an
+AssertionError that starts "Torch not compiled with CUDA enabled" (here it is also a
+RuntimeError), and asking for MPS says "PyTorch is not linked with support for mps devices".
 """
 
-__all__ = ["device", "check_device", "refuse_accelerator", "is_device", "CPU"]
+__all__ = ["device", "check_device", "refuse_accelerator", "is_device", "CPU",
+           "CudaUnavailableError"]
 
 _KNOWN = ("cpu", "cuda", "mps", "xpu", "gpu", "meta", "xla", "npu", "hip", "mtia")
 
@@ -82,8 +85,18 @@ def check_device(value, op):
     return dev
 
 
+class CudaUnavailableError(AssertionError, RuntimeError):
+    """What PyTorch's CPU build raises (an AssertionError) when asked for CUDA."""
+
+
 def refuse_accelerator(op, dev="cuda"):
-    raise RuntimeError(
-        f"{op}: device {str(dev)!r} is not available: fluxgrad runs on the CPU only. "
+    kind = dev.type if isinstance(dev, device) else str(dev).partition(":")[0]
+    error, words = RuntimeError, ""
+    if kind == "cuda":
+        error, words = CudaUnavailableError, "Torch not compiled with CUDA enabled. "
+    elif kind == "mps":
+        words = "PyTorch is not linked with support for mps devices. "
+    raise error(
+        f"{words}{op}: device {str(dev)!r} is not available: fluxgrad runs on the CPU only. "
         "Use device='cpu' (or leave it out); fluxgrad.cuda.is_available() is False, so "
         "`device = 'cuda' if torch.cuda.is_available() else 'cpu'` picks the CPU.")

@@ -113,6 +113,8 @@ class Tensor(metaclass=TensorType):
         return self._data.tolist()
 
     def __array__(self, dtype=None, copy=None):
+        if copy:  # np.array(t) copies, as for PyTorch's tensors
+            return np.array(self._data, dtype=dtype, copy=True)
         return self._data if dtype is None else self._data.astype(dtype)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
@@ -401,17 +403,20 @@ def as_array(data, dtype=None):
     elif isinstance(data, np.generic):
         arr = np.asarray(data)
     else:
-        if isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in _flat(data)):
-            data = _nested_to_arrays(data)
+        inferred = None
+        if isinstance(data, (list, tuple)):
+            inferred, has_tensor = _inferred(data)
+            if has_tensor:
+                data = _nested_to_arrays(data)
         arr = np.asarray(data)
         if dtype is None:
-            if arr.dtype == np.float64:
-                arr = arr.astype(dtypes.default_float.np)
-            elif arr.dtype.kind == "i" and arr.dtype != np.int64:
-                arr = arr.astype(np.int64)
-            elif arr.dtype.kind not in "fib":
+            if arr.dtype.kind not in "fiub":
                 raise TypeError(f"can't make a tensor from {type(data).__name__} data "
                                 f"(NumPy read it as {arr.dtype})")
+            if inferred is not None:
+                arr = arr.astype(inferred.np, copy=False)
+            elif arr.dtype == np.float64:
+                arr = arr.astype(dtypes.default_float.np)
     if dtype is not None:
         target = dtypes.as_dtype(dtype).np
         if arr.dtype != target:
@@ -430,6 +435,31 @@ def _flat(data):
             yield from _flat(d)
         else:
             yield d
+
+
+_PYTHON_SCALARS = {bool: dtypes.bool_, int: dtypes.int64}
+
+
+def _inferred(data):
+    """PyTorch's dtype for nested-sequence data, and whether it holds a Tensor: the promotion
+    of its elements' dtypes (a Python float: the default float; an int: int64; a NumPy scalar,
+    an array or a tensor: its own dtype); the default float for no elements."""
+    result, has_tensor = None, False
+    for d in _flat(data):
+        kind = type(d)
+        if kind is float:
+            dtype = dtypes.default_float
+        elif kind in _PYTHON_SCALARS:
+            dtype = _PYTHON_SCALARS[kind]
+        elif isinstance(d, Tensor):
+            dtype, has_tensor = d.dtype, True
+        elif isinstance(d, (np.generic, np.ndarray)) and d.dtype.kind in "fiub":
+            dtype = dtypes.from_numpy_dtype(d.dtype)
+        else:
+            return None, has_tensor or any(isinstance(x, Tensor) for x in _flat(data))
+        if dtype is not result:
+            result = dtypes._wider(result, dtype)
+    return (dtypes.default_float if result is None else result), has_tensor
 
 
 def _nested_to_arrays(data):

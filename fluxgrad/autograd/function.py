@@ -19,7 +19,10 @@ and its pullback calls `backward`, so the engine treats it like any op: hooks,
 retain_graph, in-place checks and, when `backward` is written in fluxgrad ops,
 `create_graph=True` all work. An optional `jvp(ctx, *tangents)` serves forward
 mode. `backward` returns one gradient per argument of `forward` (None for those
-without one), or one per Tensor argument (PaddlePaddle's convention).
+without one), or one per Tensor argument (PaddlePaddle's convention). As in PyTorch,
+an output that got no gradient reaches `backward` as zeros of its dtype, or as None
+after `ctx.set_materialize_grads(False)`; `ctx.mark_dirty(x)` declares an input that
+forward modified in place and returns (it is rebased onto the Function's node).
 """
 import contextlib
 import functools
@@ -46,7 +49,9 @@ class FunctionCtx:
         self._saved = ()
         self._versions = ()
         self._non_differentiable = ()
+        self._dirty = ()
         self._node_ref = None
+        self.materialize_grads = True
 
     def save_for_backward(self, *tensors):
         """Keep tensors (inputs, outputs or intermediates) for `backward`."""
@@ -80,13 +85,17 @@ class FunctionCtx:
         return self.saved_tensors
 
     def set_materialize_grads(self, value):
-        """Accepted for PyTorch's code; fluxgrad always hands `backward` zeros (not None) for
-        the outputs that got no gradient, which any backward written for None also handles."""
+        """True (the default): `backward` gets zeros for the outputs that got no gradient;
+        False: it gets None for them."""
         self.materialize_grads = bool(value)
 
     def mark_non_differentiable(self, *tensors):
         """Outputs that get no gradient (integer results, indices, masks)."""
         self._non_differentiable = tensors
+
+    def mark_dirty(self, *tensors):
+        """Inputs that forward modified in place (and returns as outputs)."""
+        self._dirty = tensors
 
     def _node_name(self):
         node = None if self._node_ref is None else self._node_ref()
@@ -129,32 +138,45 @@ class FunctionNode(Node):
 
 class _Record:
     """What the engine reads from a node's `prim`, for one call of a Function."""
-    __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx")
+    __slots__ = ("name", "n_outputs", "saves_out", "function", "ctx", "slots", "n_returned")
     vjp_rules = None
     runs_user_code = True
     array_rules = False
 
-    def __init__(self, function, n_outputs, ctx):
+    def __init__(self, function, slots, n_returned, ctx):
         self.name = function.__name__
         self.function = function
-        self.n_outputs = n_outputs
+        self.n_outputs = len(slots)  # the node's outputs: the Tensors forward returned
+        self.slots, self.n_returned = slots, n_returned  # where they were among its results
         self.saves_out = False
         self.ctx = ctx
 
     def jvp(self, tangents, out, *inputs):
         """The Function's jvp, for `forward_grad` along a recorded graph."""
         out_dots = _call_jvp(self.function, self.ctx, tangents)
+        out_dots = tuple(out_dots[i] for i in self.slots)
         return out_dots if self.n_outputs != 1 else out_dots[0]
 
     def vjp_all(self, out_bar, out, *inputs):
         function = self.function
-        out_bars = (out_bar,) if self.n_outputs == 1 else tuple(out_bar)
+        if self.n_outputs == 1:
+            out_bar, out = (out_bar,), (out,)
+        out_bars = [None] * self.n_returned  # None for a result that is not a Tensor
+        for slot, g, o in zip(self.slots, out_bar, out):
+            if g is None and self.ctx.materialize_grads:
+                g = Tensor._make(np.zeros_like(o._data))
+            out_bars[slot] = g
         x_bars = function.backward(self.ctx, *out_bars)
         if not isinstance(x_bars, (tuple, list)):
             x_bars = (x_bars,)
         x_bars = _align(function, x_bars, [isinstance(x, Tensor) for x in inputs])
         result = []
         for i, (x, need, x_bar) in enumerate(zip(inputs, self.ctx.needs_input_grad, x_bars)):
+            if x_bar is not None and not isinstance(x, Tensor):
+                raise RuntimeError(
+                    f"function {function.__name__}Backward returned a gradient different than "
+                    f"None at position {i + 1}, but the corresponding forward input was not a "
+                    f"Variable (it is a {type(x).__name__}); return None for it")
             if not need or x_bar is None:
                 result.append(None)
                 continue
@@ -180,9 +202,10 @@ def _align(function, x_bars, is_tensor):
     if len(x_bars) > n and all(g is None for g in x_bars[n:]):
         return x_bars[:n]
     raise RuntimeError(
-        f"{function.__name__}.backward returned {len(x_bars)} gradients, but forward took "
-        f"{n} arguments ({len(tensor_slots)} of them Tensors); return one gradient per "
-        "argument (None where there is none)")
+        f"function {function.__name__}Backward returned an incorrect number of gradients "
+        f"(expected {n}, got {len(x_bars)}): forward took {n} arguments "
+        f"({len(tensor_slots)} of them Tensors); return one gradient per argument (None where "
+        "there is none)")
 
 
 def _as_gradient(function, i, x, x_bar):
@@ -206,9 +229,9 @@ def _check_shape(function, i, x, x_bar):
     except ValueError:
         ok = False
     if not ok:
-        raise RuntimeError(f"{function.__name__}.backward returned a gradient of shape "
-                           f"{list(shape)} for argument {i}, which has shape {list(expected)}; "
-                           "the gradient must have the argument's shape")
+        raise RuntimeError(f"Function {function.__name__}Backward returned an invalid gradient "
+                           f"at index {i} - got {list(shape)} but expected shape compatible "
+                           f"with {list(expected)} (the shape of argument {i})")
 
 
 def _freed_message(name):
@@ -259,7 +282,7 @@ class Function:
         with no_grad() if not staged else contextlib.nullcontext():  # staged: differentiated
             outputs = cls.forward(ctx, *primals, **kwargs)
         single = not isinstance(outputs, (tuple, list))
-        outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals)
+        outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals, ctx._dirty)
         if record:
             _record(cls, ctx, args, primals, outs)
         if tangents is not None:
@@ -280,16 +303,23 @@ def once_differentiable(backward):
     return unrecorded
 
 
-def _as_outputs(cls, outputs, primals):
-    """The outputs as fresh Tensors: an input or an outside leaf returned as is gets a new one."""
+def _as_outputs(cls, outputs, primals, dirty):
+    """The outputs as fresh Tensors: an input or an outside leaf returned as is gets a new one,
+    unless forward marked it dirty (modified in place): that one is returned itself. Results
+    that are not Tensors (nor arrays) are returned as they are."""
     input_ids = {id(x) for x in primals}
+    dirty_ids = {id(x) for x in dirty}
     outs = []
     for i, o in enumerate(outputs):
-        if isinstance(o, np.ndarray):
+        if id(o) in dirty_ids:
+            if o._requires_grad and o._grad_fn is None and _grad_state.enabled:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   f"in-place operation ({cls.__name__}.forward marked it dirty); "
+                                   "modify a copy, or the leaf under no_grad()")
+        elif isinstance(o, np.ndarray):
             o = Tensor(o)
         elif not isinstance(o, Tensor):
-            raise TypeError(f"{cls.__name__}.forward returned a {type(o).__name__} as output "
-                            f"{i}; return Tensors")
+            pass  # returned as it is, outside the graph (as torch)
         elif getattr(o, "program", None) is not None:
             o = o._shallow_copy() if id(o) in input_ids else o  # a static Variable: staged
         elif id(o) in input_ids or o._requires_grad or o._grad_fn is not None:
@@ -298,9 +328,11 @@ def _as_outputs(cls, outputs, primals):
     return tuple(outs)
 
 
-def _record(cls, ctx, args, primals, outs):
+def _record(cls, ctx, args, primals, results):
+    outs = tuple(o for o in results if isinstance(o, Tensor))
     node = cls._node_class()
-    node.prim = _Record(cls, len(outs), ctx)
+    node.prim = _Record(cls, tuple(i for i, o in enumerate(results) if isinstance(o, Tensor)),
+                        len(results), ctx)
     node.params = {}
     node.inputs = args
     node.edges = tuple(_edge(x) for x in args)
@@ -357,7 +389,7 @@ def _push_tangents(cls, ctx, tangents, outs):
         raise RuntimeError(f"{cls.__name__}.jvp returned {len(out_dots)} tangents for "
                            f"{len(outs)} outputs; return one per output")
     for i, (o, o_dot) in enumerate(zip(outs, out_dots)):
-        if o_dot is None or o._data.dtype.kind != "f":
+        if o_dot is None or not isinstance(o, Tensor) or o._data.dtype.kind != "f":
             continue
         if not isinstance(o_dot, Tensor):
             o_dot = Tensor(np.asarray(o_dot, dtype=o._data.dtype))

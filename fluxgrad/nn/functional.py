@@ -122,11 +122,14 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          f"got shape {list(x.shape)}")
     shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
     axes = (0,) + tuple(range(2, x.ndim))
-    if training or running_mean is None:
+    if (training or running_mean is None) and x.numel() == 0:
+        y = x * 1.0  # an empty batch: nothing to normalise, no statistics to update (as torch)
+    elif training or running_mean is None:
         count = x.numel() // x.shape[1]
-        if count <= 1:
-            raise ValueError(f"batch_norm: expected more than one value per channel in training, "
-                             f"got input shape {list(x.shape)}")
+        if count == 1:
+            raise ValueError(f"batch_norm: Expected more than 1 value per channel when training, "
+                             f"got input size {list(x.shape)}; use a batch of 2 or more, or "
+                             "eval mode")
         centered, var = _norm_stats(x, axes)
         if running_mean is not None and training:
             if batching.layers(x)[0]:
@@ -187,7 +190,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     n, c = x.shape[:2]
     if c % num_groups:
         raise ShapeError(f"group_norm: {c} channels can't be split into {num_groups} groups")
-    grouped = _ops.reshape(x, (n, num_groups, -1))
+    grouped = _ops.reshape(x, (n, num_groups, x.numel() // max(n * num_groups, 1)))
     centered, var = _norm_stats(grouped, (2,))
     y = _ops.reshape(centered / _ops.sqrt(var + eps), x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
@@ -513,14 +516,15 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # --- resizing -------------------------------------------------------------------------------
-_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of an [N, C, ...] tensor (1 to 3 of them) as PyTorch's
     F.interpolate: `size` or `scale_factor` (one, or one per dimension); `mode` 'nearest',
-    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' (`align_corners`), or 'area'.
+    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' / 'bicubic' (`align_corners`), or
+    'area'.
     Each spatial dimension is resized on its own, by gathering (and blending) entries, so
     gradients flow back to the entries that were read."""
     from ..ops.indexing import index_select
@@ -534,8 +538,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
                                   f"{', '.join(modes)}")
     if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != x.ndim:
-        raise ValueError(f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode]}-d input, "
-                         f"got shape {list(x.shape)}")
+        raise NotImplementedError(f"Got {x.ndim}D input, but {mode} mode needs "
+                                  f"{_LINEAR_MODES[mode]}D input (interpolate: input shape "
+                                  f"{list(x.shape)})")
     if align_corners is not None and mode not in _LINEAR_MODES:
         raise ValueError(f"interpolate: align_corners only applies to the linear modes, not "
                          f"{mode!r}")
@@ -554,6 +559,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         trailing = (1,) * (x.ndim - axis - 1)
         if mode.startswith("nearest"):
             x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
+            continue
+        if mode == "bicubic":
+            taps = _cubic_taps(n_in, n_out, scale, bool(align_corners))
+            terms = [index_select(x, axis, index) * _const(w.reshape((n_out,) + trailing), x)
+                     for index, w in taps]
+            x = terms[0] + terms[1] + terms[2] + terms[3]
             continue
         low, high, weight = _linear_weights(n_in, n_out, scale, bool(align_corners))
         weight = _const(weight.reshape((n_out,) + trailing), x)
@@ -600,6 +611,28 @@ def _linear_weights(n_in, n_out, scale, align_corners):
     low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     high = np.minimum(low + 1, n_in - 1)
     return low, high, src - low
+
+
+def _cubic_taps(n_in, n_out, scale, align_corners, a=-0.75):
+    """For each output entry: the four input entries around it (clamped at the edges) and
+    their weights, Keys' cubic convolution with a = -0.75 as PyTorch's bicubic (whose source
+    coordinate is not clamped at 0, unlike the linear modes')."""
+    i = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = scale * (i + 0.5) - 0.5
+    floor = np.floor(src)
+    t = src - floor
+
+    def near(d):  # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):  # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    return [(np.clip(floor.astype(np.int64) + k - 1, 0, n_in - 1), w)
+            for k, w in enumerate(weights)]
 
 
 # --- attention ------------------------------------------------------------------------------

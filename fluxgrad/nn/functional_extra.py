@@ -371,7 +371,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     table, padded, blocks = _window_table(x.shape[2:], kernel, dilation, padding, stride, op)
     n, c = x.shape[:2]
     xp = F.pad(x, (padding[1], padding[1], padding[0], padding[0]))
-    cols = _ops.index_select(_ops.reshape(xp, (n, c, -1)), 2, _index(table))
+    cols = _ops.index_select(_ops.reshape(xp, (n, c, padded[0] * padded[1])), 2, _index(table))
     y = _ops.reshape(cols, (n, c * kernel[0] * kernel[1], blocks[0] * blocks[1]))
     return _ops.squeeze(y, 0) if unbatched else y
 

@@ -60,23 +60,24 @@ def _cols(xp, kernel, stride, dilation, out_hw, groups):
     view = as_strided(xp, (xp.shape[0], *out_hw, groups, *kernel, cg),
                       (sn, sh * stride[0], sw * stride[1], sc * cg, sh * dilation[0],
                        sw * dilation[1], sc), writeable=False)
-    return view.reshape(xp.shape[0] * out_hw[0] * out_hw[1], groups, -1)
+    return view.reshape(xp.shape[0] * out_hw[0] * out_hw[1], groups, kernel[0] * kernel[1] * cg)
 
 
 def _weight_rows(w, groups):
     """[C_out, C/groups, kh, kw] as (groups, C_out/groups, kh * kw * C/groups), the columns' order."""
-    co = w.shape[0]
-    return w.transpose(0, 2, 3, 1).reshape(groups, co // groups, -1)
+    co, cg, kh, kw = w.shape
+    return w.transpose(0, 2, 3, 1).reshape(groups, co // groups, kh * kw * cg)
 
 
 def _rows(y, groups):
     """[N, C, H, W] (any layout) as (N * H * W, groups, C/groups) rows, free when channels-last."""
-    return y.transpose(0, 2, 3, 1).reshape(-1, groups, y.shape[1] // groups)
+    n, c, h, w = y.shape
+    return y.transpose(0, 2, 3, 1).reshape(n * h * w, groups, c // groups)
 
 
 def _nchw(rows, n, hw):
     """(N * H * W, C) rows as an [N, C, H, W] view, channels-last in memory."""
-    return rows.reshape(n, *hw, -1).transpose(0, 3, 1, 2)
+    return rows.reshape(n, *hw, rows.shape[1]).transpose(0, 3, 1, 2)
 
 
 def _offsets(kernel, stride, dilation, out_hw):
@@ -107,7 +108,7 @@ def _conv_impl(x, w, *, stride, pads, dilation, groups):
     if groups == 1:
         return _nchw(cols[:, 0] @ w2[0].T, n, out_hw)
     y = np.matmul(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1))
-    return _nchw(y.transpose(1, 0, 2).reshape(cols.shape[0], -1), n, out_hw)
+    return _nchw(y.transpose(1, 0, 2).reshape(cols.shape[0], groups * y.shape[2]), n, out_hw)
 
 
 def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
@@ -121,7 +122,7 @@ def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
                   cols.dtype)
     for i, j, (_, _, rows, columns) in _offsets((kh, kw), stride, dilation, (ho, wo)):
         xp[:, rows, columns] += cols[:, i, j].transpose(1, 2, 3, 0, 4)
-    xp = xp.reshape(xp.shape[:3] + (-1,)).transpose(0, 3, 1, 2)
+    xp = xp.reshape(xp.shape[:3] + (groups * cg,)).transpose(0, 3, 1, 2)
     return _crop(xp, pads, size)
 
 

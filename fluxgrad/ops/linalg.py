@@ -625,10 +625,40 @@ def inverse(x):
     return apply(inverse_p, _square("inverse", x))
 
 
+def _cofactor_impl(x):
+    """The cofactor matrix adj(x)^T, singular x included: with x = U diag(s) Vh, it is
+    det(U) det(Vh) U diag(g) Vh where g_i is the product of the s_j with j != i."""
+    if x.shape[-1] == 0:
+        return np.zeros_like(x)
+    u, s, vh = np.linalg.svd(x)
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    before = np.cumprod(np.concatenate([ones, s[..., :-1]], -1), -1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], -1), -1)[..., ::-1]
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return (sign[..., None, None] * (u * (before * after)[..., None, :]) @ vh).astype(x.dtype)
+
+
+def _cofactor_vjp(out_bar, out, x):
+    x_inv_t = _mT(inverse(x))
+    return _as_matrix(_sum(out_bar * out, (-2, -1))) * x_inv_t - matmul(
+        x_inv_t, matmul(_mT(out_bar), out))
+
+
+# det's derivative, finite at singular matrices (adj(x) is; det(x) inv(x) is not defined
+# there); its own derivatives, written with inverse(x), need x invertible
+cofactor_p = Primitive(
+    "cofactor", _cofactor_impl,
+    vjp=(_cofactor_vjp,),
+    jvp=lambda tangents, out, x: (
+        _as_matrix(_trace_of_product(inverse(x), tangents[0])) * out
+        - matmul(out, matmul(_mT(tangents[0]), _mT(inverse(x))))),
+    saves_out=True, batch=_matrix_batch("cofactor"))
+
+
 det_p = Primitive(
     "det", np.linalg.det,
-    vjp=(lambda out_bar, out, x: _as_matrix(out_bar * out) * _mT(inverse(x)),),
-    jvp=lambda tangents, out, x: out * _trace_of_product(inverse(x), tangents[0]),
+    vjp=(lambda out_bar, out, x: _as_matrix(out_bar) * apply(cofactor_p, x),),
+    jvp=lambda tangents, out, x: _sum(apply(cofactor_p, x) * tangents[0], (-2, -1)),
     saves_out=True, batch=_matrix_batch("det"))
 
 

@@ -23,8 +23,8 @@ from .._core.tensor import Tensor, tensor_method
 from ..creation import ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
-from .elementwise import (abs, cast, eq, exp, log, logical_and, maximum, minimum, sign,
-                          sqrt, where)
+from .elementwise import (abs, cast, eq, exp, isnan, log, logical_and, logical_or, maximum,
+                          minimum, sign, sqrt, where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "var",
@@ -175,6 +175,19 @@ amin_p = _reduction("amin", lambda x, *, axis, keepdims: np.min(x, axis=axis, ke
                     _tie_partials)
 
 
+def evenly_distributed(x, out, axis):
+    # the gradient split evenly among the elements equal to the result, or among the NaNs when
+    # the result is NaN: torch's rule for max(), min(), median() and nanmedian() of all elements
+    hit = cast(logical_or(eq(x, out), logical_and(isnan(x), isnan(out))), x.dtype)
+    return hit / sum(hit, axis, True)
+
+
+max_all_p = _reduction("max_all", lambda x, *, axis, keepdims:
+                       np.max(x, axis=axis, keepdims=keepdims), evenly_distributed)
+min_all_p = _reduction("min_all", lambda x, *, axis, keepdims:
+                       np.min(x, axis=axis, keepdims=keepdims), evenly_distributed)
+
+
 def _check_nonempty(x, axis, op):
     if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
         # PyTorch: IndexError along an empty dim (and from a full argmax / argmin),
@@ -289,7 +302,9 @@ def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
     if isinstance(dim, Tensor):
         return pairwise(x, dim)
     if dim is None:
-        return full(x, None, keepdim, keepdims=keepdims)
+        _check_nonempty(x, None, op)
+        return apply(max_all_p if op == "max" else min_all_p, x, axis=None,
+                     keepdims=bool(keepdim or keepdims))
     if not isinstance(dim, (int, np.integer)):
         raise TypeError(f"{op}(x, dim) takes one int dim (got {dim!r}); for several axes use "
                         f"a{op}(x, dim), which returns the values only")
@@ -304,7 +319,8 @@ def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
 def max(x, dim=None, keepdim=False, *, axis=None, keepdims=False):
     """Largest value.
 
-    `max(x)`: over all elements. `max(x, dim)` (or `axis=`, the same call): `(values,
+    `max(x)`: over all elements, tied maxima sharing the gradient evenly (the NaNs, when the
+    result is NaN), as torch. `max(x, dim)` (or `axis=`, the same call): `(values,
     indices)` along one dim, the gradient going to the returned index, as torch; for the
     values over several axes use `amax`. `max(x, y)` with a tensor `y`: the elementwise
     `maximum`.

@@ -13,7 +13,7 @@ from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
 from .elementwise import no_grad_primitive
 from .indexing import take_along_dim
-from .reduce import ValuesIndices, any as any_, sum as sum_
+from .reduce import ValuesIndices, _reduction, any as any_, evenly_distributed, sum as sum_
 from .elementwise import isnan, logical_not, where
 from .shape import reshape
 
@@ -122,20 +122,45 @@ def _refuse_bool(x, op):
                                   "convert first (x.long())")
 
 
+def _median_impl(skip_nan):
+    """The lower median over `axis` (None: all): NaN if any entry is NaN, or with `skip_nan`
+    the lower median of the others (NaN when all are), as `_lower_median` picks it."""
+    def impl(x, *, axis, keepdims):
+        axes = tuple(range(x.ndim)) if axis is None else tuple(axis)
+        kept = [d for d in range(x.ndim) if d not in axes]
+        rows = np.transpose(x, kept + list(axes)).reshape([x.shape[d] for d in kept] + [-1])
+        n = rows.shape[-1]
+        rank = np.full(rows.shape[:-1] + (1,), (n - 1) // 2)
+        if rows.dtype.kind == "f":
+            count = np.sum(~np.isnan(rows), axis=-1, keepdims=True)
+            rank = (np.where(count == 0, rank, (count - 1) // 2) if skip_nan else
+                    np.where(count < n, count, rank))  # the first NaN, sorted last
+        out = np.take_along_axis(np.sort(rows, axis=-1), rank, -1)[..., 0]
+        if keepdims:
+            out = out.reshape([1 if d in axes else x.shape[d] for d in range(x.ndim)])
+        return out
+    return impl
+
+
+median_all_p = _reduction("median_all", _median_impl(skip_nan=False), evenly_distributed)
+nanmedian_all_p = _reduction("nanmedian_all", _median_impl(skip_nan=True), evenly_distributed)
+
+
 def _global_median(x, op, skip_nan):
     if x.numel() == 0:
         if x._data.dtype.kind != "f":
             raise IndexError(f"{op}: the input is an empty {x.dtype} tensor, whose median has "
                              "no value (NaN needs a floating dtype); check for empty input first")
         return Tensor._make(np.full((), np.nan, x._data.dtype))
-    return _lower_median(reshape(x, [-1]), 0, False, op, skip_nan=skip_nan).values
+    return apply(nanmedian_all_p if skip_nan else median_all_p, x, axis=None, keepdims=False)
 
 
 @tensor_method("median")
 def median(x, dim=None, keepdim=False, *, axis=None):
     """The lower median (no averaging of the two middle values, as PyTorch); NaN if any entry
-    is NaN. `median(x)`: over all elements, a 0-d tensor. `median(x, dim)`: `(values,
-    indices)` along `dim`. The gradient goes to the chosen element."""
+    is NaN. `median(x)`: over all elements, a 0-d tensor, tied medians sharing the gradient
+    evenly (the NaNs, when the result is NaN), as torch. `median(x, dim)`: `(values,
+    indices)` along `dim`, the gradient going to the chosen element."""
     dim = dim if axis is None else axis
     _refuse_bool(x, "median")
     if dim is None:

@@ -8,7 +8,8 @@ import math
 
 import numpy as np
 
-from .optimizer import Optimizer, _params, _pick, _weight_decay
+from ._state import arrays, count, counter, zeros_like
+from .optimizer import Optimizer, _flags, _params, _pick, _weight_decay
 
 __all__ = ["Adadelta", "Adamax", "NAdam", "RAdam", "Rprop", "ASGD"]
 
@@ -34,27 +35,33 @@ def _check(owner, lr, eps):
 class Adadelta(Optimizer):
     """Adadelta: steps scaled by the ratio of running RMS of updates to that of gradients."""
 
-    def __init__(self, params=None, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *,
-                 maximize=False, learning_rate=None, parameters=None, epsilon=None,
-                 grad_clip=None, name=None):
+    _state_tensors = ("square_avg", "acc_delta")
+    _state_numbers = ("step",)
+
+    def __init__(self, params=None, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, foreach=None,
+                 *, capturable=False, maximize=False, differentiable=False, learning_rate=None,
+                 parameters=None, epsilon=None, grad_clip=None, name=None):
         lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
         _check("Adadelta", lr, eps)
         if not 0 <= rho <= 1:
             raise ValueError(f"Adadelta: rho must be in [0, 1], got {rho}")
         super().__init__(_params(params, parameters),
                          dict(lr=lr, rho=rho, eps=eps, weight_decay=_weight_decay(weight_decay),
-                              maximize=maximize), grad_clip)
+                              maximize=maximize, **_flags("Adadelta", foreach=foreach,
+                                                          capturable=capturable,
+                                                          differentiable=differentiable)),
+                         grad_clip)
 
     def _update(self, p, g, state, group):
         rho, eps = group["rho"], group["eps"]
         if not state:
-            state["step"] = 0
-            state["square_avg"] = np.zeros_like(p)
-            state["acc_delta"] = np.zeros_like(p)
-        state["step"] += 1
+            state["step"] = counter(0)
+            state["square_avg"] = zeros_like(p)
+            state["acc_delta"] = zeros_like(p)
+        count(state)
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
-        sq, acc = state["square_avg"], state["acc_delta"]
+        sq, acc = arrays(state, "square_avg", "acc_delta")
         sq *= rho
         sq += (1 - rho) * (g * g)
         delta = np.sqrt(acc + eps) / np.sqrt(sq + eps) * g
@@ -66,34 +73,43 @@ class Adadelta(Optimizer):
 class Adamax(Optimizer):
     """Adamax: Adam with the infinity norm of past gradients in place of their RMS."""
 
-    def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *,
-                 maximize=False, learning_rate=None, parameters=None, beta1=None, beta2=None,
-                 epsilon=None, grad_clip=None, name=None):
+    _state_tensors = ("exp_avg", "exp_inf")
+    _state_numbers = ("step",)
+
+    def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False,
+                 learning_rate=None, parameters=None, beta1=None, beta2=None, epsilon=None,
+                 grad_clip=None, name=None):
         lr, eps = _pick(lr, learning_rate), _pick(eps, epsilon)
         _check("Adamax", lr, eps)
         super().__init__(_params(params, parameters),
                          dict(lr=lr, betas=_betas("Adamax", betas, beta1, beta2), eps=eps,
-                              weight_decay=_weight_decay(weight_decay), maximize=maximize),
+                              weight_decay=_weight_decay(weight_decay), maximize=maximize,
+                              **_flags("Adamax", foreach=foreach, capturable=capturable,
+                                       differentiable=differentiable)),
                          grad_clip)
 
     def _update(self, p, g, state, group):
         b1, b2 = group["betas"]
         if not state:
-            state["step"] = 0
-            state["exp_avg"] = np.zeros_like(p)
-            state["exp_inf"] = np.zeros_like(p)
-        state["step"] += 1
+            state["step"] = counter(0)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_inf"] = zeros_like(p)
+        t = count(state)
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
-        m, u = state["exp_avg"], state["exp_inf"]
+        m, u = arrays(state, "exp_avg", "exp_inf")
         m *= b1
         m += (1 - b1) * g
         np.maximum(u * b2, np.abs(g) + group["eps"], out=u)
-        p -= (group["lr"] / (1 - b1 ** state["step"])) * (m / u)
+        p -= (group["lr"] / (1 - b1 ** t)) * (m / u)
 
 
 class _AdamFamily(Optimizer):
     """Shared arguments of NAdam and RAdam (Adam's, plus decoupled weight decay)."""
+
+    _state_tensors = ("exp_avg", "exp_avg_sq")
+    _state_numbers = ("step",)
 
     def _adam_init(self, owner, params, lr, betas, eps, weight_decay, decoupled, maximize,
                    learning_rate, parameters, beta1, beta2, epsilon, grad_clip, **extra):
@@ -110,36 +126,41 @@ class _AdamFamily(Optimizer):
         """Weight decay, then the step count and both moment estimates, updated."""
         b1, b2 = group["betas"]
         if not state:
-            state["step"] = 0
-            state["exp_avg"] = np.zeros_like(p)
-            state["exp_avg_sq"] = np.zeros_like(p)
+            state["step"] = counter(0)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
         wd = group["weight_decay"]
         if wd:
             if group["decoupled_weight_decay"]:
                 p *= 1 - group["lr"] * wd
             else:
                 g = g + wd * p
-        state["step"] += 1
-        m, v = state["exp_avg"], state["exp_avg_sq"]
+        t = count(state)
+        m, v = arrays(state, "exp_avg", "exp_avg_sq")
         m *= b1
         m += (1 - b1) * g
         v *= b2
         v += (1 - b2) * (g * g)
-        return g, m, v, state["step"]
+        return g, m, v, t
 
 
 class NAdam(_AdamFamily):
     """Adam with Nesterov momentum, its momentum warmed up by `momentum_decay`."""
 
+    _state_numbers = ("step", "mu_product")
+
     def __init__(self, params=None, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 momentum_decay=4e-3, decoupled_weight_decay=False, *, maximize=False,
-                 learning_rate=None, parameters=None, beta1=None, beta2=None, epsilon=None,
-                 grad_clip=None, name=None):
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False, learning_rate=None,
+                 parameters=None, beta1=None, beta2=None, epsilon=None, grad_clip=None,
+                 name=None):
         if momentum_decay < 0:
             raise ValueError(f"NAdam: momentum_decay must be non-negative, got {momentum_decay}")
         self._adam_init("NAdam", params, lr, betas, eps, weight_decay, decoupled_weight_decay,
                         maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip,
-                        momentum_decay=momentum_decay)
+                        momentum_decay=momentum_decay,
+                        **_flags("NAdam", foreach=foreach, capturable=capturable,
+                                 differentiable=differentiable))
 
     def _update(self, p, g, state, group):
         g, m, v, t = self._moments(p, g, state, group)
@@ -147,7 +168,11 @@ class NAdam(_AdamFamily):
         lr, decay = group["lr"], group["momentum_decay"]
         mu = b1 * (1 - 0.5 * 0.96 ** (t * decay))
         mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * decay))
-        state["mu_product"] = product = state.get("mu_product", 1.0) * mu
+        if "mu_product" not in state:
+            state["mu_product"] = counter(1.0)
+        product = state["mu_product"]._data
+        product *= mu
+        product = product.item()
         denom = np.sqrt(v / (1 - b2 ** t)) + group["eps"]
         p -= (lr * (1 - mu) / (1 - product)) * (g / denom)
         p -= (lr * mu_next / (1 - product * mu_next)) * (m / denom)
@@ -157,11 +182,13 @@ class RAdam(_AdamFamily):
     """Rectified Adam: plain momentum SGD until the variance estimate is trustworthy."""
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 decoupled_weight_decay=False, *, maximize=False, learning_rate=None,
-                 parameters=None, beta1=None, beta2=None, epsilon=None, grad_clip=None,
-                 name=None):
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False, learning_rate=None, parameters=None,
+                 beta1=None, beta2=None, epsilon=None, grad_clip=None, name=None):
         self._adam_init("RAdam", params, lr, betas, eps, weight_decay, decoupled_weight_decay,
-                        maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip)
+                        maximize, learning_rate, parameters, beta1, beta2, epsilon, grad_clip,
+                        **_flags("RAdam", foreach=foreach, capturable=capturable,
+                                 differentiable=differentiable))
 
     def _update(self, p, g, state, group):
         g, m, v, t = self._moments(p, g, state, group)
@@ -183,32 +210,37 @@ class Rprop(Optimizer):
     gradient keeps its sign and shrunk by etas[0] when it flips (that step is skipped)."""
 
     _state_tensors = ("prev", "step_size")
+    _state_numbers = ("step",)
 
     def __init__(self, params=None, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
-                 maximize=False, learning_rate=None, parameters=None, grad_clip=None, name=None):
+                 capturable=False, foreach=None, maximize=False, differentiable=False,
+                 learning_rate=None, parameters=None, grad_clip=None, name=None):
         lr = _pick(lr, learning_rate)
         _check("Rprop", lr, 0.0)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Rprop: Invalid eta values: {etas[0]}, {etas[1]}")
         super().__init__(_params(params, parameters),
                          dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes),
-                              maximize=maximize), grad_clip)
+                              maximize=maximize, **_flags("Rprop", foreach=foreach,
+                                                          capturable=capturable,
+                                                          differentiable=differentiable)),
+                         grad_clip)
 
     def _update(self, p, g, state, group):
         shrink, grow = group["etas"]
         low, high = group["step_sizes"]
         if not state:
-            state["step"] = 0
-            state["prev"] = np.zeros_like(p)
-            state["step_size"] = np.full_like(p, group["lr"])
-        state["step"] += 1
-        agreement = np.sign(g * state["prev"])
+            state["step"] = counter(0)
+            state["prev"] = zeros_like(p)
+            state["step_size"] = zeros_like(p, group["lr"])
+        count(state)
+        prev, step_size = arrays(state, "prev", "step_size")
+        agreement = np.sign(g * prev)
         factor = np.where(agreement > 0, grow, np.where(agreement < 0, shrink, 1.0))
-        step_size = state["step_size"]
         np.clip(step_size * factor.astype(p.dtype), low, high, out=step_size)
         g = np.where(agreement < 0, 0, g).astype(p.dtype)
         p -= np.sign(g) * step_size
-        state["prev"][...] = g
+        prev[...] = g
 
 
 class ASGD(Optimizer):
@@ -219,30 +251,32 @@ class ASGD(Optimizer):
     _state_numbers = ("step", "eta", "mu")
 
     def __init__(self, params=None, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0.0,
-                 *, maximize=False, learning_rate=None, parameters=None, grad_clip=None,
-                 name=None):
+                 foreach=None, maximize=False, differentiable=False, capturable=False, *,
+                 learning_rate=None, parameters=None, grad_clip=None, name=None):
         lr = _pick(lr, learning_rate)
         _check("ASGD", lr, 0.0)
         super().__init__(_params(params, parameters),
                          dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0,
-                              weight_decay=_weight_decay(weight_decay), maximize=maximize),
+                              weight_decay=_weight_decay(weight_decay), maximize=maximize,
+                              **_flags("ASGD", foreach=foreach, capturable=capturable,
+                                       differentiable=differentiable)),
                          grad_clip)
 
     def _update(self, p, g, state, group):
         if not state:
-            state["step"], state["eta"], state["mu"] = 0, group["lr"], 1.0
-            state["ax"] = np.zeros_like(p)
-        state["step"] += 1
-        step, eta, mu = state["step"], state["eta"], state["mu"]
+            state["step"], state["eta"], state["mu"] = counter(0), counter(group["lr"]), counter(1)
+            state["ax"] = zeros_like(p)
+        step = count(state)
+        eta, mu = state["eta"].item(), state["mu"].item()
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
         p *= 1 - group["lambd"] * eta
         p -= eta * g
-        ax = state["ax"]
+        ax = state["ax"]._data
         if mu != 1:
             ax += (p - ax) * mu
         else:
             ax[...] = p
         lr = group["lr"]
-        state["eta"] = lr / (1 + group["lambd"] * lr * step) ** group["alpha"]
-        state["mu"] = 1 / max(1, step - group["t0"])
+        state["eta"]._data[...] = lr / (1 + group["lambd"] * lr * step) ** group["alpha"]
+        state["mu"]._data[...] = 1 / max(1, step - group["t0"])

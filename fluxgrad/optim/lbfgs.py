@@ -5,11 +5,12 @@ through `closure` as often as it needs (up to `max_iter` iterations and `max_eva
 evaluations per step), with a fixed step `lr` or a strong-Wolfe line search. The updates
 happen in place on the parameters' arrays, outside the graph, like the other optimizers; the
 history (directions, steps, curvature) is kept across steps in the state of the first
-parameter, as PyTorch keeps it.
+parameter, as PyTorch keeps it (vectors and curvatures as tensors, counters as ints).
 """
 import numpy as np
 
 from .._core.grad_mode import enable_grad
+from .._core.tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -184,10 +185,11 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tolerance_grad:
             return orig_loss
 
-        d, t = state.get("d"), state.get("t")
-        old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
-        H_diag = state.get("H_diag")
-        prev_flat_grad, prev_loss = state.get("prev_flat_grad"), state.get("prev_loss")
+        d, t, H_diag = _array(state.get("d")), state.get("t"), _array(state.get("H_diag"))
+        old_dirs, old_stps, ro = (None if state.get(key) is None else
+                                  [_array(x) for x in state[key]]
+                                  for key in ("old_dirs", "old_stps", "ro"))
+        prev_flat_grad, prev_loss = _array(state.get("prev_flat_grad")), state.get("prev_loss")
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
@@ -263,6 +265,18 @@ class LBFGS(Optimizer):
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(d=_tensor(d), t=t, old_dirs=[_tensor(x) for x in old_dirs],
+                     old_stps=[_tensor(x) for x in old_stps], ro=[_tensor(x) for x in ro],
+                     H_diag=_tensor(H_diag), prev_flat_grad=_tensor(prev_flat_grad),
+                     prev_loss=prev_loss)
         return orig_loss
+
+
+def _array(value):
+    return value._data if isinstance(value, Tensor) else value
+
+
+def _tensor(value):
+    """A vector or curvature as a tensor (the initial H_diag, 1, stays a number)."""
+    return Tensor._make(np.asarray(value)) if isinstance(value, (np.ndarray, np.generic)) \
+        else value

@@ -2,14 +2,15 @@
 
 Updates happen in place on the parameters' arrays, outside the graph, in NumPy
 (each parameter's version counter is bumped, so a graph that saved the old
-value refuses to backward through it). Both spellings work:
+value refuses to backward through it). `opt.state[p]` holds tensors, as PyTorch's
+does (the moments shaped like `p`, the step count a 0-d float32 tensor); the update
+works on their arrays in place. Both spellings work:
 `SGD(model.parameters(), lr=0.01)` and `Adam(learning_rate=1e-3, parameters=...)`.
 
 Bad input changes nothing: options are checked as PyTorch checks them (and NaN is
 refused too), `step()` checks every gradient before it updates any parameter, and
 `load_state_dict` checks the whole state before it replaces any of it.
 """
-import collections
 import math
 import numbers
 import warnings
@@ -18,6 +19,7 @@ import numpy as np
 
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
+from ._state import States, arrays, count, counter, zeros_like
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
@@ -25,12 +27,13 @@ __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 class Optimizer:
     """Base class: holds `param_groups` (dicts of 'params' plus options) and per-parameter `state`.
 
-    A subclass names its per-parameter state: `_state_tensors` (arrays shaped like the
-    parameter) and `_state_numbers` (scalars such as the step count).
+    A built-in subclass names its per-parameter state: `_state_tensors` (tensors shaped like
+    the parameter) and `_state_numbers` (0-d tensors such as the step count). A subclass
+    that writes its own `step` names none and keeps in `state[p]` what it likes.
     """
 
     _state_tensors = None
-    _state_numbers = ("step",)
+    _state_numbers = ()
 
     def __init__(self, params, defaults, grad_clip=None):
         if grad_clip is not None and not callable(grad_clip):
@@ -42,7 +45,7 @@ class Optimizer:
                 params, "_attach"):
             defaults["lr"], params = params, None  # PaddlePaddle's positional learning_rate
         self.defaults = defaults
-        self.state = collections.defaultdict(dict)  # as PyTorch's: self.state[p] starts empty
+        self.state = States.of(self)  # as PyTorch's defaultdict(dict): self.state[p] starts empty
         self.param_groups = []
         self._scheduler = None
         lr = defaults.get("lr")
@@ -137,7 +140,12 @@ class Optimizer:
                 g = p.grad._data
                 if group.get("maximize"):
                     g = -g
-                self._update(p._data, g, self.state.setdefault(p, {}), group)
+                state = self.state.get(p)
+                if state is None:  # as PyTorch, an optimizer with no state (SGD) keeps no entry
+                    state = self.state.default_factory()
+                self._update(p._data, g, state, group)
+                if state and p not in self.state:
+                    self.state[p] = state
                 p._bump_version()
         return loss
 
@@ -173,7 +181,9 @@ class Optimizer:
 
     # --- state ------------------------------------------------------------------
     def state_dict(self):
-        """{'state': {index: {name: tensor}}, 'param_groups': [options + 'params' indices]}."""
+        """{'state': {index: {name: tensor}}, 'param_groups': [options + 'params' indices]}.
+        As PyTorch's, the entries are the state's own tensors, not copies (deepcopy for a
+        snapshot)."""
         index = {}
         groups = []
         for group in self.param_groups:
@@ -187,18 +197,8 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p in self.state and self.state[p]:
-                    state[index[id(p)]] = {k: self._saved(k, v) for k, v in self.state[p].items()}
+                    state[index[id(p)]] = dict(self.state[p])
         return {"state": state, "param_groups": groups}
-
-    def _saved(self, key, value):
-        """A state entry as state_dict() gives it: arrays copied into tensors, and the counters
-        (`_state_numbers`) as float32 0-d tensors, as PyTorch saves them."""
-        if isinstance(value, np.ndarray):
-            return Tensor(np.array(value))
-        if key in self._state_numbers and isinstance(value, numbers.Real) and not isinstance(
-                value, bool):
-            return Tensor(np.asarray(value, np.float32))
-        return value
 
     def load_state_dict(self, state_dict):
         """Replace options and state with `state_dict`'s, all checked before any is replaced."""
@@ -231,18 +231,22 @@ class Optimizer:
                         for key, value in entries.items()}
         for group, new in zip(self.param_groups, new_groups):
             group.update(new)
-        self.state = collections.defaultdict(dict, state)
+        self.state = States.of(self)
+        for p, entries in state.items():
+            self.state[p].update(entries)
 
     def _restore(self, key, value, p, where):
-        """One saved state entry as `_update` keeps it: an array shaped like `p`, or a number."""
+        """One saved state entry as `_update` keeps it, copied: a tensor shaped like `p` (in
+        its dtype), or a 0-d counter tensor. A custom optimizer's entries are kept as saved,
+        tensors copied."""
         if key in self._state_numbers:
             if isinstance(value, Tensor) and value.numel() == 1:
                 value = value.item()
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise TypeError(f"{where} is a {type(value).__name__}; it should be a number")
-            return value
+            return counter(value)
         if self._state_tensors is None:
-            return np.array(value._data) if isinstance(value, Tensor) else value
+            return Tensor._make(np.array(value._data)) if isinstance(value, Tensor) else value
         if key not in self._state_tensors:
             raise ValueError(f"{where} is not state of {type(self).__name__} (which keeps "
                              f"{', '.join(self._state_tensors + self._state_numbers)}); was it "
@@ -255,7 +259,7 @@ class Optimizer:
         if value.shape != p.shape:
             raise ValueError(f"{where} has shape {list(value.shape)}, the parameter has "
                              f"{list(p.shape)}")
-        return np.array(value._data, dtype=p._data.dtype)
+        return Tensor._make(np.array(value._data, dtype=p._data.dtype))
 
     set_state_dict = load_state_dict
 
@@ -356,9 +360,10 @@ class SGD(Optimizer):
         if wd:
             g = g + wd * p
         if momentum:
-            buf = state.get("momentum_buffer")
+            buf, = arrays(state, "momentum_buffer")
             if buf is None:
-                buf = state["momentum_buffer"] = np.array(g, copy=True)
+                buf = np.array(g, copy=True)
+                state["momentum_buffer"] = Tensor._make(buf)
             else:
                 buf *= momentum
                 buf += (1 - group["dampening"]) * g
@@ -371,6 +376,7 @@ class Adam(Optimizer):
     decoupled_weight_decay=True); `amsgrad` keeps the running max of v."""
 
     _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    _state_numbers = ("step",)
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
@@ -391,26 +397,25 @@ class Adam(Optimizer):
         lr, wd, eps = group["lr"], group["weight_decay"], group["eps"]
         b1, b2 = group["betas"]
         if not state:
-            state["step"] = 0
-            state["exp_avg"] = np.zeros_like(p)
-            state["exp_avg_sq"] = np.zeros_like(p)
+            state["step"] = counter(0)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = np.zeros_like(p)
+                state["max_exp_avg_sq"] = zeros_like(p)
         if wd:
             if group["decoupled_weight_decay"]:
                 p *= 1 - lr * wd
             else:
                 g = g + wd * p
-        state["step"] += 1
-        t = state["step"]
-        m, v = state["exp_avg"], state["exp_avg_sq"]
+        t = count(state)
+        m, v, v_max = arrays(state, "exp_avg", "exp_avg_sq", "max_exp_avg_sq")
         m *= b1
         m += (1 - b1) * g
         v *= b2
         v += (1 - b2) * (g * g)
         if group["amsgrad"]:
-            np.maximum(state["max_exp_avg_sq"], v, out=state["max_exp_avg_sq"])
-            v = state["max_exp_avg_sq"]
+            np.maximum(v_max, v, out=v_max)
+            v = v_max
         denom = np.sqrt(v)
         denom /= math.sqrt(1 - b2 ** t)
         denom += eps
@@ -428,6 +433,7 @@ class AdamW(Adam):
 
 class RMSprop(Optimizer):
     _state_tensors = ("square_avg", "momentum_buffer", "grad_avg")
+    _state_numbers = ("step",)
 
     def __init__(self, params=None, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0,
                  momentum=0.0, centered=False, *, capturable=False, foreach=None,
@@ -443,20 +449,19 @@ class RMSprop(Optimizer):
     def _update(self, p, g, state, group):
         alpha, wd, momentum = group["alpha"], group["weight_decay"], group["momentum"]
         if not state:
-            state["step"] = 0
-            state["square_avg"] = np.zeros_like(p)
+            state["step"] = counter(0)
+            state["square_avg"] = zeros_like(p)
             if momentum:
-                state["momentum_buffer"] = np.zeros_like(p)
+                state["momentum_buffer"] = zeros_like(p)
             if group["centered"]:
-                state["grad_avg"] = np.zeros_like(p)
-        state["step"] += 1
+                state["grad_avg"] = zeros_like(p)
+        count(state)
         if wd:
             g = g + wd * p
-        sq = state["square_avg"]
+        sq, ga, buf = arrays(state, "square_avg", "grad_avg", "momentum_buffer")
         sq *= alpha
         sq += (1 - alpha) * (g * g)
         if group["centered"]:
-            ga = state["grad_avg"]
             ga *= alpha
             ga += (1 - alpha) * g
             avg = np.sqrt(sq - ga * ga)
@@ -464,7 +469,6 @@ class RMSprop(Optimizer):
             avg = np.sqrt(sq)
         avg += group["eps"]
         if momentum:
-            buf = state["momentum_buffer"]
             buf *= momentum
             buf += g / avg
             p -= group["lr"] * buf
@@ -474,6 +478,7 @@ class RMSprop(Optimizer):
 
 class Adagrad(Optimizer):
     _state_tensors = ("sum",)
+    _state_numbers = ("step",)
 
     def __init__(self, params=None, lr=1e-2, lr_decay=0.0, weight_decay=0.0,
                  initial_accumulator_value=0.0, eps=1e-10, *, foreach=None, maximize=False,
@@ -489,11 +494,12 @@ class Adagrad(Optimizer):
 
     def _update(self, p, g, state, group):
         if not state:
-            state["step"] = 0
-            state["sum"] = np.full_like(p, group["initial_accumulator_value"])
-        state["step"] += 1
+            state["step"] = counter(0)
+            state["sum"] = zeros_like(p, group["initial_accumulator_value"])
+        t = count(state)
         if group["weight_decay"]:
             g = g + group["weight_decay"] * p
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
-        state["sum"] += g * g
-        p -= clr * (g / (np.sqrt(state["sum"]) + group["eps"]))
+        clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+        acc = state["sum"]._data
+        acc += g * g
+        p -= clr * (g / (np.sqrt(acc) + group["eps"]))

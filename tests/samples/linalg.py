@@ -149,7 +149,20 @@ def _det_samples():
         Sample("det", lambda a: a.det(), [well_conditioned(4, 4, seed=2, sign=-1)],
                lambda a: a.det()),
         Sample("det", fg.det, [well_conditioned(1, 1, seed=3)], lambda a: a.det()),
+        Sample("cofactor", _cofactor, [well_conditioned(3, 3, seed=4)], _torch_cofactor),
+        Sample("cofactor", _cofactor, [well_conditioned(2, 4, 4, seed=5, sign=-1)],
+               _torch_cofactor),
     ]
+
+
+def _cofactor(a):
+    from fluxgrad._core.dispatch import apply
+    from fluxgrad.ops.linalg import cofactor_p
+    return apply(cofactor_p, a)
+
+
+def _torch_cofactor(a):
+    return a.det()[..., None, None] * a.inverse().mT
 
 
 def _slogdet(a):

@@ -125,8 +125,8 @@ def _extremum_samples():
         fn = getattr(fg, op)
         samples += _along_axes(op, lambda a, k, fn=fn: lambda x: fn(x, a, k), torch_name, x)
     samples += [
-        Sample("amax", lambda x: fg.max(x), [x], lambda x: x.max()),
-        Sample("amin", lambda x: x.min(), [x], lambda x: x.min()),
+        Sample("max_all", lambda x: fg.max(x), [x], lambda x: x.max()),
+        Sample("min_all", lambda x: x.min(), [x], lambda x: x.min()),
         Sample("amax", lambda x: fg.amax(x, axis=(0, 2)), [x], lambda x: x.amax((0, 2))),
         Sample("amin", lambda x: fg.amin(x, axis=1, keepdims=True), [x],
                lambda x: x.amin(1, keepdim=True)),
@@ -136,8 +136,10 @@ def _extremum_samples():
         # ties that persist under perturbation
         Sample("amax", lambda x: fg.amax(_copies(x, _COPIES_MAX), 1), [positive(3)],
                lambda x: _torch_copies(x, _COPIES_MAX).amax(1)),
-        Sample("amax", lambda x: fg.max(_copies(x, _COPIES_MAX)), [positive(1)],
+        Sample("max_all", lambda x: fg.max(_copies(x, _COPIES_MAX)), [positive(1)],
                lambda x: _torch_copies(x, _COPIES_MAX).max()),
+        Sample("min_all", lambda x: fg.min(_copies(x, _COPIES_MIN)), [positive(2)],
+               lambda x: _torch_copies(x, _COPIES_MIN).min()),
         Sample("amin", lambda x: fg.amin(_copies(x, _COPIES_MIN), -1, True), [positive(3)],
                lambda x: _torch_copies(x, _COPIES_MIN).amin(-1, True)),
     ]

@@ -4,7 +4,7 @@ import numpy as np
 
 import fluxgrad as fg
 
-from . import Sample, normal
+from . import Sample, normal, positive
 
 
 def _torch_argsort(**kwargs):
@@ -32,9 +32,32 @@ def _torch(name, *args, **kwargs):
     return fn
 
 
-# median and mode gather the input at a chosen index: the gradient goes to that element
+_COPIES_MEDIAN = np.array([[1.0, 2.0, 1.0, 0.5, 1.0]])  # x * this: three tie for the median
+
+
+def _copies(x):
+    return x.reshape(-1, 1) * fg.tensor(_COPIES_MEDIAN, dtype=fg.float64)
+
+
+def _torch_copies(x):
+    import torch
+    return x.reshape(-1, 1) * torch.tensor(_COPIES_MEDIAN)
+
+
+# the median of all elements shares the gradient among ties (copies of one input stay tied
+# under perturbation, so finite differences still hold)
 SAMPLES += [
-    Sample("argsort", lambda x: fg.median(x), [normal(3, 4, seed=4)], _torch("median")),
+    Sample("median_all", lambda x: fg.median(x), [normal(3, 4, seed=4)], _torch("median")),
+    Sample("median_all", lambda x: fg.median(_copies(x)), [positive(1)],
+           lambda x: _torch_copies(x).median()),
+    Sample("nanmedian_all", lambda x: fg.nanmedian(x), [normal(2, 5, seed=8)],
+           _torch("nanmedian")),
+    Sample("nanmedian_all", lambda x: fg.nanmedian(_copies(x)), [positive(2)],
+           lambda x: _torch_copies(x).nanmedian()),
+]
+
+# median(dim) and mode gather the input at a chosen index: the gradient goes to that element
+SAMPLES += [
     Sample("argsort", lambda x: fg.median(x, 1).values, [normal(3, 4, seed=5)],
            lambda x: __import__("torch").median(x, 1).values),
     Sample("argsort", lambda x: fg.nanmedian(x, 0, keepdim=True).values, [normal(5, 2, seed=6)],
