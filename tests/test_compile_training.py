@@ -200,6 +200,15 @@ def test_parameters_and_grads_are_written_in_place():
     assert opt.state[weight]["step"].dtype == fluxgrad.float32  # as PyTorch's
 
 
+def test_sgd_without_momentum_keeps_no_state_as_in_eager_mode():
+    model, opt = _pair(_mlp, lambda ps: optim.SGD(ps, lr=0.1))[1]
+    compiled = fluxgrad.compile(_step(model, opt))
+    x, y = _batches((5, 6), n=1)[0]
+    for _ in range(2):
+        compiled(x, y)
+    assert len(opt.state) == 0  # as PyTorch's
+
+
 def test_a_changed_hyperparameter_traces_again():
     pairs = _pair(_mlp, lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9))
     eager_step, compiled = _step(*pairs[0]), fluxgrad.compile(_step(*pairs[1]))

@@ -81,7 +81,6 @@ class Tracer:
         self.slots = {}  # (kind, id(owner), key) -> Slot, in order of first use
         self.guards = []  # (read the value now, value at trace time, what it is)
         self.modules = set()
-        self.stepped = {}  # (id(opt), id(p)) -> (opt, p): eager keeps a state dict for each
         self.backwarded = set()  # ids of equations a backward() went through
         self.grad_args = {id(v) for v, t in zip(arg_inputs, arg_tensors) if t._requires_grad}
         self.wrote = False
@@ -435,7 +434,6 @@ class Tracer:
                 state = _OptimizerState(self, opt, p)
                 new = _static._update(opt, options, self.data(p).value, g, state)
                 self.write_data(p, new)
-                self.stepped[(id(opt), id(p))] = (opt, p)
 
     def clip_grad_norm_(self, parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
         """`nn.utils.clip_grad_norm_` on the trace's gradients (the same formula)."""
@@ -553,7 +551,6 @@ class Binding:
                     not (s.kind == "grad" and s.fresh):
                 # the generated code may write the new value into the array it read
                 self.in_place[index] = s.input
-        self.stepped = list(tracer.stepped.values())
         self.guards = tracer.guards
         self.n_results = n_results
         self.variants = []
@@ -584,8 +581,6 @@ class Binding:
         """Write the new values `arrays` back; `taken`: the arrays the call read or returns
         (a new value sharing memory with one of them, or with another new value, is copied:
         each eager buffer is its own)."""
-        for opt, p in self.stepped:
-            opt.state.setdefault(p, {})
         taken = {_root(a) for a in taken}
         for kind, owner, key, fresh, index in self.writes:
             value = None if index is None else arrays[index - self.n_results]
@@ -630,7 +625,8 @@ def _eager_array(kind, owner, key):
         return owner._grad._data if owner._grad is not None else None
     if kind == "state":
         opt, p = owner
-        return opt.state.get(p, {}).get(key)
+        entry = opt.state.get(p, {}).get(key)
+        return entry._data if isinstance(entry, Tensor) else entry
     return None
 
 
