@@ -508,7 +508,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dimensions of an [N, C, ...] tensor (1 to 3 of them) as PyTorch's
     F.interpolate: `size` or `scale_factor` (one, or one per dimension); `mode` 'nearest',
-    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' (`align_corners`), or 'area'.
+    'nearest-exact', 'linear' / 'bilinear' / 'trilinear' / 'bicubic' (`align_corners`), or 'area'.
     Each spatial dimension is resized on its own, by gathering (and blending) entries, so
     gradients flow back to the entries that were read."""
     from ..ops.indexing import index_select
@@ -517,14 +517,15 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if not 1 <= spatial <= 3:
         raise ValueError(f"interpolate: expects a 3-d, 4-d or 5-d input [N, C, ...], got shape "
                          f"{list(x.shape)}")
-    modes = ("nearest", "nearest-exact", "area") + tuple(_LINEAR_MODES)
+    modes = ("nearest", "nearest-exact", "area", "bicubic") + tuple(_LINEAR_MODES)
     if mode not in modes:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
                                   f"{', '.join(modes)}")
-    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != x.ndim:
-        raise ValueError(f"interpolate: mode {mode!r} expects a {_LINEAR_MODES[mode]}-d input, "
+    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != x.ndim or mode == "bicubic" and x.ndim != 4:
+        expected = _LINEAR_MODES.get(mode, 4)
+        raise ValueError(f"interpolate: mode {mode!r} expects a {expected}-d input, "
                          f"got shape {list(x.shape)}")
-    if align_corners is not None and mode not in _LINEAR_MODES:
+    if align_corners is not None and mode not in _LINEAR_MODES and mode != "bicubic":
         raise ValueError(f"interpolate: align_corners only applies to the linear modes, not "
                          f"{mode!r}")
     if antialias:
@@ -542,6 +543,12 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         trailing = (1,) * (x.ndim - axis - 1)
         if mode.startswith("nearest"):
             x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
+            continue
+        if mode == "bicubic":
+            dtype = np.dtype(np.float64 if x.dtype == dtypes.float64 else np.float32)
+            taps, weights = _cubic_weights(n_in, n_out, scale, bool(align_corners), dtype)
+            x = sum(index_select(x, axis, tap) * _const(w.reshape((n_out,) + trailing), x)
+                    for tap, w in zip(taps, weights))
             continue
         low, high, weight = _linear_weights(n_in, n_out, scale, bool(align_corners))
         weight = _const(weight.reshape((n_out,) + trailing), x)
@@ -588,6 +595,25 @@ def _linear_weights(n_in, n_out, scale, align_corners):
     low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     high = np.minimum(low + 1, n_in - 1)
     return low, high, src - low
+
+
+def _cubic_weights(n_in, n_out, scale, align_corners, dtype):
+    """For each output entry: the four input entries around it (clamped to the edges) and their
+    weights in Keys' cubic convolution (a = -0.75), computed in the input's float type as PyTorch
+    computes them."""
+    one = dtype.type(1)
+    i = np.arange(n_out, dtype=dtype)
+    if align_corners:
+        src = i * dtype.type((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        src = dtype.type(scale) * (i + one / 2) - one / 2
+    base = np.floor(src)
+    t = src - base
+    a = dtype.type(-0.75)
+    near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1
+    far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    taps = [np.clip(base.astype(np.int64) + k, 0, n_in - 1) for k in (-1, 0, 1, 2)]
+    return taps, [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 # --- attention ------------------------------------------------------------------------------
