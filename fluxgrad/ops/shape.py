@@ -625,10 +625,18 @@ def repeat(x, *sizes):
 
 
 @tensor_method("repeat_interleave")
-def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
+def repeat_interleave(x, repeats=None, dim=None, *, axis=None, output_size=None):
     """Each entry of `x` along `dim` repeated `repeats` times (an int, or one count per
-    entry); with no `dim`, of the flattened tensor."""
+    entry); with no `dim`, of the flattened tensor. With no `repeats`, `x` holds the counts
+    and the result repeats their positions: repeat_interleave([2, 0, 3]) is [0, 0, 2, 2, 2]."""
     from .indexing import index_select
+    if repeats is None:
+        counts = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+        if counts.ndim != 1 or counts.dtype.kind not in "iu" or np.any(counts < 0):
+            raise ShapeError(f"repeat_interleave: without repeats, the input holds the counts "
+                             f"and must be a 1-d tensor of non-negative integers, got shape "
+                             f"{list(counts.shape)} {counts.dtype}")
+        return Tensor(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if axis is not None:
         dim = axis
     if dim is None:
