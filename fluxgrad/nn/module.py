@@ -19,7 +19,7 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Layer"]
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What load_state_dict returns; prints as PyTorch's when every key matched."""
 
     def __repr__(self):
@@ -332,12 +332,12 @@ class Module:
         if assign:
             for key, target, value in updates:
                 self._assign_entry(key, target, value)
-            return IncompatibleKeys(missing, unexpected)
+            return _IncompatibleKeys(missing, unexpected)
         with no_grad():
             for target, array in updates:
                 np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     set_state_dict = load_state_dict
     set_dict = load_state_dict
