@@ -28,6 +28,21 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
 
+class _WithKwargs:
+    """A forward (pre-)hook registered with with_kwargs=True: it is also given the kwargs."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _register(table, hook, prepend, with_kwargs):
+    handle = HookHandle(table, _WithKwargs(hook) if with_kwargs else hook)
+    if prepend:
+        table.move_to_end(handle.key, last=False)
+    return handle
+
+
 class Module:
     """Base class of every layer: subclass it, set layers/parameters in `__init__`, write `forward`."""
 
@@ -55,6 +70,15 @@ class Module:
             adopt_parameters(self)
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
+                if type(hook) is _WithKwargs:
+                    new = hook.fn(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError(
+                                f"forward pre-hook with kwargs must return None or a tuple of "
+                                f"(new_args, new_kwargs), but got {new!r}")
+                        args, kwargs = new
+                    continue
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
@@ -64,7 +88,8 @@ class Module:
         out = self.forward(*args, **kwargs)
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
-                new = hook(self, args, out)
+                new = (hook.fn(self, args, kwargs, out) if type(hook) is _WithKwargs
+                       else hook(self, args, out))
                 if new is not None:
                     out = new
         if backward_hooks is not None:
@@ -433,13 +458,17 @@ class Module:
         return self
 
     # --- hooks ------------------------------------------------------------
-    def register_forward_pre_hook(self, hook):
-        """`hook(module, args)` before forward; a returned value replaces the args."""
-        return HookHandle(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """`hook(module, args)` before forward; a returned value replaces the args. With
+        with_kwargs=True: `hook(module, args, kwargs)`, returning None or (args, kwargs).
+        prepend=True runs it before the hooks already registered."""
+        return _register(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
-    def register_forward_hook(self, hook):
-        """`hook(module, args, output)` after forward; a returned value replaces the output."""
-        return HookHandle(self._forward_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """`hook(module, args, output)` after forward; a returned value replaces the output.
+        With with_kwargs=True: `hook(module, args, kwargs, output)`. prepend=True runs it
+        before the hooks already registered."""
+        return _register(self._forward_hooks, hook, prepend, with_kwargs)
 
     register_forward_post_hook = register_forward_hook
 
