@@ -794,6 +794,11 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
                          "'replicate' or 'circular'")
+    if mode != "constant" and not (len(pad) <= 6 and x.ndim - 2 <= len(pad) // 2 < x.ndim):
+        raise NotImplementedError(
+            f"pad: {mode} padding pads the last 1, 2 or 3 dimensions of a batch ([C, ...] or "
+            f"[N, C, ...]): a pad list of {len(pad)} entries needs a "
+            f"{len(pad) // 2 + 1}-d or {len(pad) // 2 + 2}-d input, got shape {list(x.shape)}")
     for d, ((before, after), n) in enumerate(zip(widths, x.shape)):
         if n + before + after < (mode in ("reflect", "replicate")):
             raise ShapeError(f"pad: padding of ({before}, {after}) leaves dimension {d} of size "
