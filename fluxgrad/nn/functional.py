@@ -387,6 +387,24 @@ def _target_matrix(x, idx, valid, axis, weight, smoothing):
     return t * w * counted, _ops.sum(onehot * w * counted)
 
 
+def _picked_loss(logp, idx, valid, axis, weight, smoothing):
+    """-sum_c T_c log p_c for each target (see _target_matrix), and the 'mean' denominator.
+    Without smoothing, the target's log-probability is picked rather than summed against a
+    one-hot row, so a -inf log-probability of another class (a masked logit) stays out of it
+    (0 * -inf would be nan)."""
+    if smoothing:
+        t, denom = _target_matrix(logp, idx, valid, axis, weight, smoothing)
+        return -_ops.sum(logp * t, axis=axis), denom
+    picked = _ops.where(valid, idx, 0)
+    logp_target = _ops.squeeze(_ops.take_along_dim(logp, _ops.unsqueeze(picked, axis), axis),
+                               axis)
+    if weight is None:
+        w = _ops.cast(valid, logp.dtype)
+    else:
+        w = _tensor(weight).detach().astype(logp.dtype)[picked] * _ops.cast(valid, logp.dtype)
+    return -_ops.where(valid, logp_target * w, 0.0), _ops.sum(w)
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0, *, axis=None, soft_label=None,
                   use_softmax=True):
@@ -422,8 +440,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         loss = -_ops.sum(logp * t, axis=axis)
         return _reduce(loss, reduction, op)
     idx, valid = _index_targets(x, target, axis, ignore_index, op)
-    t, denom = _target_matrix(x, idx, valid, axis, weight, label_smoothing)
-    loss = -_ops.sum(logp * t, axis=axis)
+    loss, denom = _picked_loss(logp, idx, valid, axis, weight, label_smoothing)
     if reduction == "mean":
         return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
     return _reduce(loss, reduction, op)
@@ -437,8 +454,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     x = _tensor(input)
     axis = _class_axis(x, None)
     idx, valid = _index_targets(x, target, axis, ignore_index, op)
-    t, denom = _target_matrix(x, idx, valid, axis, weight, 0.0)
-    loss = -_ops.sum(x * t, axis=axis)
+    loss, denom = _picked_loss(x, idx, valid, axis, weight, 0.0)
     if reduction == "mean":
         return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
     return _reduce(loss, reduction, op)
