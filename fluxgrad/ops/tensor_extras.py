@@ -1,8 +1,8 @@
 """PyTorch's remaining Tensor methods: in-place forms of existing ops, in-place shape changes
 (squeeze_, unsqueeze_, t_, transpose_, resize_), fill_diagonal_, put/put_, apply_/map_ (a
 Python function per entry), the random fills cauchy_/log_normal_/geometric_, and the memory
-queries PyTorch code reads (stride,
-storage_offset, data_ptr, element_size, itemsize, nbytes, layout, ...).
+queries PyTorch code reads (stride, storage_offset, data_ptr, element_size, itemsize, nbytes,
+layout, ...).
 
 In-place value changes go through `inplace.apply_inplace` (versions bump, views and
 autograd see the write). Ops whose result has no gradient (comparisons, logical and
