@@ -415,12 +415,15 @@ class Module:
 
     def to(self, *args, dtype=None, device=None, non_blocking=False, **kwargs):
         """Cast floating parameters and buffers to a dtype in place: `to(dtype)`, `to(tensor)`,
-        `to(device, dtype)`. The device may only be the CPU (fluxgrad runs there)."""
+        `to(device, dtype)`. The device may only be the CPU (fluxgrad runs there), or 'meta'
+        for a skeleton that torch.func.functional_call fills (fluxgrad has no meta tensors:
+        the module keeps its values)."""
         for arg in args + ((device,) if device is not None else ()):
             if isinstance(arg, Tensor):
                 dtype = arg.dtype
             elif devices.is_device(arg):
-                devices.check_device(arg, f"{type(self).__name__}.to")
+                if devices.device(arg).type != "meta":
+                    devices.check_device(arg, f"{type(self).__name__}.to")
             elif arg is not None:
                 dtype = arg
         if dtype is None:

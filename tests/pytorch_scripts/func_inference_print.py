@@ -36,7 +36,7 @@ for i, m in enumerate(models):
         m.bias.fill_(-0.1 * i)
 stacked_params, stacked_buffers = stack_module_state(models)
 print({k: tuple(v.shape) for k, v in stacked_params.items()}, stacked_buffers)
-base = copy.deepcopy(models[0])
+base = copy.deepcopy(models[0]).to("meta")
 
 
 def fmodel(p, b, inp):
