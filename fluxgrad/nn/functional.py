@@ -389,20 +389,23 @@ def _target_matrix(x, idx, valid, axis, weight, smoothing):
 
 def _picked_loss(logp, idx, valid, axis, weight, smoothing):
     """-sum_c T_c log p_c for each target (see _target_matrix), and the 'mean' denominator.
-    Without smoothing, the target's log-probability is picked rather than summed against a
-    one-hot row, so a -inf log-probability of another class (a masked logit) stays out of it
-    (0 * -inf would be nan)."""
+    Without smoothing, only the target's log-probability is kept (by `where`, not by a product
+    with a one-hot row), so a -inf log-probability of another class (a masked logit) stays
+    out of it: 0 * -inf would be nan."""
     if smoothing:
         t, denom = _target_matrix(logp, idx, valid, axis, weight, smoothing)
         return -_ops.sum(logp * t, axis=axis), denom
-    picked = _ops.where(valid, idx, 0)
-    logp_target = _ops.squeeze(_ops.take_along_dim(logp, _ops.unsqueeze(picked, axis), axis),
-                               axis)
+    classes = logp.shape[axis]
+    cls_shape = [1] * logp.ndim
+    cls_shape[axis] = classes
+    picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
+    hit = _ops.logical_and(_ops.eq(picked, Tensor(np.arange(classes).reshape(cls_shape))),
+                           _ops.unsqueeze(valid, axis))
+    chosen = _ops.where(hit, logp, 0.0)
     if weight is None:
-        w = _ops.cast(valid, logp.dtype)
-    else:
-        w = _tensor(weight).detach().astype(logp.dtype)[picked] * _ops.cast(valid, logp.dtype)
-    return -_ops.where(valid, logp_target * w, 0.0), _ops.sum(w)
+        return -_ops.sum(chosen, axis=axis), _ops.sum(_ops.cast(valid, logp.dtype))
+    w = _ops.reshape(_tensor(weight).detach().astype(logp.dtype), cls_shape)
+    return -_ops.sum(chosen * w, axis=axis), _ops.sum(_ops.cast(hit, logp.dtype) * w)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
