@@ -41,7 +41,7 @@ n = D.Normal(torch.zeros(3), torch.ones(3))
 print(n.expand(torch.Size([2, 3])).batch_shape, n.sample((4, 5)).shape, D.Independent(n, 1).sample((2,)).shape, n.support, D.Categorical(torch.ones(4)).support)
 print(D.Beta(2.0, 2.0).support.check(torch.tensor([0.5, 1.5])), D.Normal(0.0, 1.0).log_prob(torch.tensor([0.0])).shape)
 try:
-    D.Normal(torch.tensor([0.0]), torch.tensor([-1.0]))
+    D.Normal(torch.tensor([0.0]), torch.tensor([-1.0]), validate_args=True)
 except ValueError:
     print("ValueError for a negative scale")
 print(D.kl_divergence(D.LogNormal(0.0, 1.0), D.LogNormal(1.0, 2.0)), D.kl_divergence(D.Poisson(torch.tensor(2.0)), D.Poisson(torch.tensor(3.0))), D.kl_divergence(D.Laplace(0.0, 1.0), D.Laplace(1.0, 2.0)))
