@@ -25,7 +25,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerCon
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of `outputs` (weighted by `grad_outputs`) w.r.t. `inputs`, as a tuple.
 
     Leaves' `.grad` is left untouched. With `create_graph=True` the results are
@@ -33,6 +33,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     into their program (always differentiable again). `materialize_grads=True` gives zeros
     for the inputs the outputs don't use (and implies allow_unused); `is_grads_batched=True`
     reads the first dimension of each grad_output as a batch and stacks the gradients.
+    `only_inputs` is accepted and ignored, as in PyTorch (where it is deprecated).
     """
     if materialize_grads and allow_unused is False:
         raise ValueError("grad(): expected allow_unused to be True or not passed when "
@@ -57,7 +58,7 @@ def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph, al
                            "whose first dimension is the batch")
     size = seeds[0].shape[0]
     rows = [grad(outputs, inputs, [g[i] for g in seeds], True if i < size - 1 else retain_graph,
-                 create_graph, allow_unused, materialize_grads=materialize_grads)
+                 create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
             for i in range(size)]
     return tuple(None if column[0] is None else _stack(list(column)) for column in zip(*rows))
 
