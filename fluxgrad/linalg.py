@@ -10,12 +10,12 @@ from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, so
 from .ops.linalg import diagonal as _diagonal
 from .ops.matrix_functions import (cholesky_solve, cond, cross, lstsq, matrix_norm,
                                    matrix_power, matrix_rank, multi_dot, norm,
-                                   triangular_solve, vector_norm)
+                                   triangular_solve, vecdot, vector_norm)
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError",
            "svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "solve_triangular", "matrix_exp",
            "norm", "vector_norm", "matrix_norm", "cond", "matrix_rank", "lstsq", "matrix_power",
-           "multi_dot", "cholesky_solve", "cross", "triangular_solve"]
+           "multi_dot", "cholesky_solve", "cross", "triangular_solve", "vecdot"]
 
 inv = inverse
 

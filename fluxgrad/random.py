@@ -10,6 +10,8 @@ Each function normalises its arguments and applies one record of `random_ops`, s
 static program or a function traced by `fluxgrad.compile` a draw is an equation whose
 numbers are drawn anew at every run or call (from the generator's state at that time).
 """
+import contextlib
+
 import numpy as np
 
 from ._core import batching, dtypes
@@ -23,7 +25,7 @@ from ._generator import Generator, default_generator, numpy_generator
 from . import random_ops as _ops
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng",
-           "get_rng_state", "set_rng_state", "rand", "randn", "randint", "randperm",
+           "get_rng_state", "set_rng_state", "fork_rng", "rand", "randn", "randint", "randperm",
            "multinomial", "bernoulli", "normal", "poisson", "uniform"]
 
 
@@ -46,6 +48,19 @@ def get_rng_state():
 
 def set_rng_state(state):
     default_generator.set_state(state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, device_type="cpu"):
+    """A block whose draws from the default generator leave its state as it was before."""
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)
 
 
 def get_rng():

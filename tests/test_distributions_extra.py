@@ -64,6 +64,13 @@ CASES = {
                        MOMENTS),
     "Binomial-logits": ([LOC], lambda M, lg: M.Binomial(4, logits=lg),
                         np.array([1.0, 0.0, 4.0]), MOMENTS),
+    "NegativeBinomial-probs": ([POS * 2, PROB], lambda M, n, p: M.NegativeBinomial(n, probs=p),
+                               np.array([0.0, 2.0, 7.0]), ("log_prob", "mean", "variance")),
+    "NegativeBinomial-logits": ([POS, LOC], lambda M, n, lg: M.NegativeBinomial(n, logits=lg),
+                                np.array([3.0, 0.0, 1.0]), ("log_prob", "mean", "variance")),
+    "LowRankMultivariateNormal": ([LOC, A[:, :2], POS], lambda M, a, w, d:
+                                  M.LowRankMultivariateNormal(a, w, d),
+                                  RNG.standard_normal((2, 3)), MOMENTS),
     "Geometric-probs": ([PROB], lambda M, p: M.Geometric(probs=p), np.array([0.0, 2.0, 7.0]),
                         MOMENTS),
     "Geometric-logits": ([LOC], lambda M, lg: M.Geometric(logits=lg),
@@ -155,7 +162,8 @@ def test_shapes_match_torch(name):
 
 
 SAMPLED = ["Exponential", "Laplace", "LogNormal", "Gamma", "Chi2", "Beta", "Dirichlet",
-           "Poisson", "Binomial-probs", "Geometric-probs", "HalfNormal", "Gumbel", "Weibull",
+           "Poisson", "Binomial-probs", "NegativeBinomial-probs", "Geometric-probs",
+           "HalfNormal", "Gumbel", "Weibull", "LowRankMultivariateNormal",
            "MultivariateNormal-cov", "OneHotCategorical", "Multinomial", "Independent",
            "MixtureSameFamily", "MixtureSameFamily-event", "Transformed-sigmoid",
            "StudentT"]
@@ -390,3 +398,18 @@ def test_enumerate_support_matches_torch(make, expand):
     theirs = make(TD, torch).enumerate_support(expand=expand)
     assert tuple(ours.shape) == tuple(theirs.shape)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("name", ["Exponential", "LogNormal", "Binomial-logits", "Independent",
+                                  "MultivariateNormal-cov", "MixtureSameFamily",
+                                  "Transformed-sigmoid"])
+def test_expand_broadcasts_the_batch_and_scores_like_torch(name):
+    params, make, value, _ = CASES[name]
+    theirs = make(TD, *(torch.tensor(p) for p in params))
+    ours = make(D, *(fg.tensor(p) for p in params))
+    batch = (2,) + tuple(theirs.batch_shape)
+    theirs, ours = theirs.expand(batch), ours.expand(batch)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) == batch
+    assert type(ours).__name__ == type(theirs).__name__
+    np.testing.assert_allclose(ours.log_prob(fg.tensor(value)).numpy(),
+                               theirs.log_prob(torch.tensor(value)).numpy(), rtol=1e-6)

@@ -43,7 +43,7 @@ def is_grad_enabled():
 class _GradMode:
     mode = True
 
-    def __new__(cls, *args):
+    def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
         if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]):
             return self(args[0])  # used as a decorator without parentheses

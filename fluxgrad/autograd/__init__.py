@@ -4,6 +4,8 @@ from .._core.engine import backward, grad as _eager_grad
 from .._core.grad_mode import enable_grad, no_grad, set_grad_enabled
 from .._core.inference_mode import inference_mode
 from .._core.tensor import Tensor
+from ..creation import zeros_like as _zeros_like
+from ..ops.shape import stack as _stack
 from .._core.static_mode import state as _static_state
 from . import forward_ad
 from .forward_grad import forward_grad
@@ -23,13 +25,45 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerCon
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=False):
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of `outputs` (weighted by `grad_outputs`) w.r.t. `inputs`, as a tuple.
 
     Leaves' `.grad` is left untouched. With `create_graph=True` the results are
     differentiable, to any order. On static Variables the gradient equations are staged
-    into their program (always differentiable again).
+    into their program (always differentiable again). `materialize_grads=True` gives zeros
+    for the inputs the outputs don't use (and implies allow_unused); `is_grads_batched=True`
+    reads the first dimension of each grad_output as a batch and stacks the gradients.
+    `only_inputs` is accepted and ignored, as in PyTorch (where it is deprecated).
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("grad(): expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got allow_unused=False")
+    allow_unused = bool(allow_unused or materialize_grads)
+    if is_grads_batched:
+        return _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                              allow_unused, materialize_grads)
+    grads = _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+    if materialize_grads:
+        inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+        grads = tuple(_zeros_like(x) if g is None else g for g, x in zip(grads, inputs))
+    return grads
+
+
+def _batched_grads(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                   materialize_grads):
+    """One gradient per entry of the grad_outputs' first dimension, stacked."""
+    seeds = (grad_outputs,) if isinstance(grad_outputs, Tensor) else tuple(grad_outputs or ())
+    if not seeds or any(not isinstance(g, Tensor) or g.ndim == 0 for g in seeds):
+        raise RuntimeError("grad(): is_grads_batched=True needs grad_outputs, each a tensor "
+                           "whose first dimension is the batch")
+    size = seeds[0].shape[0]
+    rows = [grad(outputs, inputs, [g[i] for g in seeds], True if i < size - 1 else retain_graph,
+                 create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
+            for i in range(size)]
+    return tuple(None if column[0] is None else _stack(list(column)) for column in zip(*rows))
+
+
+def _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused):
     if _static_state.armed:
         from ..static.transforms import is_static, vjp
         if _batching.state.sizes:

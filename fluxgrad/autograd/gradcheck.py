@@ -145,8 +145,8 @@ def _compare(numerical, analytical, slots, atol, rtol, raise_exception, caller):
     if worst is None:
         return True
     _, k, j, (out_el, in_el), num, an = worst
-    message = (f"{caller}: the Jacobian of output {k} with respect to input {slots[j]} does not "
-               f"match finite differences. Worst element: d output[{k}].flat[{out_el}] / "
+    message = (f"{caller}: Jacobian mismatch for output {k} with respect to input {slots[j]}: "
+               f"the analytical Jacobian does not match finite differences. Worst element: d output[{k}].flat[{out_el}] / "
                f"d input[{slots[j]}].flat[{in_el}]: numerical {num:.6g}, analytical {an:.6g} "
                f"(difference {abs(an - num):.3g}, allowed atol + rtol*|numerical| = "
                f"{atol + rtol * abs(num):.3g})")

@@ -184,7 +184,8 @@ def _stack(arrays, what):
 
 def default_collate(samples, _what="the tensor"):
     """Stack a list of samples into a batch, keeping dict and namedtuple structure; tuples and
-    lists of fields become lists (as PyTorch's default_collate)."""
+    lists of fields become lists, and a field of strings (or other objects) the list or tuple
+    of them as it came (as PyTorch's default_collate)."""
     first = samples[0]
     if isinstance(first, Tensor):
         return _stack([s._data for s in samples], _what)
@@ -195,7 +196,7 @@ def default_collate(samples, _what="the tensor"):
     if isinstance(first, dict):
         return {k: default_collate([s[k] for s in samples], f"entry {k!r}") for k in first}
     if isinstance(first, (tuple, list)):
-        groups = [default_collate(list(g), f"element {i}") for i, g in enumerate(zip(*samples))]
+        groups = [default_collate(g, f"element {i}") for i, g in enumerate(zip(*samples))]
         return type(first)(*groups) if hasattr(first, "_fields") else groups
     return samples
 
@@ -236,7 +237,7 @@ class DataLoader:
             raise ValueError("DataLoader: batch_sampler already chooses the batches; don't "
                              "also give batch_size, shuffle, sampler or drop_last")
         self.dataset, self.batch_size, self.shuffle = dataset, batch_size, shuffle
-        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self._sampler, self._batch_sampler = sampler, batch_sampler
         self.collate_fn, self.drop_last, self.generator = collate_fn, drop_last, generator
         self.num_workers = num_workers
         if isinstance(dataset, IterableDataset):
@@ -247,17 +248,29 @@ class DataLoader:
                         f"DataLoader with IterableDataset: expected unspecified {name} option, "
                         f"but got {name}={value!r}; an IterableDataset yields its samples in "
                         "its own order, so shuffle inside its __iter__")
+            self.sampler = self.batch_sampler = None
+            return
+        # the samplers PyTorch's DataLoader shows; iteration reads the given ones (_sampler,
+        # _batch_sampler) and batches whole index arrays itself
+        self.sampler = sampler if sampler is not None else (
+            RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset))
+        if batch_sampler is not None:
+            self.batch_size, self.drop_last = None, False
+            self.batch_sampler = batch_sampler
+        else:
+            self.batch_sampler = None if batch_size is None else BatchSampler(
+                self.sampler, batch_size, drop_last)
 
     def _order(self):
-        if self.sampler is not None:
-            return list(self.sampler)
+        if self._sampler is not None:
+            return list(self._sampler)
         if self.shuffle:
             return numpy_generator(self.generator).permutation(len(self.dataset))
         return np.arange(len(self.dataset))
 
     def _batches(self):
-        if self.batch_sampler is not None:
-            yield from self.batch_sampler
+        if self._batch_sampler is not None:
+            yield from self._batch_sampler
             return
         order, bs = self._order(), self.batch_size
         for start in range(0, len(order), bs):
@@ -284,7 +297,7 @@ class DataLoader:
         if isinstance(self.dataset, IterableDataset):
             yield from self._stream()
             return
-        if self.batch_size is None and self.batch_sampler is None:
+        if self.batch_size is None and self._batch_sampler is None:
             convert = self.collate_fn or default_convert
             for i in self._order():
                 yield convert(self.dataset[int(i)])
@@ -302,12 +315,12 @@ class DataLoader:
         return iter(self)
 
     def __len__(self):
-        if self.batch_sampler is not None:
-            return len(self.batch_sampler)
+        if self._batch_sampler is not None:
+            return len(self._batch_sampler)
         if type(self.dataset).__len__ is Dataset.__len__:
             raise TypeError(f"DataLoader: {type(self.dataset).__name__} is an IterableDataset "
                             "without __len__, so the number of batches is unknown")
-        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
+        n = len(self._sampler) if self._sampler is not None else len(self.dataset)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

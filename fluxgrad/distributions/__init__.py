@@ -8,17 +8,18 @@ from . import constraints, transforms
 from .basic import Bernoulli, Categorical, Normal, Uniform
 from .continuous import (Beta, Cauchy, Chi2, Exponential, Gamma, Gumbel, HalfNormal, Laplace,
                          StudentT, Weibull)
-from .discrete import Binomial, Geometric, Multinomial, OneHotCategorical, Poisson
+from .discrete import (Binomial, Geometric, Multinomial, NegativeBinomial, OneHotCategorical,
+                       Poisson)
 from .distribution import Distribution
 from .kl import kl_divergence, register_kl
-from .multivariate import Dirichlet, MultivariateNormal
+from .multivariate import Dirichlet, LowRankMultivariateNormal, MultivariateNormal
 from .transforms import AffineTransform, ExpTransform, SigmoidTransform, TanhTransform, Transform
 from .wrappers import Independent, LogNormal, MixtureSameFamily, TransformedDistribution
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential",
            "Laplace", "LogNormal", "Gamma", "Beta", "Dirichlet", "Poisson", "Binomial",
-           "Geometric", "Cauchy", "HalfNormal", "StudentT", "Chi2", "Gumbel", "Weibull",
-           "MultivariateNormal", "OneHotCategorical", "Multinomial", "Independent",
-           "MixtureSameFamily", "TransformedDistribution", "Transform", "ExpTransform",
+           "NegativeBinomial", "Geometric", "Cauchy", "HalfNormal", "StudentT", "Chi2", "Gumbel",
+           "Weibull", "MultivariateNormal", "LowRankMultivariateNormal", "OneHotCategorical",
+           "Multinomial", "Independent", "MixtureSameFamily", "TransformedDistribution", "Transform", "ExpTransform",
            "AffineTransform", "SigmoidTransform", "TanhTransform", "constraints", "transforms",
            "kl_divergence", "register_kl"]

@@ -126,6 +126,10 @@ class Bernoulli(Distribution):
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property
+    def param_shape(self):
+        return self.probs.shape
+
+    @property
     def mean(self):
         return self.probs
 
@@ -175,6 +179,10 @@ class Categorical(Distribution):
     @property
     def support(self):
         return constraints.integer_interval(0, self.num_categories - 1)
+
+    @property
+    def param_shape(self):
+        return self.probs.shape
 
     @property
     def mean(self):

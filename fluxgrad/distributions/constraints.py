@@ -1,7 +1,7 @@
 """`fluxgrad.distributions.constraints`: the sets a parameter or a value must lie in, under
 torch's names (`real`, `positive`, `unit_interval`, `simplex`, `interval(a, b)`, ...).
 
-`check(value)` answers per element of the batch (a NumPy bool array, the event dims reduced);
+`check(value)` answers per element of the batch (a bool tensor, the event dims reduced);
 distributions use it to validate their arguments and the values they score.
 """
 import numpy as np
@@ -33,7 +33,7 @@ class Constraint:
         batch_ndim = max(value.ndim - self.event_dim, 0)
         if ok.ndim > batch_ndim:  # a test that left event dims: all of an event must pass
             ok = ok.reshape(ok.shape[:batch_ndim] + (-1,)).all(-1)
-        return ok
+        return Tensor(np.asarray(ok, dtype=bool))
 
     def __repr__(self):
         return self._name

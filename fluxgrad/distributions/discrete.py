@@ -1,6 +1,6 @@
-"""Discrete families, as torch.distributions: Poisson, Binomial, Geometric, OneHotCategorical
-and Multinomial (log_prob, entropy and moments in fluxgrad ops; samples from fluxgrad's random
-ops, outside the graph)."""
+"""Discrete families, as torch.distributions: Poisson, Binomial, NegativeBinomial, Geometric,
+OneHotCategorical and Multinomial (log_prob, entropy and moments in fluxgrad ops; samples from
+fluxgrad's random ops, outside the graph)."""
 import math
 
 from .. import ops
@@ -13,7 +13,8 @@ from . import constraints
 from .basic import Categorical, _enumerated
 from .distribution import Distribution, _staged, as_float, broadcast_all
 
-__all__ = ["Poisson", "Binomial", "Geometric", "OneHotCategorical", "Multinomial"]
+__all__ = ["Poisson", "Binomial", "NegativeBinomial", "Geometric", "OneHotCategorical",
+           "Multinomial"]
 
 
 def _probs_and_logits(probs, logits, name, *others):
@@ -123,6 +124,54 @@ class Binomial(Distribution):
         values = self.enumerate_support(expand=False)
         log_prob = self.log_prob(values)
         return -ops.sum(ops.exp(log_prob) * log_prob, 0)
+
+
+class NegativeBinomial(Distribution):
+    """Successes before `total_count` failures, each trial succeeding with `probs` (or
+    sigmoid(`logits`))."""
+    arg_constraints = {"total_count": constraints.nonnegative,
+                       "probs": constraints.half_open_interval(0.0, 1.0),
+                       "logits": constraints.real}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, total_count, probs=None, logits=None, validate_args=None):
+        self.probs, self.logits, self.total_count = _probs_and_logits(
+            probs, logits, "NegativeBinomial", total_count)
+        self.total_count = self.total_count.to(self.probs.dtype)
+        super().__init__(self.probs.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.total_count * ops.exp(self.logits)
+
+    @property
+    def mode(self):
+        return ops.clamp(ops.floor((self.total_count - 1) * ops.exp(self.logits)), min=0.0)
+
+    @property
+    def variance(self):
+        return self.mean / ops.sigmoid(-self.logits)
+
+    def sample(self, sample_shape=()):
+        """A Poisson draw whose rate is a Gamma(total_count, exp(-logits)) draw."""
+        from .continuous import Gamma
+        with no_grad():
+            count = self.total_count.detach()
+            # a count of 0 draws 0 (NumPy's gamma refuses a zero concentration)
+            rate = Gamma(ops.clamp(count, min=finfo(count.dtype).tiny),
+                         ops.exp(-self.logits.detach()), validate_args=False).sample(sample_shape)
+            return poisson(ops.where(count == 0, 0.0, rate))
+
+    def log_prob(self, value):
+        self._validate_sample(value)
+        value = as_float(value)
+        unnormalized = (self.total_count * F.logsigmoid(-self.logits)
+                        + value * F.logsigmoid(self.logits))
+        normalization = (-ops.lgamma(self.total_count + value) + ops.lgamma(1.0 + value)
+                         + ops.lgamma(self.total_count))
+        # no trials and no successes: probability 1
+        normalization = ops.where(self.total_count + value == 0, 0.0, normalization)
+        return unnormalized - normalization
 
 
 class Geometric(Distribution):

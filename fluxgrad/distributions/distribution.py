@@ -7,6 +7,8 @@ with validation on (the default, as in torch) a parameter outside its constraint
 ValueError there, and `log_prob`/`cdf` of a value outside the support raise ValueError.
 Validation reads concrete numbers, so it is skipped while a static program is being built.
 """
+import copy
+
 from .. import ops
 from .._core.grad_mode import no_grad
 from .._core.size import Size
@@ -96,6 +98,20 @@ class Distribution:
                 f"Expected value argument ({type(value).__name__} of shape "
                 f"{tuple(value.shape)}) to be within the support ({self.support!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{value}")
+
+    def expand(self, batch_shape, _instance=None):
+        """This distribution with its batch dimensions broadcast to `batch_shape` (every tensor
+        parameter expanded, not copied). Wrappers of other distributions expand those."""
+        batch_shape, old = Size(batch_shape), len(self.batch_shape)
+        new = copy.copy(self)
+        for name, value in self.__dict__.items():
+            if isinstance(value, Tensor) and tuple(value.shape[:old]) == tuple(self.batch_shape):
+                new.__dict__[name] = value.expand(*batch_shape, *value.shape[old:])
+            elif isinstance(value, Distribution):
+                raise NotImplementedError(f"{type(self).__name__}.expand: the distribution "
+                                          f"{name} inside it must be expanded too")
+        new._batch_shape = batch_shape
+        return new
 
     def expand_shape(self, sample_shape):
         return Size(self._extended(sample_shape))

@@ -3,14 +3,16 @@ registered for the most specific pair of classes that p and q are instances of."
 import math
 
 from .. import ops
+from .._core.tensor import Tensor
 from ..linalg import solve_triangular
 from ..nn import functional as F
 from .basic import Bernoulli, Categorical, Normal, Uniform
 from .continuous import Beta, Exponential, Gamma, Laplace
 from .discrete import OneHotCategorical, Poisson
 from .multivariate import Dirichlet, MultivariateNormal
+from .distribution import as_float
 from .transforms import _sum_rightmost
-from .wrappers import Independent
+from .wrappers import Independent, TransformedDistribution
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -140,3 +142,31 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError("kl_divergence: Independent distributions with different "
                                   "reinterpreted_batch_ndims")
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+def _same_transform(a, b):
+    """Whether transforms a and b are the same map (same class, equal parameters)."""
+    if type(a) is not type(b) or a.__dict__.keys() != b.__dict__.keys():
+        return False
+    for key, x in a.__dict__.items():
+        y = b.__dict__[key]
+        if isinstance(x, Tensor) or isinstance(y, Tensor):
+            x, y = as_float(x), as_float(y)
+            if x.shape != y.shape or not bool(ops.all(ops.eq(x, y))):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if len(p.transforms) != len(q.transforms) or not all(
+            _same_transform(a, b) for a, b in zip(p.transforms, q.transforms)):
+        raise NotImplementedError("kl_divergence: TransformedDistributions with different "
+                                  "transforms")
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError("kl_divergence: TransformedDistributions with different "
+                                  "event shapes")
+    extra = len(p.event_shape) - len(p.base_dist.event_shape)
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra)

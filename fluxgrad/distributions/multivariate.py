@@ -1,4 +1,5 @@
-"""Distributions over vectors, as torch.distributions: Dirichlet and MultivariateNormal.
+"""Distributions over vectors, as torch.distributions: Dirichlet, MultivariateNormal and
+LowRankMultivariateNormal (a MultivariateNormal whose covariance is W W^T + diag(D)).
 
 Dirichlet draws normalised gamma variates (its rsample raises NotImplementedError when the
 concentration requires a gradient: torch's implicit reparameterisation is not provided).
@@ -17,7 +18,7 @@ from . import constraints
 from .continuous import _no_gradient_through, standard_gamma
 from .distribution import Distribution, as_float
 
-__all__ = ["Dirichlet", "MultivariateNormal"]
+__all__ = ["Dirichlet", "MultivariateNormal", "LowRankMultivariateNormal"]
 
 
 class Dirichlet(Distribution):
@@ -163,3 +164,28 @@ class MultivariateNormal(Distribution):
     def entropy(self):
         k = self.event_shape[0]
         return 0.5 * k * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
+
+
+class LowRankMultivariateNormal(MultivariateNormal):
+    """N(loc, cov_factor @ cov_factor.mT + diag(cov_diag)): `cov_factor` [..., k, rank],
+    `cov_diag` [..., k] positive."""
+    arg_constraints = {"loc": constraints.real_vector,
+                       "cov_factor": constraints.independent(constraints.real, 2),
+                       "cov_diag": constraints.independent(constraints.positive, 1)}
+
+    def __init__(self, loc, cov_factor, cov_diag, validate_args=None):
+        loc, factor, diag = as_float(loc), as_float(cov_factor), as_float(cov_diag)
+        if loc.ndim < 1:
+            raise ValueError("LowRankMultivariateNormal: loc must be at least one-dimensional.")
+        k = loc.shape[-1]
+        if factor.ndim < 2 or factor.shape[-2] != k:
+            raise ValueError(f"LowRankMultivariateNormal: cov_factor must be at least "
+                             f"two-dimensional, with its second-to-last dimension the size of "
+                             f"loc ({k}); got shape {tuple(factor.shape)}")
+        if diag.ndim < 1 or diag.shape[-1] != k:
+            raise ValueError(f"LowRankMultivariateNormal: cov_diag must be at least "
+                             f"one-dimensional and end in loc's size {k}; got shape "
+                             f"{tuple(diag.shape)}")
+        self.cov_factor, self.cov_diag = factor, diag
+        covariance = ops.matmul(factor, factor.mT) + ops.diag_embed(diag)
+        super().__init__(loc, covariance_matrix=covariance, validate_args=validate_args)

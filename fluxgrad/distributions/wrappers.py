@@ -28,6 +28,11 @@ class Independent(Distribution):
         super().__init__(batch[:split], batch[split:] + tuple(base_distribution.event_shape),
                          validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        inner = tuple(self.base_dist.batch_shape)[len(self.batch_shape):]
+        return Independent(self.base_dist.expand(tuple(batch_shape) + inner),
+                           self.reinterpreted_batch_ndims, validate_args=False)
+
     @property
     def support(self):
         return constraints.independent(self.base_dist.support, self.reinterpreted_batch_ndims)
@@ -87,6 +92,13 @@ class MixtureSameFamily(Distribution):
         self._event_ndims = len(component_distribution.event_shape)
         super().__init__(comp_batch[:-1], component_distribution.event_shape,
                          validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = tuple(batch_shape)
+        components = self._component_distribution.batch_shape[-1]
+        return MixtureSameFamily(self._mixture_distribution.expand(batch_shape),
+                                 self._component_distribution.expand(batch_shape + (components,)),
+                                 validate_args=False)
 
     @property
     def mixture_distribution(self):
@@ -170,6 +182,11 @@ class TransformedDistribution(Distribution):
         split = len(shape) - event_dim
         super().__init__(shape[:split], shape[split:], validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        inner = tuple(self.base_dist.batch_shape)[len(self.batch_shape):]
+        return TransformedDistribution(self.base_dist.expand(tuple(batch_shape) + inner),
+                                       self.transforms, validate_args=False)
+
     @property
     def support(self):
         return self.transforms[-1].codomain if self.transforms else self.base_dist.support
@@ -224,6 +241,11 @@ class LogNormal(TransformedDistribution):
         base = Normal(loc, scale, validate_args=validate_args)
         self.loc, self.scale = base.loc, base.scale
         super().__init__(base, ExpTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = tuple(batch_shape)
+        return LogNormal(self.loc.expand(*batch_shape), self.scale.expand(*batch_shape),
+                         validate_args=False)
 
     @property
     def mean(self):

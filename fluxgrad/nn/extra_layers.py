@@ -7,6 +7,7 @@ buffer names (so a state_dict moves between the two) and repr.
 """
 import numpy as np
 
+from .._core.errors import ShapeError
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
@@ -469,6 +470,20 @@ class EmbeddingBag(Module):
             init.normal_(self.weight)
             if self.padding_idx is not None:
                 self.weight._data[self.padding_idx] = 0
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, mode="mean", sparse=False,
+                        include_last_offset=False, padding_idx=None):
+        """An EmbeddingBag whose weight holds the 2-d `embeddings`; frozen unless freeze=False."""
+        if embeddings.dim() != 2:
+            raise ShapeError(f"EmbeddingBag.from_pretrained: embeddings must be 2-d, got shape "
+                             f"{list(embeddings.shape)}")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                  include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,

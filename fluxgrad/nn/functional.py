@@ -402,6 +402,27 @@ def _target_matrix(x, idx, valid, axis, weight, smoothing):
     return t * w * counted, _ops.sum(onehot * w * counted)
 
 
+def _picked_loss(logp, idx, valid, axis, weight, smoothing):
+    """-sum_c T_c log p_c for each target (see _target_matrix), and the 'mean' denominator.
+    Without smoothing, only the target's log-probability is kept (by `where`, not by a product
+    with a one-hot row), so a -inf log-probability of another class (a masked logit) stays
+    out of it: 0 * -inf would be nan."""
+    if smoothing:
+        t, denom = _target_matrix(logp, idx, valid, axis, weight, smoothing)
+        return -_ops.sum(logp * t, axis=axis), denom
+    classes = logp.shape[axis]
+    cls_shape = [1] * logp.ndim
+    cls_shape[axis] = classes
+    picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
+    hit = _ops.logical_and(_ops.eq(picked, Tensor(np.arange(classes).reshape(cls_shape))),
+                           _ops.unsqueeze(valid, axis))
+    chosen = _ops.where(hit, logp, 0.0)
+    if weight is None:
+        return -_ops.sum(chosen, axis=axis), _ops.sum(_ops.cast(valid, logp.dtype))
+    w = _ops.reshape(_tensor(weight).detach().astype(logp.dtype), cls_shape)
+    return -_ops.sum(chosen * w, axis=axis), _ops.sum(_ops.cast(hit, logp.dtype) * w)
+
+
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0, *, axis=None, soft_label=None,
                   use_softmax=True):
@@ -437,8 +458,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         loss = -_ops.sum(logp * t, axis=axis)
         return _reduce(loss, reduction, op)
     idx, valid = _index_targets(x, target, axis, ignore_index, op)
-    t, denom = _target_matrix(x, idx, valid, axis, weight, label_smoothing)
-    loss = -_ops.sum(logp * t, axis=axis)
+    loss, denom = _picked_loss(logp, idx, valid, axis, weight, label_smoothing)
     if reduction == "mean":
         return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
     return _reduce(loss, reduction, op)
@@ -452,8 +472,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     x = _tensor(input)
     axis = _class_axis(x, None)
     idx, valid = _index_targets(x, target, axis, ignore_index, op)
-    t, denom = _target_matrix(x, idx, valid, axis, weight, 0.0)
-    loss = -_ops.sum(x * t, axis=axis)
+    loss, denom = _picked_loss(x, idx, valid, axis, weight, 0.0)
     if reduction == "mean":
         return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
     return _reduce(loss, reduction, op)
@@ -533,7 +552,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if not 1 <= spatial <= 3:
         raise ValueError(f"interpolate: expects a 3-d, 4-d or 5-d input [N, C, ...], got shape "
                          f"{list(x.shape)}")
-    modes = ("nearest", "nearest-exact", "area") + tuple(_LINEAR_MODES)
+    modes = ("nearest", "nearest-exact", "area", "bicubic") + tuple(_LINEAR_MODES)
     if mode not in modes:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
                                   f"{', '.join(modes)}")

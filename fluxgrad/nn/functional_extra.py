@@ -27,7 +27,8 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "pairwise_distance", "pdist", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d", "gumbel_softmax",
            "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample",
-           "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss", "margin_ranking_loss",
+           "hinge_embedding_loss",
            "poisson_nll_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss",
            "soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
            "multilabel_margin_loss", "embedding_bag", "ctc_loss", "hardshrink", "softshrink",
@@ -676,14 +677,30 @@ def affine_grid(theta, size, align_corners=None):
 
 
 def _source_coordinate(g, size, align_corners, padding_mode):
-    """Grid coordinates in [-1, 1] -> pixel coordinates (clipped for 'border')."""
+    """Grid coordinates in [-1, 1] -> pixel coordinates (clipped for 'border', mirrored at
+    the edges and then clipped for 'reflection')."""
     if align_corners:
         pix = (g + 1) * ((size - 1) / 2)
     else:
         pix = ((g + 1) * size - 1) / 2
-    if padding_mode == "border":
+    if padding_mode == "reflection":
+        pix = _reflect(pix, *((0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)))
+    if padding_mode in ("border", "reflection"):
         pix = _ops.clamp(pix, 0, size - 1)
     return pix
+
+
+def _reflect(pix, twice_low, twice_high):
+    """`pix` mirrored back and forth into [twice_low / 2, twice_high / 2], as PyTorch's
+    reflect_coordinates (the bounds are doubled so that half-pixel edges stay integers)."""
+    if twice_low == twice_high:
+        return pix * 0
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    distance = _ops.abs(pix - low)
+    flips = _ops.floor(distance.detach() / span)
+    extra = distance - flips * span
+    even = _ops.eq(_ops.remainder(flips, 2), 0)
+    return _ops.where(even, extra + low, span - extra + low)
 
 
 def _sample(flat, iy, ix, h, w):
@@ -699,8 +716,8 @@ def _sample(flat, iy, ix, h, w):
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Samples `input` [N, C, H, W] at the points `grid` [N, Ho, Wo, 2] ((x, y) in [-1, 1])
-    with `mode` 'bilinear' or 'nearest' and `padding_mode` 'zeros' or 'border'; gradients
-    reach the input and (bilinear) the grid."""
+    with `mode` 'bilinear' or 'nearest' and `padding_mode` 'zeros', 'border' or
+    'reflection'; gradients reach the input and (bilinear) the grid."""
     op = "grid_sample"
     x, g = _tensor(input), _tensor(grid)
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -709,10 +726,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
-    if mode == "bicubic" or padding_mode == "reflection":
-        raise NotImplementedError(f"{op}: mode 'bicubic' and padding_mode 'reflection' are not "
-                                  "supported; use 'bilinear' or 'nearest' with 'zeros' or "
-                                  "'border'")
+    if mode == "bicubic":
+        raise NotImplementedError(f"{op}: mode 'bicubic' is not supported; use 'bilinear' or "
+                                  "'nearest'")
     if x.ndim != 4 or g.ndim != 4 or g.shape[-1] != 2 or g.shape[0] != x.shape[0]:
         raise RuntimeError(f"{op}: expected input [N, C, H, W] and grid [N, H_out, W_out, 2] "
                            f"with the same N (4-d only), got {list(x.shape)} and "
@@ -758,6 +774,27 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
         d_neg = _ops.minimum(d_neg, pairwise_distance(pos, neg, p, eps))
     loss = F.relu(margin + d_pos - d_neg)
     return F._reduce(loss, _reduction(size_average, reduce, reduction), "triplet_margin_loss")
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction="mean"):
+    """max(d(a, p) - d(a, n) + margin, 0) with `distance_function` d (pairwise_distance when
+    None); `swap` uses the smaller of d(a, n) and d(p, n)."""
+    distance = distance_function if distance_function is not None else pairwise_distance
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater "
+                         f"than 0, got {margin} instead")
+    a, pos, neg = _tensor(anchor), _tensor(positive), _tensor(negative)
+    if not a.ndim == pos.ndim == neg.ndim:
+        raise RuntimeError(f"triplet_margin_with_distance_loss: The anchor, positive, and "
+                           f"negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a.ndim}D, positive {pos.ndim}D, and "
+                           f"negative {neg.ndim}D inputs")
+    d_pos, d_neg = distance(a, pos), distance(a, neg)
+    if swap:
+        d_neg = _ops.minimum(d_neg, distance(pos, neg))
+    loss = F.relu(margin + d_pos - d_neg)
+    return F._reduce(loss, reduction, "triplet_margin_with_distance_loss")
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,

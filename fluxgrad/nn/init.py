@@ -10,7 +10,7 @@ import numpy as np
 from ..creation import get_rng
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
            "trunc_normal_", "orthogonal_", "uniform", "normal", "constant", "zeros", "ones",
            "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
 
@@ -108,6 +108,23 @@ def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError(f"eye_ needs a 2-d tensor, got shape {list(tensor.shape)}")
     return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """A 3-, 4- or 5-d convolution weight that passes its input through (per group: output
+    channel d reads input channel d at the kernel's centre), as torch.nn.init.dirac_."""
+    if not 3 <= tensor.ndim <= 5:
+        raise ValueError(f"dirac_ needs a 3-, 4- or 5-d tensor, got shape {list(tensor.shape)}")
+    if tensor.shape[0] % groups:
+        raise ValueError(f"dirac_: dim 0 ({tensor.shape[0]}) must be divisible by groups "
+                         f"({groups})")
+    per_group = tensor.shape[0] // groups
+    values = np.zeros(tensor.shape)
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, tensor.shape[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
 
 
 def xavier_uniform_(tensor, gain=1.0):

@@ -242,6 +242,17 @@ class ParameterDict(_KeyedContainer):
         self.register_parameter(key, param if param is None or isinstance(param, Parameter)
                                 else Parameter(param))
 
+    def extra_repr(self):
+        return "\n".join(f"  ({key}): {_describe_parameter(p, p.type())}"
+                         for key, p in self.items())
+
+
+def _describe_parameter(p, kind):
+    """PyTorch's line for a parameter in a ParameterList / ParameterDict: its kind (dtype or
+    type name) and sizes, not its values."""
+    size = "x".join(str(n) for n in p.shape)
+    return f"Parameter containing: [{kind} of size {size}]"
+
 
 class ParameterList(Module):
     def __init__(self, parameters=None):
@@ -261,6 +272,15 @@ class ParameterList(Module):
 
     def __iter__(self):
         return iter(self._parameters.values())
+
+    def extend(self, parameters):
+        for p in parameters:
+            self.append(p)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"  ({i}): {_describe_parameter(p, p.dtype)}"
+                         for i, p in enumerate(self))
 
 
 LayerList, LayerDict = ModuleList, ModuleDict

@@ -3,7 +3,8 @@ their options bound at construction (computed by `nn.functional`)."""
 from . import functional as F
 from .loss import _Loss
 
-__all__ = ["TripletMarginLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
+__all__ = ["TripletMarginLoss", "TripletMarginWithDistanceLoss", "MarginRankingLoss",
+           "HingeEmbeddingLoss", "PoissonNLLLoss",
            "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "SoftMarginLoss",
            "CosineEmbeddingLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "CTCLoss"]
 
@@ -27,6 +28,20 @@ class TripletMarginLoss(_QuietLoss):
     def forward(self, anchor, positive, negative):
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_QuietLoss):
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction="mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater "
+                             f"than 0, got {margin} instead")
+        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
 class MarginRankingLoss(_QuietLoss):

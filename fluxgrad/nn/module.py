@@ -19,13 +19,28 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Layer"]
 
-class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What load_state_dict returns; prints as PyTorch's when every key matched."""
 
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
         return super().__repr__()
+
+
+class _WithKwargs:
+    """A forward (pre-)hook registered with with_kwargs=True: it is also given the kwargs."""
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+def _register(table, hook, prepend, with_kwargs):
+    handle = HookHandle(table, _WithKwargs(hook) if with_kwargs else hook)
+    if prepend:
+        table.move_to_end(handle.key, last=False)
+    return handle
 
 
 class Module:
@@ -55,6 +70,15 @@ class Module:
             adopt_parameters(self)
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
+                if type(hook) is _WithKwargs:
+                    new = hook.fn(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError(
+                                f"forward pre-hook with kwargs must return None or a tuple of "
+                                f"(new_args, new_kwargs), but got {new!r}")
+                        args, kwargs = new
+                    continue
                 new = hook(self, args)
                 if new is not None:
                     args = new if isinstance(new, tuple) else (new,)
@@ -64,7 +88,8 @@ class Module:
         out = self.forward(*args, **kwargs)
         if self._forward_hooks:
             for hook in list(self._forward_hooks.values()):
-                new = hook(self, args, out)
+                new = (hook.fn(self, args, kwargs, out) if type(hook) is _WithKwargs
+                       else hook(self, args, out))
                 if new is not None:
                     out = new
         if backward_hooks is not None:
@@ -332,12 +357,12 @@ class Module:
         if assign:
             for key, target, value in updates:
                 self._assign_entry(key, target, value)
-            return IncompatibleKeys(missing, unexpected)
+            return _IncompatibleKeys(missing, unexpected)
         with no_grad():
             for target, array in updates:
                 np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
-        return IncompatibleKeys(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     set_state_dict = load_state_dict
     set_dict = load_state_dict
@@ -390,12 +415,15 @@ class Module:
 
     def to(self, *args, dtype=None, device=None, non_blocking=False, **kwargs):
         """Cast floating parameters and buffers to a dtype in place: `to(dtype)`, `to(tensor)`,
-        `to(device, dtype)`. The device may only be the CPU (fluxgrad runs there)."""
+        `to(device, dtype)`. The device may only be the CPU (fluxgrad runs there), or 'meta'
+        for a skeleton that torch.func.functional_call fills (fluxgrad has no meta tensors:
+        the module keeps its values)."""
         for arg in args + ((device,) if device is not None else ()):
             if isinstance(arg, Tensor):
                 dtype = arg.dtype
             elif devices.is_device(arg):
-                devices.check_device(arg, f"{type(self).__name__}.to")
+                if devices.device(arg).type != "meta":
+                    devices.check_device(arg, f"{type(self).__name__}.to")
             elif arg is not None:
                 dtype = arg
         if dtype is None:
@@ -433,13 +461,17 @@ class Module:
         return self
 
     # --- hooks ------------------------------------------------------------
-    def register_forward_pre_hook(self, hook):
-        """`hook(module, args)` before forward; a returned value replaces the args."""
-        return HookHandle(self._forward_pre_hooks, hook)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """`hook(module, args)` before forward; a returned value replaces the args. With
+        with_kwargs=True: `hook(module, args, kwargs)`, returning None or (args, kwargs).
+        prepend=True runs it before the hooks already registered."""
+        return _register(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
-    def register_forward_hook(self, hook):
-        """`hook(module, args, output)` after forward; a returned value replaces the output."""
-        return HookHandle(self._forward_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """`hook(module, args, output)` after forward; a returned value replaces the output.
+        With with_kwargs=True: `hook(module, args, kwargs, output)`. prepend=True runs it
+        before the hooks already registered."""
+        return _register(self._forward_hooks, hook, prepend, with_kwargs)
 
     register_forward_post_hook = register_forward_hook
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
+from .._core.errors import ShapeError
 from .._core.tensor import Tensor
 from ..creation import zeros
 from . import functional as F
@@ -74,7 +75,7 @@ class _Cell(Module):
 
     def forward(self, x, hx=None):
         if x.shape[-1] != self.input_size or x.ndim not in (1, 2):
-            raise ValueError(f"{type(self).__name__}: expected input [batch, {self.input_size}] "
+            raise ShapeError(f"{type(self).__name__}: expected input [batch, {self.input_size}] "
                              f"or [{self.input_size}], got shape {list(x.shape)}")
         batch = x.shape[:-1]
         initial = zeros(*batch, self.hidden_size, dtype=x.dtype)
@@ -82,6 +83,11 @@ class _Cell(Module):
             h, c = hx if hx is not None else (initial, initial)
         else:
             h, c = (hx if hx is not None else initial), None
+        for name, state in (("hx", h), ("cx", c)):
+            if state is not None and tuple(state.shape) != tuple(initial.shape):
+                raise ShapeError(f"{type(self).__name__}: expected {name} of shape "
+                                 f"{list(initial.shape)} for input of shape {list(x.shape)}, "
+                                 f"got {list(state.shape)}")
         h, c = _step(self._mode, F.linear(x, self.weight_ih, self.bias_ih), h, c,
                      self.weight_hh, self.bias_hh)
         return (h, c) if self._mode == "LSTM" else h
@@ -171,7 +177,7 @@ class _RNNBase(Module):
     def _run(self, x, hx, running, *, batch_first):
         unbatched = x.ndim == 2
         if x.ndim not in (2, 3) or x.shape[-1] != self.input_size:
-            raise ValueError(f"{type(self).__name__}: expected input [seq, batch, "
+            raise ShapeError(f"{type(self).__name__}: expected input [seq, batch, "
                              f"{self.input_size}] (batch first if batch_first=True), got shape "
                              f"{list(x.shape)}")
         if unbatched:
@@ -192,6 +198,11 @@ class _RNNBase(Module):
             if unbatched and hx is not None:
                 h0 = _ops.unsqueeze(h0, 1)
             c0 = None
+        for i, (state, like) in enumerate(((h0, h_initial if self._mode == "LSTM" else initial),
+                                           (c0, initial))):
+            if state is not None and tuple(state.shape) != tuple(like.shape):
+                raise ShapeError(f"{type(self).__name__}: Expected hidden[{i}] size "
+                                 f"{tuple(like.shape)}, got {list(state.shape)}")
         h_n, c_n = [], []
         for layer in range(self.num_layers):
             outs = []

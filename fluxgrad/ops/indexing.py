@@ -68,7 +68,7 @@ def _normalize(index):
         elif isinstance(e, numbers.Integral):
             static.append(operator.index(e))
             continue
-        elif isinstance(e, (list, tuple)):
+        elif isinstance(e, (list, tuple, range)):
             a = np.asarray(e)
         else:
             raise IndexError(f"can't index a tensor with a {type(e).__name__}; use ints, "

@@ -100,9 +100,12 @@ def _history(t):
 
 
 def _take_history(base, new):
-    """`base`, whose memory already holds `new`'s value, takes `new`'s history and tangent."""
-    base._grad_fn, base._out_index = new._grad_fn, new._out_index
-    base._requires_grad = new._requires_grad
+    """`base`, whose memory already holds `new`'s value, takes `new`'s history and tangent.
+    A write recorded by no graph (under no_grad) leaves its history as it was, as
+    `Tensor._rebase_inplace` does."""
+    if new._grad_fn is not None:
+        base._grad_fn, base._out_index = new._grad_fn, new._out_index
+        base._requires_grad = True
     base._tangent = new._tangent
 
 

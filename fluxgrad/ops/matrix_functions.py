@@ -24,7 +24,7 @@ from .shape import broadcast_to, clone, movedim, reshape, unsqueeze
 
 # svd and qr here are torch.svd / torch.qr (fluxgrad.svd, Tensor.svd); fluxgrad.linalg holds
 # torch.linalg's
-__all__ = ["matrix_power", "cholesky_solve", "svd", "qr"]
+__all__ = ["matrix_power", "cholesky_solve", "cholesky_inverse", "svd", "qr"]
 
 LstsqResult = collections.namedtuple("LstsqResult",
                                      ["solution", "residuals", "rank", "singular_values"])
@@ -332,6 +332,22 @@ def cholesky_solve(B, L, upper=False):
     lower = _mT(factor) if upper else factor
     y = solve_triangular(lower, B, upper=False)
     return solve_triangular(_mT(lower), y, upper=True)
+
+
+def vecdot(x, y, *, dim=-1):
+    """The dot products of x and y along `dim` (they broadcast), as torch.linalg.vecdot for
+    real tensors."""
+    x, y = _as_tensor(x), _as_tensor(y)
+    return _sum(x * y, dim)
+
+
+@tensor_method("cholesky_inverse")
+def cholesky_inverse(L, upper=False):
+    """The inverse of A = L @ L.T given its Cholesky factor L (upper=True: U with A = U.T @ U),
+    as torch.cholesky_inverse: cholesky_solve of the identity."""
+    factor = _square("cholesky_inverse", L)
+    identity = broadcast_to(eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
+    return cholesky_solve(identity, factor, upper=upper)
 
 
 def svd(input, some=True, compute_uv=True):

@@ -625,10 +625,18 @@ def repeat(x, *sizes):
 
 
 @tensor_method("repeat_interleave")
-def repeat_interleave(x, repeats, dim=None, *, axis=None, output_size=None):
+def repeat_interleave(x, repeats=None, dim=None, *, axis=None, output_size=None):
     """Each entry of `x` along `dim` repeated `repeats` times (an int, or one count per
-    entry); with no `dim`, of the flattened tensor."""
+    entry); with no `dim`, of the flattened tensor. With no `repeats`, `x` holds the counts
+    and the result repeats their positions: repeat_interleave([2, 0, 3]) is [0, 0, 2, 2, 2]."""
     from .indexing import index_select
+    if repeats is None:
+        counts = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
+        if counts.ndim != 1 or counts.dtype.kind not in "iu" or np.any(counts < 0):
+            raise ShapeError(f"repeat_interleave: without repeats, the input holds the counts "
+                             f"and must be a 1-d tensor of non-negative integers, got shape "
+                             f"{list(counts.shape)} {counts.dtype}")
+        return Tensor(np.repeat(np.arange(counts.size, dtype=np.int64), counts))
     if axis is not None:
         dim = axis
     if dim is None:
@@ -786,6 +794,11 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
     if mode not in ("constant", "reflect", "replicate", "circular"):
         raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
                          "'replicate' or 'circular'")
+    if mode != "constant" and not (len(pad) <= 6 and x.ndim - 2 <= len(pad) // 2 < x.ndim):
+        raise NotImplementedError(
+            f"pad: {mode} padding pads the last 1, 2 or 3 dimensions of a batch ([C, ...] or "
+            f"[N, C, ...]): a pad list of {len(pad)} entries needs a "
+            f"{len(pad) // 2 + 1}-d or {len(pad) // 2 + 2}-d input, got shape {list(x.shape)}")
     for d, ((before, after), n) in enumerate(zip(widths, x.shape)):
         if n + before + after < (mode in ("reflect", "replicate")):
             raise ShapeError(f"pad: padding of ({before}, {after}) leaves dimension {d} of size "

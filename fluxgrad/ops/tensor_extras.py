@@ -1,7 +1,8 @@
 """PyTorch's remaining Tensor methods: in-place forms of existing ops, in-place shape changes
-(squeeze_, unsqueeze_, t_, transpose_, resize_), fill_diagonal_, put/put_, the random
-fills cauchy_/log_normal_/geometric_, and the memory queries PyTorch code reads (stride,
-storage_offset, data_ptr, element_size, itemsize, nbytes, layout, ...).
+(squeeze_, unsqueeze_, t_, transpose_, resize_), fill_diagonal_, put/put_, apply_/map_ (a
+Python function per entry), the random fills cauchy_/log_normal_/geometric_, and the memory
+queries PyTorch code reads (stride, storage_offset, data_ptr, element_size, itemsize, nbytes,
+layout, ...).
 
 In-place value changes go through `inplace.apply_inplace` (versions bump, views and
 autograd see the write). Ops whose result has no gradient (comparisons, logical and
@@ -186,6 +187,36 @@ def put(x, index, source, accumulate=False):
 
 Tensor.put_ = lambda self, index, source, accumulate=False: apply_inplace(
     self, put, index, source, accumulate)
+
+
+def _python_map(fn, x, *others):
+    """fn called on the entries of x (and the matching entries of `others`, broadcast to x's
+    shape) as Python numbers, the results in x's dtype."""
+    arrays = [x._data] + [np.broadcast_to(o._data, x.shape) for o in others]
+    out = np.empty(x.shape, x._data.dtype)
+    for index in np.ndindex(*x.shape):
+        out[index] = fn(*(a[index].item() for a in arrays))
+    return Tensor._make(out)
+
+
+@tensor_method("apply_")
+def apply_(x, callable):
+    """Replace each entry by callable(entry), called on Python numbers (slow: for small
+    tensors, as PyTorch's CPU-only apply_); no gradient flows through it."""
+    return apply_inplace(x, fill, _python_map(callable, x))
+
+
+@tensor_method("map_")
+def map_(x, tensor, callable):
+    """Replace each entry by callable(entry, other), `other` the matching entry of `tensor`
+    (broadcast to this tensor's shape); no gradient flows through it."""
+    other = math_extras.as_operand(tensor)
+    try:
+        np.broadcast_to(other._data, x.shape)
+    except ValueError:
+        raise RuntimeError(f"map_: the tensor of shape {list(other.shape)} does not broadcast "
+                           f"to this tensor's shape {list(x.shape)}") from None
+    return apply_inplace(x, fill, _python_map(callable, x, other))
 
 
 # --- random fills: transforms of the uniform and normal draws (which stage in programs) ----

@@ -26,8 +26,9 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     else:
         total = float(sum(float(np.sum(np.abs(a) ** norm_type)) for a in arrays)) ** (1 / norm_type)
     if error_if_nonfinite and not np.isfinite(total):
-        raise RuntimeError(f"clip_grad_norm_: the total gradient norm is {total}; pass "
-                           "error_if_nonfinite=False to clip anyway")
+        raise RuntimeError(f"clip_grad_norm_: the total norm of order {float(norm_type)} of the "
+                           f"gradients is non-finite ({total}), so it can't be clipped; pass "
+                           "error_if_nonfinite=False to scale them by it anyway")
     return Tensor(np.asarray(total, arrays[0].dtype))
 
 

@@ -133,6 +133,13 @@ def _inject_class(module):
     module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), {"_unparametrized": cls})
 
 
+def _check_unchanged(x, y, tensor_name):
+    if not isinstance(x, Tensor) or x.shape != y.shape or x.dtype != y.dtype:
+        raise ValueError(f"register_parametrization: the new parametrization changes "
+                         f"{tensor_name!r} of shape {list(y.shape)} and dtype {y.dtype}; "
+                         "pass unsafe=True to allow it")
+
+
 def register_parametrization(module, tensor_name, parametrization, *, unsafe=False):
     """Make `module.<tensor_name>` the result of `parametrization` (a Module) applied to the
     tensor it was; see the module docstring."""
@@ -141,11 +148,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         chain = module.parametrizations[tensor_name]
         if not unsafe:
             y = getattr(module, tensor_name)
-            x = parametrization(y)
-            if not isinstance(x, Tensor) or x.shape != y.shape or x.dtype != y.dtype:
-                raise ValueError(f"register_parametrization: the new parametrization changes "
-                                 f"{tensor_name!r} of shape {list(y.shape)} and dtype {y.dtype}; "
-                                 "pass unsafe=True to allow it")
+            _check_unchanged(parametrization(y), y, tensor_name)
         chain.append(parametrization)
         chain.unsafe |= unsafe
         return module
@@ -154,6 +157,8 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
                          f"parameter or buffer named {tensor_name!r}")
     original = getattr(module, tensor_name)
     chain = ParametrizationList([parametrization], original, unsafe=unsafe)
+    if not unsafe:  # evaluated once now, as PyTorch: a parametrization that fails, fails here
+        _check_unchanged(chain(), original, tensor_name)
     delattr(module, tensor_name)
     if not is_parametrized(module):
         module.parametrizations = ModuleDict()
@@ -180,8 +185,8 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     """Undo `register_parametrization`: `tensor_name` becomes a parameter again, holding the
     parametrized value (`leave_parametrized`) or the original."""
     if not is_parametrized(module, tensor_name):
-        raise ValueError(f"remove_parametrizations: module {type(module).__name__} has no "
-                         f"parametrization on {tensor_name!r}")
+        raise ValueError(f"remove_parametrizations: Module {type(module).__name__} does not "
+                         f"have a parametrization on {tensor_name}")
     chain = module.parametrizations[tensor_name]
     if chain.is_tensor:
         original = chain.original
@@ -191,8 +196,9 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
                 _set_in_place(original, value, unsafe=True)
     else:
         if not leave_parametrized:
-            raise ValueError("remove_parametrizations: this parametrization has several "
-                             "originals, so only leave_parametrized=True can be undone")
+            raise ValueError("remove_parametrizations: cannot leave unparametrized "
+                             "(leave_parametrized=False) a tensor that is parametrized in terms "
+                             "of a sequence of tensors; pass leave_parametrized=True")
         with no_grad():
             value = getattr(module, tensor_name)
         original = Parameter(value.detach().clone(), requires_grad=value.requires_grad) \

@@ -1,0 +1,40 @@
+"""Tensor methods that show up in real code but rarely in tutorials: new_zeros/new_ones/new_full/
+new_tensor/new_empty, type_as/view_as/reshape_as, element_size/nbytes/itemsize/storage_offset,
+fill_diagonal_, triu_/tril_, addcmul/addcdiv (and in place), baddbmm/addmm/addbmm/addmv/addr,
+sum_to_size, renorm, put_/index_put, masked_scatter, einsum patterns, apply_ and map_,
+and in-place clamp_/lerp_/nan_to_num_."""
+import fluxgrad as torch
+
+base = torch.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=torch.float64)
+print(base.new_zeros(2, 3), base.new_ones((1, 2)), base.new_full((2,), 7), base.new_tensor([1, 2]), base.new_empty(3).shape, base.new_zeros(2).dtype)
+i = torch.tensor([1, 2])
+print(i.type_as(base), torch.arange(4.0).view_as(base), torch.arange(4).reshape_as(base), torch.ones(2).expand_as(base).shape)
+print(base.element_size(), torch.ones(3, dtype=torch.int16).element_size(), base.nbytes, base.itemsize, base[1].storage_offset(), base.is_floating_point(), i.is_floating_point())
+m = torch.zeros(3, 3)
+m.fill_diagonal_(5.0)
+print(m, torch.ones(3, 4).fill_diagonal_(2.0, wrap=False), torch.ones(3, 3).triu_(1), torch.ones(3, 3).tril_())
+t = torch.tensor([1.0, 2.0, 3.0])
+print(torch.addcmul(t, t, t, value=0.5), torch.addcdiv(t, t, t + 1, value=2), t.clone().addcmul_(t, t), t.clone().addcdiv_(t, torch.full((3,), 2.0)))
+b1 = torch.arange(12.0).view(2, 2, 3)
+b2 = torch.arange(12.0).view(2, 3, 2)
+print(torch.baddbmm(torch.ones(2, 2, 2), b1, b2, beta=0.5, alpha=2), torch.addbmm(torch.zeros(2, 2), b1, b2))
+print(torch.addmm(torch.ones(2), b1[0], b2[0]), torch.addmv(torch.ones(2), b1[0], t), torch.addr(torch.zeros(2, 3), torch.tensor([1.0, 2.0]), t))
+print(torch.ones(2, 3).sum_to_size(1, 3), torch.ones(2, 3).sum_to_size(2, 1), torch.renorm(torch.tensor([[3.0, 4.0], [0.3, 0.4]]), p=2, dim=0, maxnorm=1.0))
+z = torch.zeros(2, 3)
+z.put_(torch.tensor([0, 4]), torch.tensor([9.0, 8.0]))
+print(z, torch.zeros(3).put_(torch.tensor([1, 1]), torch.tensor([1.0, 2.0]), accumulate=True), torch.zeros(2, 2).index_put((torch.tensor([0, 1]), torch.tensor([1, 0])), torch.tensor(3.0)))
+print(torch.zeros(2, 2).masked_scatter(torch.tensor([[True, False], [True, True]]), torch.tensor([1.0, 2.0, 3.0, 4.0])))
+A = torch.arange(6.0).view(2, 3)
+B = torch.arange(12.0).view(3, 4)
+print(torch.einsum("ij,jk->ik", A, B), torch.einsum("ij->ji", A), torch.einsum("ii->i", torch.eye(3) * 2), torch.einsum("ij->", A), torch.einsum("i,j->ij", t, t).shape)
+print(torch.einsum("bij,bjk->bik", b1, b2).shape, torch.einsum("...ij,...jk", b1, b2)[1], torch.einsum("b i d, b j d -> b i j", b1, b1).shape, torch.einsum(A, [0, 1], B, [1, 2], [0, 2]).sum())
+print(torch.einsum("ij,ij->i", A, A), torch.einsum("i,i", t, t), torch.einsum("bhqd,bhkd->bhqk", torch.ones(1, 2, 3, 4), torch.ones(1, 2, 5, 4)).shape)
+ap = torch.tensor([1.0, -2.0, 3.0])
+ap.apply_(lambda v: v * 10 if v > 0 else 0)
+print(ap, torch.tensor([1.0, 2.0]).map_(torch.tensor([10.0, 20.0]), lambda a, b: a + b))
+c = torch.tensor([-5.0, 0.5, 5.0, float("nan")])
+print(c.clone().clamp_(-1, 1), c.clone().clamp_(min=0), c.clone().nan_to_num_(0.0), torch.zeros(3).lerp_(torch.ones(3), 0.3))
+print(torch.tensordot(A, B, dims=1).shape, torch.tensordot(b1, b2, dims=([1, 2], [2, 1])), torch.inner(t, t), torch.outer(t, i.float()), torch.vdot(t, t), torch.dot(t, t))
+print(torch.chain_matmul(A, B, torch.ones(4, 1)).T if hasattr(torch, "chain_matmul") else torch.linalg.multi_dot([A, B, torch.ones(4, 1)]).T, torch.matmul(t, torch.ones(3, 2)), torch.mv(A, t), torch.mm(A, B).shape)
+print(torch.cross(torch.eye(3), torch.ones(3, 3), dim=1), torch.trapezoid(torch.tensor([1.0, 2.0, 3.0])), torch.trapz(torch.tensor([1.0, 3.0]), torch.tensor([0.0, 2.0])), torch.cumulative_trapezoid(torch.tensor([1.0, 2.0, 3.0])))
+print(torch.vander(torch.tensor([1, 2, 3]), N=3), torch.tril(torch.ones(2, 3), diagonal=1), torch.corrcoef(torch.tensor([[1.0, 2.0, 3.0], [1.0, 5.0, 2.0]])), torch.cov(torch.tensor([[1.0, 2.0, 4.0], [2.0, 1.0, 0.0]])))
