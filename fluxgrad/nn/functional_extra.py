@@ -291,6 +291,8 @@ def prelu(input, weight):
             raise ShapeError(f"prelu: {weight.numel()} weights need an input with as many "
                              f"channels in dimension 1, got shape {list(x.shape)}")
         weight = _ops.reshape(weight, (1, -1) + (1,) * (x.ndim - 2))
+    else:
+        weight = _ops.reshape(weight, ())  # (a 0-d input stays 0-d)
     return _ops.maximum(x, 0.0) + weight * _ops.minimum(x, 0.0)
 
 

@@ -562,6 +562,9 @@ def _scatter(x, dim, index, src, accumulate, op):
         _check_0d_index(index, op)
         return (*_into_0d(index, op), src)
     src_t = src if isinstance(src, Tensor) else None
+    if src_t is not None and src_t.dtype != x.dtype:
+        raise DTypeError(f"{op}: src ({src_t.dtype}) must have the dtype of the tensor it is "
+                         f"scattered into ({x.dtype}); convert it with .to({x.dtype})")
     _check_along(x, dim, index, op, src_t)
     static, arrays = _along(index.shape, dim, index)
     if src_t is not None and src_t.shape != index.shape:
