@@ -1105,3 +1105,139 @@ def test_error_matches_torch(shapes, fn, expected):
         fn(torch, *inputs(torch))
     with pytest.raises(expected):
         fn(fluxgrad, *inputs(fluxgrad))
+
+
+# --- OpInfo-style sweeps: the function, the method, the in-place method, out= and a
+# non-contiguous input agree with torch's own ------------------------------------------------
+def _variants(name, n_args, inplace=True):
+    def function(lib, *xs):
+        return getattr(lib, name)(*xs)
+
+    def method(lib, x, *rest):
+        return getattr(x, name)(*rest)
+
+    def in_place(lib, x, *rest):
+        y = x.clone()
+        result = getattr(y, name + "_")(*rest)
+        assert result is y, f"{name}_ returns its tensor"
+        return y
+
+    def out(lib, *xs):
+        buffer = lib.empty(0, dtype=function(lib, *xs).dtype)
+        result = getattr(lib, name)(*xs, out=buffer)
+        assert result is buffer, f"{name}(out=) returns its buffer"
+        return buffer
+
+    def non_contiguous(lib, *xs):
+        return getattr(lib, name)(*(x.t() for x in xs))
+    found = {"function": function, "method": method, "non-contiguous": non_contiguous}
+    if name != "relu":  # (torch.relu has no out=)
+        found["out"] = out
+    if inplace:
+        found["in-place"] = in_place
+    return found
+
+
+UNARY_OPINFO = ["abs", "neg", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+                "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                "asinh", "atanh", "sigmoid", "sign", "floor", "ceil", "round", "trunc", "frac",
+                "reciprocal", "square", "erf", "erfc", "erfinv", "lgamma", "digamma", "i0",
+                "sinc", "deg2rad", "rad2deg", "nan_to_num", "fix", "logit", "relu", "sgn",
+                "negative", "absolute", "arcsin", "arctan"]
+BINARY_OPINFO = ["add", "sub", "mul", "div", "pow", "fmod", "remainder", "atan2", "hypot",
+                 "copysign", "xlogy", "true_divide", "subtract", "multiply", "divide",
+                 "maximum", "minimum", "fmax", "fmin", "logaddexp", "eq", "ne", "lt", "le",
+                 "gt", "ge", "float_power", "nextafter", "ldexp", "logical_and", "logical_or"]
+NO_INPLACE = {"maximum", "minimum", "fmax", "fmin", "logaddexp",
+              "float_power"}  # (float_power_ of float32 raises, in torch too)
+_OPINFO_CASES = (
+    [pytest.param(name, 1, variant, id=f"{name}-{variant}") for name in UNARY_OPINFO
+     for variant in _variants(name, 1, name not in NO_INPLACE)]
+    + [pytest.param(name, 2, variant, id=f"{name}-{variant}") for name in BINARY_OPINFO
+       for variant in _variants(name, 2, name not in NO_INPLACE)])
+
+
+@pytest.mark.parametrize("name,n_args,variant", _OPINFO_CASES)
+def test_opinfo_variants_match_torch(name, n_args, variant):
+    rng = np.random.default_rng(5)
+    arrays = [rng.uniform(0.2, 0.9, size=(4, 3)).astype(np.float32) for _ in range(n_args)]
+    fn = _variants(name, n_args, name not in NO_INPLACE)[variant]
+    with np.errstate(all="ignore"):
+        ours = fn(fluxgrad, *(fluxgrad.tensor(a) for a in arrays))
+        theirs = fn(torch, *(torch.tensor(a) for a in arrays))
+    _compare(f"{name} ({variant})", ours, theirs, 1e-6, 1e-5)
+
+
+def _torch_accepts(name, dtype):
+    try:
+        getattr(torch, name)(torch.tensor(np.array([0, 1, 2, 3], dtype=dtype)))
+    except (RuntimeError, TypeError):
+        return False
+    return True
+
+
+# (where torch has no kernel for the dtype, fluxgrad may compute: docs/porting-from-pytorch.md)
+@pytest.mark.parametrize("name,dtype", [
+    pytest.param(n, d, id=f"{n}-{d}") for d in ("int64", "int32", "bool", "uint8")
+    for n in UNARY_OPINFO if _torch_accepts(n, d)])
+def test_integer_input_to_unary_op_matches_torch(name, dtype):
+    values = np.array([0, 1, 2, 3], dtype=dtype)
+    with np.errstate(all="ignore"):
+        ours = getattr(fluxgrad, name)(fluxgrad.tensor(values))
+    _compare(f"{name} of {dtype}", ours, getattr(torch, name)(torch.tensor(values)), 1e-6, 1e-5)
+
+
+REDUCTION_KWARGS = [
+    ("sum", {"dim": 1}), ("sum", {"dim": (0, 1), "keepdim": True}), ("sum", {"dtype": "float64"}),
+    ("sum", {"dim": 1, "dtype": "float64"}), ("mean", {"dim": 0}), ("mean", {"dim": -1, "keepdim": True}),
+    ("mean", {"dtype": "float64"}), ("prod", {"dim": 1}), ("prod", {"dim": 0, "keepdim": True, "dtype": "float64"}),
+    ("amax", {"dim": (0, 1)}), ("amin", {"dim": 1, "keepdim": True}), ("logsumexp", {"dim": 1}),
+    ("cumsum", {"dim": 1}), ("cumsum", {"dim": 0, "dtype": "float64"}), ("cumprod", {"dim": 1}),
+    ("std", {"dim": 1}), ("std", {"dim": 1, "correction": 0, "keepdim": True}), ("var", {"dim": 0}),
+    ("var", {"dim": None, "unbiased": False}), ("norm", {"dim": 1}), ("norm", {"p": 1, "dim": 0, "keepdim": True}),
+    ("argmax", {"dim": 1}), ("argmin", {"dim": 0, "keepdim": True}), ("nansum", {"dim": 1}),
+    ("nanmean", {"dim": 0}), ("count_nonzero", {"dim": 1}), ("all", {"dim": 1}), ("any", {"dim": 0}),
+    ("softmax", {"dim": 1}), ("log_softmax", {"dim": 0}), ("softmax", {"dim": 1, "dtype": "float64"}),
+    ("median", {"dim": 1}), ("max", {"dim": 1}), ("min", {"dim": 0, "keepdim": True}),
+    ("sort", {"dim": 0, "descending": True}), ("argsort", {"dim": 1}), ("cummax", {"dim": 1}),
+    ("topk", {"k": 2, "dim": 0, "largest": False}), ("kthvalue", {"k": 2, "dim": 1}),
+    ("aminmax", {"dim": 1}), ("std_mean", {"dim": 1}), ("var_mean", {"dim": 0, "correction": 0}),
+    ("quantile", {"q": 0.3, "dim": 1}), ("mode", {"dim": 1}), ("diff", {"dim": 0}),
+    ("flip", {"dims": (0,)}), ("roll", {"shifts": 1, "dims": 1}), ("squeeze", {"dim": 0}),
+    ("unsqueeze", {"dim": 2}), ("transpose", {"dim0": 0, "dim1": 1}), ("cross", {"other": None, "dim": 1}),
+]
+
+
+@pytest.mark.parametrize("name,kwargs,spelling", [
+    pytest.param(n, k, s, id=f"{s}-{n}-{sorted(k)}") for n, k in REDUCTION_KWARGS
+    for s in ("function", "method") if s == "function" or hasattr(torch.Tensor, n)])
+def test_keyword_arguments_match_torch(name, kwargs, spelling):
+    values = np.random.default_rng(6).uniform(-1, 1, size=(4, 3)).astype(np.float32)
+    results = []
+    for lib in (torch, fluxgrad):
+        x = lib.tensor(values)
+        kw = {k: (getattr(lib, v) if k == "dtype" else x if v is None and k == "other" else v)
+              for k, v in kwargs.items()}
+        fn = getattr(lib, name) if spelling == "function" else getattr(x, name)
+        out = fn(x, **kw) if spelling == "function" else fn(**kw)
+        results.append(_as_list(out))
+    theirs, ours = results
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        _compare(f"{name}({kwargs})", o, t, 1e-6, 1e-5)
+
+
+_WITH_OUT = [(n, k) for n, k in REDUCTION_KWARGS[:22] if "dim" in k]  # (torch: out= needs dim)
+
+
+@pytest.mark.parametrize("name,kwargs", _WITH_OUT, ids=[f"{n}-{sorted(k)}" for n, k in _WITH_OUT])
+def test_reduction_out_keyword_matches_torch(name, kwargs):
+    values = np.random.default_rng(7).uniform(-1, 1, size=(4, 3)).astype(np.float32)
+    results = []
+    for lib in (torch, fluxgrad):
+        x = lib.tensor(values)
+        kw = {k: (getattr(lib, v) if k == "dtype" else v) for k, v in kwargs.items()}
+        buffer = lib.empty(0, dtype=getattr(lib, name)(x, **kw).dtype)
+        assert getattr(lib, name)(x, **kw, out=buffer) is buffer
+        results.append(buffer)
+    _compare(f"{name}(out=)", results[1], results[0], 1e-6, 1e-5)

@@ -10,7 +10,14 @@ OUT_FUNCTIONS = (
     "concat stack where maximum minimum max min sort topk argmax argmin remainder fmod logsumexp "
     "norm std var square reciprocal erf lerp kron cross tril triu diag gather index_select "
     "masked_select nonzero amax amin all any logical_and logical_or logical_not eq ne lt le gt "
-    "ge floor_divide hstack vstack dstack column_stack").split()
+    "ge floor_divide hstack vstack dstack column_stack absolute exp2 asinh acosh atanh arcsin "
+    "arccos arctan arcsinh arccosh arctanh sgn frac fix erfc erfinv lgamma digamma i0 sinc "
+    "deg2rad rad2deg nan_to_num logit signbit arctan2 hypot copysign xlogy fmax fmin logaddexp "
+    "logaddexp2 float_power nextafter ldexp logical_xor heaviside greater less greater_equal "
+    "less_equal not_equal bitwise_and bitwise_or bitwise_xor bitwise_not gcd lcm nansum nanmean "
+    "quantile nanquantile logcumsumexp cummax cummin msort inner addmm addmv addbmm baddbmm addr "
+    "tensordot clamp_min clamp_max addcmul addcdiv take take_along_dim diff histc mvlgamma "
+    "polygamma median mode kthvalue aminmax").split()
 
 
 def accepting_out(fn, name):

@@ -791,10 +791,10 @@ def tensordot(a, b, dims=2):
 
 
 @tensor_method("cross")
-def cross(a, b, dim=None, *, axis=None):
-    """Cross product of 3-vectors along `dim` (a and b broadcast); by default, as torch.cross,
-    the first dimension of size 3."""
-    a, b = broadcast_tensors(*promote(_as_tensor(a), _as_tensor(b)))
+def cross(input, other, dim=None, *, axis=None):
+    """Cross product of 3-vectors along `dim` (input and other broadcast); by default, as
+    torch.cross, the first dimension of size 3."""
+    a, b = broadcast_tensors(*promote(_as_tensor(input), _as_tensor(other)))
     dim = axis if dim is None else dim
     if dim is None:
         dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
