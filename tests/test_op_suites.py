@@ -977,6 +977,106 @@ case("grid_sample", [(1, 2, 5, 5), (1, 3, 4, 2)],
 case("affine_grid", [(2, 2, 3)], lambda T, t: F(T).affine_grid(t, [2, 1, 4, 5], align_corners=False))
 
 
+# --- factories and casts ------------------------------------------------------------------------
+CREATION = ["T.zeros(4, 6)", "T.zeros([4, 6])", "T.zeros([])", "T.ones(4, 6)", "T.ones(())",
+            "T.full((4, 6), 4)", "T.full((4, 6), 4.0)", "T.full((2,), True)", "T.full((4, 6), 4, dtype=T.int32)",
+            "T.full_like(T.ones(2, 3, dtype=T.int32), 4)", "T.full_like(T.ones(2, 3), 2).prod()",
+            "T.zeros_like(T.ones(2, 3, dtype=T.int32))", "T.ones_like(T.ones(2, 3), dtype=T.float64)",
+            "T.eye(10)", "T.eye(3, 5)", "T.eye(5, 3)", "T.eye(1)", "T.eye(0)",
+            "T.arange(10)", "T.arange(10, dtype=T.int32)", "T.arange(5, 10, 3)", "T.arange(10, 5, -3)",
+            "T.arange(11, 5, -3)", "T.arange(1, 78, 2)", "T.arange(5.5, 175.5, 2.5)",
+            "T.arange(-30.2, -0.3, 0.75)", "T.arange(-50.3, -380.2, -2.25)", "T.arange(0, 1, 0.1)",
+            "T.arange(3.0)", "T.arange(T.tensor(4))", "T.linspace(5, 10, 3)", "T.linspace(5, 10, 1)",
+            "T.linspace(5, 10, 0)", "T.linspace(5, 10, 30)", "T.linspace(-5.5, 5.5, 10)",
+            "T.linspace(5.5, -5.5, 10)", "T.linspace(5, 10, 3, dtype=T.int32)",
+            "T.linspace(5, 10, 20, dtype=T.int32)", "T.linspace(5, -5, 20, dtype=T.int32)",
+            "T.logspace(0, 2, 5)", "T.logspace(0, 2, 5, base=2)", "T.tensor([[1, 2, 3], [4, 5, 6]])",
+            "T.tensor(3.5)", "T.tensor([1.5, 2])", "T.tensor([True, 1])", "T.tensor([], dtype=T.float64)",
+            "T.tensor([[1, 2], [3, 4]], dtype=T.float16)", "T.as_tensor([1, 2, 3], dtype=T.float32)",
+            "T.empty(45, 65) * 0 / 0", "T.ones(4, 4).sum(axis=1)", "(-T.ones(3, 3)).sum(axis=1)",
+            "F.pad(T.ones(16, 16), pad=(0, 4, 0, 0)).sum(axis=1)",
+            "T.cat([T.ones(16, 16), T.zeros(16, 4)], dim=1).sum(axis=1)", "T.ones(16, 16).max(1)[0]",
+            "T.eye(6) @ T.eye(6).flip(0)", "T.tensor(1.0).reshape((1, 1, 1)).expand(2, 4, 3).sum(-1)",
+            "T.ones((1, 2)).matmul(T.ones((2, 3)))", "T.arange(13, dtype=T.int32).repeat(8, 1).chunk(6, 1)[2]",
+            "T.arange(13, dtype=T.int32).repeat(8, 3, 3).chunk(3, -2)[1]", "T.arange(10).split([1, 4, 5])[1]",
+            "T.arange(12, dtype=T.int32).reshape(3, 4).split(1, dim=1)[3]", "T.ones(2 ** 16).bool().all()",
+            "T.tril_indices(4, 3)", "T.triu_indices(3, 4, 1)", "T.tensor([2.0, -2.0, 300.5]).type(T.uint8)",
+            "T.tensor([1.7, -1.7, 2.5]).int()", "T.tensor([0.0, 0.5, -1.0]).bool()",
+            "T.tensor([True, False]).float()", "T.tensor([0, 1, 2, 3]).float()",
+            "T.tensor([200, 100], dtype=T.uint8) + T.tensor([100, 200], dtype=T.uint8)",
+            "T.tensor([1, 2], dtype=T.int8) * 100", "T.tensor([1, 2]) * 1.5",
+            "T.tensor([1, 2], dtype=T.int32) + T.tensor([1, 2], dtype=T.int64)",
+            "T.tensor([1.0], dtype=T.float16) + T.tensor([1.0])", "T.tensor([1, 2], dtype=T.uint8) + 1.5",
+            "T.tensor([True, False]) + T.tensor([True, True])", "T.tensor([3, 4]) / T.tensor([2, 2])",
+            "T.tensor([3, 4]) // 2.0", "T.tensor([3, 4], dtype=T.int32) ** 2.0", "T.tensor(2) ** T.tensor([1.5])",
+            "T.tensor([1.0, 2.0]).new_tensor([3, 4])", "T.tensor([1, 2]).new_ones(3)", "T.tensor([1.0]).new_full((2,), 7)"]
+for _expr in CREATION:
+    case(f"create:{_expr}", None, lambda T, e=_expr: eval(e, {"T": T, "F": F(T)}), vals=[],
+         atol=1e-3 if "float16" in _expr else 1e-6)
+case("where-const-int32", [(10,)], lambda T, x: T.where(x > 0.5, 4, 2).type(T.int32).reshape(2, 5).permute(1, 0))
+case("argmax-cast", [(5, 6)], lambda T, x: [x.argmax().type(T.int32), x.argmax(0, False).int(),
+                                            x.argmax(1, True).to(T.int32)])
+case("masked_select-0d-mask", [(4, 5)], lambda T, x: x.masked_select(T.tensor(True)))
+case("unfold-negative-dim", [(3, 3, 3, 3, 3)], lambda T, x: x.unfold(-1, 2, 2))
+case("detach-0d", [()], lambda T, x: x.detach())
+
+
+# --- micrograd-style scalar programs and teenygrad-style small networks --------------------------------
+def _micrograd_sanity(T, x):
+    z = 2 * x + 2 + x
+    q = z.relu() + z * x
+    h = (z * z).relu()
+    return h + q + q * x
+
+
+def _micrograd_more_ops(T, a, b):
+    c = a + b
+    d = a * b + b ** 3
+    c = c + c + 1
+    c = c + 1 + c + (-a)
+    d = d + d * 2 + (b + a).relu()
+    d = d + 3 * d + (b - a).relu()
+    e = c - d
+    f = e ** 2
+    g = f / 2.0
+    return g + 10.0 / f
+
+
+def _augmented_assignment(T, a, b):
+    c = a * b
+    c += c + 1
+    c *= 2
+    c -= a
+    c /= b.abs() + 1
+    return c
+
+
+def _teenygrad_backward_pass(T, x, w, m):
+    out = x.matmul(w).relu()
+    out = out.log_softmax(1)
+    return out.mul(m).add(m).sum()
+
+
+case("micrograd-sanity", None, _micrograd_sanity, vals=[-4.0], dtype=np.float64)
+case("micrograd-more-ops", None, _micrograd_more_ops, vals=[-4.0, 2.0])
+case("micrograd-more-ops-float64", None, _micrograd_more_ops,
+     vals=[np.float64(-4.0), np.float64(2.0)])
+case("augmented-assignment-non-leaf", [(3, 4), (3, 4)], _augmented_assignment)
+case("teenygrad-backward-pass", [(1, 3), (3, 3), (1, 3)], _teenygrad_backward_pass)
+case("teenygrad-mlp", [(5, 7), (7, 4), (4,), (4, 3)],
+     lambda T, x, w1, b1, w2: (x @ w1 + b1).tanh().matmul(w2).sigmoid().mean())
+case("teenygrad-dot-chain", [(4, 4), (4, 4), (4, 4)],
+     lambda T, a, b, c: a[0].dot(b[0]) * c.sum() + (a @ b @ c).sum())
+case("value-reuse-diamond", [(3,)], lambda T, x: (x * x).exp() + (x * x).sin() * x)
+case("value-chain-long", [(3,)], lambda T, x: _long_chain(x))
+
+
+def _long_chain(x):
+    for _ in range(200):
+        x = x * 0.99 + 0.01
+    return x
+
+
 case("max_pool2d-indices-dilation", [(1, 1, 10, 10)],
      lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3), return_indices=True)))
 case("max_pool2d-indices-global", [(1, 1, 12, 13)],
