@@ -604,7 +604,7 @@ ACT = {"relu": lambda T, x: F(T).relu(x), "leaky_relu": lambda T, x: F(T).leaky_
        "hardtanh": lambda T, x: F(T).hardtanh(x), "hardtanh-args": lambda T, x: F(T).hardtanh(x, -0.5, 0.7),
        "hardshrink": lambda T, x: F(T).hardshrink(x, 0.5), "softshrink": lambda T, x: F(T).softshrink(x),
        "threshold": lambda T, x: F(T).threshold(x, 0.3, -1.0), "glu": lambda T, x: F(T).glu(x, -1),
-       "rrelu-eval": lambda T, x: F(T).rrelu(x, training=False), "prelu": lambda T, x: F(T).prelu(x, T.tensor([0.25])),
+       "rrelu-eval": lambda T, x: F(T).rrelu(x, training=False), "prelu": lambda T, x: F(T).prelu(x, T.tensor([0.25], dtype=x.dtype)),
        "sigmoid-F": lambda T, x: F(T).sigmoid(x), "tanh-F": lambda T, x: F(T).tanh(x),
        "normalize": lambda T, x: F(T).normalize(x, dim=-1), "normalize-p1": lambda T, x: F(T).normalize(x, p=1, dim=0)}
 for _name, _fn in ACT.items():
@@ -633,15 +633,15 @@ for _r in ("mean", "sum", "none"):
     case(f"cross_entropy-probs-{_r}", [(12, 10), (12, 10)],
          lambda T, x, y, r=_r: F(T).cross_entropy(x, y.softmax(1), reduction=r))
     case(f"cross_entropy-weight-{_r}", [(12, 10)],
-         lambda T, x, r=_r: F(T).cross_entropy(x, T.tensor(_CLASSES), T.tensor(_WEIGHT), reduction=r))
+         lambda T, x, r=_r: F(T).cross_entropy(x, T.tensor(_CLASSES), T.tensor(_WEIGHT, dtype=x.dtype), reduction=r))
     case(f"nll_loss-{_r}", [(12, 10)],
          lambda T, x, r=_r: F(T).nll_loss(F(T).log_softmax(x, dim=1), T.tensor(_CLASSES), reduction=r))
     case(f"nll_loss-weight-{_r}", [(12, 10)],
-         lambda T, x, r=_r: F(T).nll_loss(x.log_softmax(1), T.tensor(_CLASSES), T.tensor(_WEIGHT),
+         lambda T, x, r=_r: F(T).nll_loss(x.log_softmax(1), T.tensor(_CLASSES), T.tensor(_WEIGHT, dtype=x.dtype),
                                           reduction=r))
     case(f"nll_loss-3d-weight-{_r}", [(4, 10, 3, 3)],
          lambda T, x, r=_r: F(T).nll_loss(x.log_softmax(1), T.tensor(_CLASSES_3D),
-                                          T.tensor(_WEIGHT), reduction=r))
+                                          T.tensor(_WEIGHT, dtype=x.dtype), reduction=r))
     case(f"bce-{_r}", [(8, 10), (8, 10)],
          lambda T, x, y, r=_r: F(T).binary_cross_entropy(x.sigmoid(), y.clip(0, 1), reduction=r))
     case(f"bce-logits-{_r}", [(8, 10), (8, 10)],
@@ -668,7 +668,7 @@ for _ii in (-1, 0, 3):
          lambda T, x, i=_ii: T.nn.CrossEntropyLoss(ignore_index=i)(x, T.tensor(_CLASSES % 4)))
 case("cross_entropy-all-args", [(12, 10)],
      lambda T, x: T.nn.CrossEntropyLoss(reduction="mean", ignore_index=int(_CLASSES[0]),
-                                        label_smoothing=0.3, weight=T.tensor(_WEIGHT))(
+                                        label_smoothing=0.3, weight=T.tensor(_WEIGHT, dtype=x.dtype))(
          x, T.tensor(_CLASSES)))
 case("cross_entropy-permuted-batch", [(3, 12, 10)],
      lambda T, x: T.nn.CrossEntropyLoss()(x.permute(0, 2, 1), T.tensor(_CLASSES_3D[:3, 0].repeat(4).reshape(3, 12))))
@@ -717,7 +717,7 @@ case("batch_norm-running-stats", [(4, 3, 5, 5)], lambda T, x: _running_stats(T, 
 
 
 def _running_stats(T, x):
-    mean, var = T.zeros(3), T.ones(3)
+    mean, var = T.zeros(3, dtype=x.dtype), T.ones(3, dtype=x.dtype)
     out = F(T).batch_norm(x, mean, var, training=True, momentum=0.3)
     return [out, mean, var]
 
@@ -828,7 +828,7 @@ def _conv_modules(T, x):
     with T.no_grad():
         conv.weight.copy_(T.linspace(-1, 1, 108).reshape(4, 3, 3, 3))
         convt.weight.copy_(T.linspace(-1, 1, 32).reshape(4, 2, 2, 2))
-    return convt(conv(x))
+    return convt.to(x.dtype)(conv.to(x.dtype)(x))
 
 
 # --- pooling -------------------------------------------------------------------------------------------
@@ -1090,6 +1090,11 @@ case("avg_pool3d-ceil-include-pad", [(1, 2, 6, 7, 5)],
 @pytest.mark.parametrize("shapes,fn,kw", CASES)
 def test_op_matches_torch(shapes, fn, kw):
     check(shapes, fn, **kw)
+
+
+@pytest.mark.parametrize("shapes,fn,kw", [c for c in CASES if c.values[0]])
+def test_op_matches_torch_in_float64(shapes, fn, kw):
+    check(shapes, fn, **{**kw, "dtype": np.float64})
 
 
 # --- errors: the same exception type as torch ------------------------------------------------------
