@@ -1077,6 +1077,63 @@ def _long_chain(x):
     return x
 
 
+# --- linear algebra ----------------------------------------------------------------------------------
+def _spd(T, a):
+    return a @ a.mT + 3 * T.eye(a.shape[-1], dtype=a.dtype)
+
+
+def _well_conditioned(T, a):
+    return a + 3 * T.eye(a.shape[-1], dtype=a.dtype)
+
+
+LINALG = {
+    "det": ([(4, 4)], lambda T, a: [T.linalg.det(a), T.det(a), *T.linalg.slogdet(a)]),
+    "det-batched": ([(2, 3, 3)], lambda T, a: T.det(a)),
+    "logdet": ([(4, 4)], lambda T, a: T.logdet(_spd(T, a))),
+    "inv": ([(2, 4, 4)], lambda T, a: [T.linalg.inv(_well_conditioned(T, a)),
+                                       T.inverse(_well_conditioned(T, a))]),
+    "solve": ([(4, 4), (4, 2)], lambda T, a, b: T.linalg.solve(_well_conditioned(T, a), b)),
+    "solve-vector": ([(4, 4), (4,)], lambda T, a, b: T.linalg.solve(_well_conditioned(T, a), b)),
+    "cholesky": ([(4, 4)], lambda T, a: [T.linalg.cholesky(_spd(T, a)),
+                                         T.linalg.cholesky(_spd(T, a), upper=True)]),
+    "qr": ([(5, 3)], lambda T, a: list(T.linalg.qr(a))),
+    "svdvals": ([(5, 3)], lambda T, a: [T.linalg.svdvals(a), T.linalg.svd(a, full_matrices=False)[1]]),
+    "eigh": ([(4, 4)], lambda T, a: [T.linalg.eigvalsh(_spd(T, a)), T.linalg.eigh(_spd(T, a))[0]]),
+    "norms": ([(4, 5)], lambda T, a: [T.linalg.norm(a), T.linalg.norm(a, "fro"), T.linalg.norm(a, 2),
+                                      T.linalg.norm(a, -2), T.linalg.norm(a, 1),
+                                      T.linalg.norm(a, float("inf")), T.linalg.norm(a, "nuc")]),
+    "vector_norm": ([(4, 5)], lambda T, a: [T.linalg.vector_norm(a), T.linalg.vector_norm(a, 3, dim=1),
+                                            T.linalg.vector_norm(a, 0.5, dim=(0, 1), keepdim=True),
+                                            T.linalg.vector_norm(a, float("-inf"))]),
+    "matrix_norm": ([(2, 4, 5)], lambda T, a: [T.linalg.matrix_norm(a), T.linalg.matrix_norm(a, 1),
+                                               T.linalg.matrix_norm(a, "nuc")]),
+    "pinv": ([(5, 3)], lambda T, a: T.linalg.pinv(a)),
+    "matrix_power": ([(3, 3)], lambda T, a: [T.linalg.matrix_power(a, 3), T.matrix_power(a, 0),
+                                             T.linalg.matrix_power(_well_conditioned(T, a), -2)]),
+    "matrix_exp": ([(3, 3)], lambda T, a: T.linalg.matrix_exp(a)),
+    "lstsq": ([(5, 3), (5, 2)], lambda T, a, b: T.linalg.lstsq(a, b).solution),
+    "multi_dot": ([(2, 3), (3, 4), (4, 2)], lambda T, a, b, c: T.linalg.multi_dot([a, b, c])),
+    "cross-vecdot": ([(4, 3), (4, 3)], lambda T, a, b: [T.linalg.cross(a, b), T.linalg.vecdot(a, b),
+                                                        T.linalg.vecdot(a, b, dim=0)]),
+    "solve_triangular": ([(4, 4), (4, 2)], lambda T, a, b: T.linalg.solve_triangular(
+        _well_conditioned(T, a.triu()), b, upper=True)),
+    "triangular_solve": ([(4, 2), (4, 4)], lambda T, b, a: list(T.triangular_solve(
+        b, _well_conditioned(T, a.triu())))),
+    "triangular_solve-lower-transposed": ([(4, 2), (4, 4)], lambda T, b, a: T.triangular_solve(
+        b, _well_conditioned(T, a.tril()), upper=False, transpose=True).solution),
+    "cholesky_solve": ([(4, 2), (4, 4)], lambda T, b, a: T.cholesky_solve(b, T.linalg.cholesky(_spd(T, a)))),
+    "tensorinv": ([(2, 3, 6)], lambda T, a: T.linalg.tensorinv(
+        _well_conditioned(T, a.reshape(6, 6)).reshape(2, 3, 6), ind=2)),
+    "tensorsolve": ([(6, 2, 3), (6,)], lambda T, a, b: T.linalg.tensorsolve(
+        _well_conditioned(T, a.reshape(6, 6)).reshape(6, 2, 3), b)),
+    "tensorsolve-dims": ([(2, 3, 6), (6,)], lambda T, a, b: T.linalg.tensorsolve(
+        _well_conditioned(T, a.reshape(6, 6)).reshape(2, 3, 6), b, dims=(0, 1))),
+    "cond-rank": ([(4, 4)], lambda T, a: [T.linalg.cond(a), T.linalg.matrix_rank(a)]),
+}
+for _name, (_shapes, _fn) in LINALG.items():
+    case(f"linalg-{_name}", _shapes, _fn, atol=1e-4, grad_atol=1e-3)
+
+
 case("max_pool2d-indices-dilation", [(1, 1, 10, 10)],
      lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3), return_indices=True)))
 case("max_pool2d-indices-global", [(1, 1, 12, 13)],
