@@ -1134,6 +1134,38 @@ for _name, (_shapes, _fn) in LINALG.items():
     case(f"linalg-{_name}", _shapes, _fn, atol=1e-4, grad_atol=1e-3)
 
 
+# --- torch's top-level spellings: in-place functions, *_copy, nn functions --------------------------
+for _name in ["relu", "sigmoid", "tanh", "exp", "abs", "neg", "sqrt", "floor", "clamp_min", "frac"]:
+    case(f"toplevel-{_name}_", [(4, 5)],
+         lambda T, x, n=_name: _in_place_copy(T, x, n), low=0.1, high=2.0, forward_only=True)
+COPY_CALLS = ["T.permute_copy(x, (1, 0, 2))", "T.t_copy(x[0])", "T.transpose_copy(x, 0, 2)",
+              "T.expand_copy(x[:, :1], (3, 3, 5))", "T.view_copy(x, (12, 5))", "T.unsqueeze_copy(x, 1)",
+              "T.squeeze_copy(x[:, :1], 1)", "T.select_copy(x, 1, 2)", "T.slice_copy(x, 2, 1, 4)",
+              "T.slice_copy(x, 0, None, None, 2)", "T.diagonal_copy(x, 0, 0, 2)", "T.detach_copy(x).detach()",
+              "T.alias_copy(x)", "T.unfold_copy(x, 2, 2, 1)", "T.split_copy(x, 2, 1)[1]",
+              "T.split_with_sizes_copy(x, [1, 4], 2)[1]", "T.unbind_copy(x, 1)[3]",
+              "T.unsafe_chunk(x, 2, 1)[1]", "T.unsafe_split(x, 2)[1]", "x.unsafe_split(3, 2)[0]",
+              "x.hardshrink(0.3)", "x.prelu(T.tensor([0.2], dtype=x.dtype))",
+              "T.diagonal_scatter(x, x.diagonal(1, 0, 2) * 2, 1, 0, 2)",
+              "x.diagonal_scatter(x.diagonal(0, 1, 2).exp(), 0, 1, 2)",
+              "T.diagonal_scatter(x[0], x[1].diagonal(-1) + 1, -1)",
+              "T.layer_norm(x, (5,))", "T.group_norm(x[None], 3)", "T.dropout(x, 0.5, False)",
+              "T.constant_pad_nd(x, (1, 2), 3.0)", "T.embedding(x[0], T.tensor([[0, 3], [1, 1]]))",
+              "T.batch_norm(x, None, None, None, None, True, 0.1, 1e-5, False)",
+              "T.instance_norm(x, None, None, None, None, True, 0.1, 1e-5, False)",
+              "T.hardshrink(x, 0.5)", "T.threshold(x, 0.1, 2.0)", "T.rms_norm(x, (5,))",
+              "T.prelu(x, T.tensor([0.1, 0.2, 0.3, 0.4], dtype=x.dtype))"]
+for _expr in COPY_CALLS:
+    case(f"spelling:{_expr}", [(3, 4, 5)], lambda T, x, e=_expr: eval(e, {"x": x, "T": T}), atol=1e-5)
+
+
+def _in_place_copy(T, x, name):
+    y = x.clone()
+    result = getattr(T, name + "_")(y, *([0.5] if name == "clamp_min" else []))
+    assert result is y
+    return y
+
+
 case("max_pool2d-indices-dilation", [(1, 1, 10, 10)],
      lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3), return_indices=True)))
 case("max_pool2d-indices-global", [(1, 1, 12, 13)],
