@@ -1166,6 +1166,29 @@ def _in_place_copy(T, x, name):
     return y
 
 
+case("max_pool_with_indices", [(2, 3, 6, 7)],
+     lambda T, x: [*F(T).max_pool2d_with_indices(x, 2), *F(T).max_pool1d_with_indices(x[0], 3, 2),
+                   *F(T).adaptive_max_pool2d_with_indices(x, (2, 3)),
+                   *F(T).adaptive_max_pool1d_with_indices(x[0], 4),
+                   *F(T).max_pool3d_with_indices(x[None], 2)])
+case("max_unpool1d", [(2, 3, 11)],
+     lambda T, x: F(T).max_unpool1d(*F(T).max_pool1d(x, 3, 2, 1, return_indices=True), 3, 2, 1,
+                                    output_size=(11,)))
+case("max_unpool3d", [(1, 2, 4, 6, 5)],
+     lambda T, x: F(T).max_unpool3d(*F(T).max_pool3d(x, 2, return_indices=True), 2,
+                                    output_size=(4, 6, 5)))
+case("max_unpool3d-default-size", [(1, 2, 4, 6, 4)],
+     lambda T, x: F(T).max_unpool3d(*F(T).max_pool3d(x, 2, return_indices=True), 2))
+case("lp_pool3d", [(1, 2, 4, 6, 4)], lambda T, x: F(T).lp_pool3d(x.abs() + 0.1, 2, 2), atol=1e-5)
+case("lp_pool3d-p3-stride", [(1, 2, 5, 6, 5)],
+     lambda T, x: F(T).lp_pool3d(x.abs() + 0.1, 3, (2, 3, 2), stride=1), atol=1e-5)
+case("triplet_margin_with_distance_loss", [(6, 5), (6, 5), (6, 5)],
+     lambda T, a, p, n: [F(T).triplet_margin_with_distance_loss(a, p, n),
+                         F(T).triplet_margin_with_distance_loss(
+                             a, p, n, distance_function=lambda u, v: 1 - F(T).cosine_similarity(u, v),
+                             margin=0.5, swap=True, reduction="sum")], atol=1e-5)
+
+
 case("max_pool2d-indices-dilation", [(1, 1, 10, 10)],
      lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3), return_indices=True)))
 case("max_pool2d-indices-global", [(1, 1, 12, 13)],
