@@ -1189,6 +1189,28 @@ case("triplet_margin_with_distance_loss", [(6, 5), (6, 5), (6, 5)],
                              margin=0.5, swap=True, reduction="sum")], atol=1e-5)
 
 
+# --- writes through views: the base sees them, forward and backward -------------------------------
+VIEW_WRITES = ["y.T[0] = 1.0", "y.t()[1:3] = 2.0", "y.transpose(0, 1)[0] = x[0] * 3",
+               "y.permute(1, 0)[0] = 1.0", "y[1:][0] = 3.0", "y.view(16)[0:4] = 1.0",
+               "y.reshape(2, 8)[0] = 1.0", "y.unsqueeze(0)[0, 1] = 1.0", "y.T.T[0] = 1.0",
+               "y[:, ::2][0] = 1.0", "y.t()[::2] = 1.0", "y.narrow(1, 0, 2)[0] = 1.0",
+               "y.flatten()[0:4] = 1.0", "y.movedim(0, 1)[0] = 1.0", "y.mT[0] = x[1]",
+               "y.diagonal().zero_()", "y.diagonal(1).fill_(2.0)", "y.diagonal()[1:] = x[0, :3]",
+               "y.T.diagonal(-1).mul_(3)", "y.T[0].fill_(1.0)", "y.t().mul_(2)", "y.t()[0].mul_(2)",
+               "y.select(1, 0).fill_(1.0)", "y[::2].mul_(2)", "y[:, 1:3].exp_()",
+               "y.view(-1)[::3] += 1.0", "y.unsqueeze(0).transpose(1, 2)[0, 1].fill_(3.0)",
+               "y.T.masked_fill_(y.T > 0, 0.5)", "y.t().clamp_(-0.5, 0.5)",
+               "y.t()[[0, 2]] = x[:2] * 2", "y.T[y.T > 1] = 0.0", "y[1:].index_fill_(1, T.tensor([0]), 4.0)"]
+for _expr in VIEW_WRITES:
+    case(f"view-write:{_expr}", [(4, 4)], lambda T, x, e=_expr: _written_through_view(T, x, e))
+
+
+def _written_through_view(T, x, statement):
+    y = x.clone()
+    exec(statement, {"x": x, "y": y, "T": T})
+    return y * x
+
+
 case("max_pool2d-indices-dilation", [(1, 1, 10, 10)],
      lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3), return_indices=True)))
 case("max_pool2d-indices-global", [(1, 1, 12, 13)],
