@@ -34,7 +34,8 @@ def _as_list(out):
 
 def _compare(what, ours, theirs, atol, rtol):
     assert tuple(ours.shape) == tuple(theirs.shape), f"{what}: shape {ours.shape} != {theirs.shape}"
-    assert str(theirs.dtype) == f"torch.{ours.dtype.name}", f"{what}: dtype {ours.dtype} != {theirs.dtype}"
+    assert str(theirs.dtype) == f"torch.{ours.dtype.name}", \
+        f"{what}: dtype {ours.dtype} != {theirs.dtype}"
     a, b = ours.detach().numpy(), theirs.detach().numpy(force=True)  # (sgn's zero gradient)
     if np.issubdtype(b.dtype, np.floating):
         np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, equal_nan=True, err_msg=what)
@@ -177,7 +178,8 @@ case("pow-negative-base-int-exp", [(4, 5)], lambda T, x: x ** 3, low=-30, high=-
 case("pow-negative-base-frac-exp", [(4, 5)], lambda T, x: x ** 0.2, low=-30, high=-27)
 case("pow-zero-base", None, lambda T, x: [x ** 0.3, x ** 0.0, x ** -0.3, x ** 1.1],
      vals=[[0.0]])
-case("pow-zero-tensor-tensor", None, lambda T, x, y: x ** y, vals=[[0.0, 0.0, 0.0], [0.0, 0.3, -0.3]])
+case("pow-zero-tensor-tensor", None, lambda T, x, y: x ** y,
+     vals=[[0.0, 0.0, 0.0], [0.0, 0.3, -0.3]])
 case("pow-const-base-zero", None, lambda T, x: 0 ** x, vals=[[-2.0, -1, 0, 1, 2, 3]])
 case("pow-const-base-negative", None, lambda T, x: (-2) ** x, vals=[[-2.0, -1, 0, 1, 2, 3]])
 case("pow-float-base-int-tensor", None, lambda T, x: 0.7 ** x, vals=[[-2, -1, 0, 1, 2, 3]])
@@ -205,7 +207,8 @@ case("addcdiv", [(4, 5)] * 3, lambda T, x, y, z: T.addcdiv(x, y, z.abs() + 1, va
 for _r in [None, "trunc", "floor"]:
     for _den in [-3, -2, 2, 5, -2.5, 3.0]:
         case(f"div-rounding-{_r}-{_den}-int", None,
-             lambda T, x, y, r=_r: x.div(y, rounding_mode=r), vals=[[5, 6, 7, 0, -5, -6, -7], [_den]])
+             lambda T, x, y, r=_r: x.div(y, rounding_mode=r), vals=[[5, 6, 7, 0, -5, -6, -7],
+                                                                    [_den]])
         case(f"div-rounding-{_r}-{_den}-float", None,
              lambda T, x, y, r=_r: T.div(x, y, rounding_mode=r), forward_only=True,
              vals=[[5.0, 6, 7, 0, -5, -6, -7], [_den]])
@@ -274,9 +277,11 @@ case("masked_fill-tensor-value", [(6, 5)], lambda T, x: x.masked_fill(x < 0, T.t
 case("masked_select", [(6, 5)], lambda T, x: x.masked_select(x > 0.5))
 
 # --- reductions -----------------------------------------------------------------------------------
-REDUCE_CALLS = ["x.sum()", "x.sum(3)", "x.sum((1, 3))", "x.sum(axis=(0, 2))", "x.sum(dim=1, keepdim=True)",
+REDUCE_CALLS = ["x.sum()", "x.sum(3)", "x.sum((1, 3))", "x.sum(axis=(0, 2))",
+                "x.sum(dim=1, keepdim=True)",
                 "x.sum(-1)", "x.sum([0, 2])", "x.sum((0, 1)).sum()", "x.mean()", "x.mean((1, 2))",
-                "x.mean(dim=-1, keepdim=True)", "x.prod()", "x.prod(dim=3)", "x.prod(1, keepdim=True)",
+                "x.mean(dim=-1, keepdim=True)", "x.prod()", "x.prod(dim=3)",
+                "x.prod(1, keepdim=True)",
                 "x.max()", "x.min()", "x.max(1)[0]", "x.max(dim=1).values", "x.min(dim=2).values",
                 "x.max(1, keepdim=True)[0]", "x.amax((1, 2))", "x.amin(-1, keepdim=True)",
                 "x.var()", "x.var(0)", "x.var([1, 2])", "x.var(2, correction=0)",
@@ -287,7 +292,8 @@ REDUCE_CALLS = ["x.sum()", "x.sum(3)", "x.sum((1, 3))", "x.sum(axis=(0, 2))", "x
                 "x.norm(p=float('inf'), dim=-1)", "x.sum(dtype=T.float64)", "x.nansum(1)",
                 "x.nanmean()", "x.median()", "x.max(-1)[1]", "x.argmax()", "x.argmin()",
                 "x.argmax(1)", "x.argmin(0, keepdim=True)", "x.argmax(1, True)",
-                "x.count_nonzero(1)", "x.aminmax()[0]", "T.std_mean(x)[0]", "T.std_mean(x, (1, 2))[1]",
+                "x.count_nonzero(1)", "x.aminmax()[0]", "T.std_mean(x)[0]",
+                "T.std_mean(x, (1, 2))[1]",
                 "T.var_mean(x, 1, keepdim=True)[0]", "x.mean(1).sum()", "x.sum(()).shape and x"]
 for _expr in REDUCE_CALLS:
     case(f"reduce:{_expr}", [(3, 4, 5, 2)], lambda T, x, e=_expr: eval(e, {"x": x, "T": T}))
@@ -384,8 +390,10 @@ EINSUM = [("->", [()]), ("ij->ji", [(4, 4)]), ("ij -> ji", [(4, 4)]), ("ji", [(4
           ("pqrs,tuqvr->pstuv", [(3, 5, 2, 4), (2, 3, 5, 2, 2)]),
           ("ik,jkl,il->ij", [(2, 3), (5, 3, 7), (2, 7)]),
           ("...id,...jd->...ij", [(3, 8, 9), (3, 8, 9)]), ("...id, ...jd", [(3, 8, 9), (3, 8, 9)]),
-          ("i...j,ji...->...", [(2, 3, 4, 5), (5, 2, 4)]), ("ij...,ij...->ij", [(2, 3, 4), (2, 3, 4)]),
-          ("i,i", [(5,), (5,)]), ("ii->i", [(4, 4)]), ("ii->", [(4, 4)]), ("...ii->...i", [(3, 5, 5)]),
+          ("i...j,ji...->...", [(2, 3, 4, 5), (5, 2, 4)]), ("ij...,ij...->ij",
+                                                            [(2, 3, 4), (2, 3, 4)]),
+          ("i,i", [(5,), (5,)]), ("ii->i", [(4, 4)]), ("ii->", [(4, 4)]), ("...ii->...i",
+                                                                           [(3, 5, 5)]),
           ("...ii->...", [(3, 5, 5)]), ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)])]
 for _eq, _shapes in EINSUM:
     case(f"einsum-{_eq}", _shapes, lambda T, *xs, eq=_eq: T.einsum(eq, *xs), atol=1e-5)
@@ -419,7 +427,8 @@ SHAPE_CALLS = [
     ("x.expand((4, 3, 2, 6))", ()), ("x.expand([])", ()), ("x.expand(-1, 5)", (3, 1)),
     ("x.expand_as(T.ones(2, 3, 4))", (3, 1)), ("x.broadcast_to((2, 3, 4))", (3, 1)),
     ("x.repeat(2, 4, 3)", (4, 6, 3)), ("x.repeat(2, 4, 3, 2)", (4, 6, 3)),
-    ("x.repeat(3, 2, 2, 1, 1)", (4, 6, 3)), ("x.repeat(2, 3)", ()), ("x.repeat((2, 0, 4))", (2, 3, 1)),
+    ("x.repeat(3, 2, 2, 1, 1)", (4, 6, 3)), ("x.repeat(2, 3)", ()), ("x.repeat((2, 0, 4))",
+                                                                     (2, 3, 1)),
     ("x.repeat(3, 3, 4)", (3, 3)), ("x.tile((2, 2))", (2, 3)), ("x.tile(2)", (2, 3)),
     ("x.repeat_interleave(6)", (3, 3)), ("x.repeat_interleave(2, 1)", (3, 3)),
     ("x.repeat_interleave(2, 0)", (3, 3)), ("x.repeat_interleave(2, -1)", (3, 3)),
@@ -481,7 +490,8 @@ case("meshgrid-list", [(3,), (2,)], lambda T, x, y: list(T.meshgrid([x, y], inde
 
 # --- indexing -----------------------------------------------------------------------------------
 INDEX = [("x[1:3]", (3,)), ("x[0:2]", (3,)), ("x[-2:2]", (3,)), ("x[None]", ()),
-         ("x[0]", (3,)), ("x[-1]", (3,)), ("x[-3]", (3,)), ("x[1]", (4, 4)), ("x[1, 1, 1]", (3, 3, 3)),
+         ("x[0]", (3,)), ("x[-1]", (3,)), ("x[-3]", (3,)), ("x[1]", (4, 4)), ("x[1, 1, 1]",
+                                                                              (3, 3, 3)),
          ("x[1:2]", (3, 3, 3)), ("x[1:2, 2]", (3, 3, 3)), ("x[1:2, 1:2, 0:-1]", (3, 3, 3)),
          ("x[None]", (3, 3, 3)), ("x[1:2, None]", (3, 3, 3)), ("x[1:2, None, 1:2]", (3, 3, 3)),
          ("x[1:2, 1:2, None, -1]", (3, 3, 3)), ("x[None, None, 1, None, 2, 0:2]", (3, 3, 3)),
@@ -497,7 +507,8 @@ INDEX = [("x[1:3]", (3,)), ("x[0:2]", (3,)), ("x[-2:2]", (3,)), ("x[None]", ()),
          ("x[T.tensor([[0, 0, 0], [0, 0, 0]]), T.tensor(1)]", (2, 3)),
          ("x[T.tensor([1]), T.tensor([[0, 0, 0], [0, 0, 0]])]", (2, 3)),
          ("x[T.tensor([[0, 1, -1], [-1, -2, 0]]), T.tensor([2, 1, -1])]", (2, 3)),
-         ("x[x > 0]", (4, 5)), ("x[x[:, 0] > 0]", (4, 5)), ("x[:, T.tensor([True, False, True])]", (2, 3)),
+         ("x[x > 0]", (4, 5)), ("x[x[:, 0] > 0]", (4, 5)), ("x[:, T.tensor([True, False, True])]",
+                                                            (2, 3)),
          ("x[((0,),)]", (2, 5, 3)), ("x[(1, 0, -1), [0, 1, 2], :]", (2, 5, 3)),
          ("x[[[0], [1]], [[1, 2]], 0]", (2, 5, 3)), ("x[1, :, [0, 2]]", (2, 5, 3)),
          ("x[:, [0, 2], 1:3]", (2, 5, 3)), ("x[[0, 1], ..., [1, 2]]", (2, 5, 3)),
@@ -588,25 +599,43 @@ case("searchsorted-bucketize", None,
      vals=[[1.0, 2.0, 4.0, 8.0], [0.5, 2.0, 3.0, 9.0]])
 
 # --- activations ---------------------------------------------------------------------------------
-ACT = {"relu": lambda T, x: F(T).relu(x), "leaky_relu": lambda T, x: F(T).leaky_relu(x, 0.01),
-       "leaky_relu-kw": lambda T, x: F(T).leaky_relu(x, negative_slope=0.2),
-       "celu-1": lambda T, x: F(T).celu(x, 1.0), "celu-3": lambda T, x: F(T).celu(x, alpha=3.0),
-       "selu": lambda T, x: F(T).selu(x), "silu": lambda T, x: F(T).silu(x),
-       "elu": lambda T, x: F(T).elu(x), "elu-0.1": lambda T, x: F(T).elu(x, alpha=0.1),
-       "relu6": lambda T, x: F(T).relu6(x), "hardswish": lambda T, x: F(T).hardswish(x),
-       "hardsigmoid": lambda T, x: F(T).hardsigmoid(x), "mish": lambda T, x: F(T).mish(x),
-       "softplus": lambda T, x: F(T).softplus(x), "softplus-beta3": lambda T, x: F(T).softplus(x, beta=3),
-       "softplus-beta-third": lambda T, x: F(T).softplus(x, beta=1 / 3),
-       "softplus-threshold": lambda T, x: F(T).softplus(x, beta=2, threshold=1),
-       "softsign": lambda T, x: F(T).softsign(x), "logsigmoid": lambda T, x: F(T).logsigmoid(x),
-       "gelu": lambda T, x: F(T).gelu(x), "gelu-tanh": lambda T, x: F(T).gelu(x, approximate="tanh"),
-       "quick-gelu": lambda T, x: x * T.sigmoid(1.702 * x), "tanhshrink": lambda T, x: F(T).tanhshrink(x),
-       "hardtanh": lambda T, x: F(T).hardtanh(x), "hardtanh-args": lambda T, x: F(T).hardtanh(x, -0.5, 0.7),
-       "hardshrink": lambda T, x: F(T).hardshrink(x, 0.5), "softshrink": lambda T, x: F(T).softshrink(x),
-       "threshold": lambda T, x: F(T).threshold(x, 0.3, -1.0), "glu": lambda T, x: F(T).glu(x, -1),
-       "rrelu-eval": lambda T, x: F(T).rrelu(x, training=False), "prelu": lambda T, x: F(T).prelu(x, T.tensor([0.25], dtype=x.dtype)),
-       "sigmoid-F": lambda T, x: F(T).sigmoid(x), "tanh-F": lambda T, x: F(T).tanh(x),
-       "normalize": lambda T, x: F(T).normalize(x, dim=-1), "normalize-p1": lambda T, x: F(T).normalize(x, p=1, dim=0)}
+ACT = {
+    "relu": lambda T, x: F(T).relu(x),
+    "leaky_relu": lambda T, x: F(T).leaky_relu(x, 0.01),
+    "leaky_relu-kw": lambda T, x: F(T).leaky_relu(x, negative_slope=0.2),
+    "celu-1": lambda T, x: F(T).celu(x, 1.0),
+    "celu-3": lambda T, x: F(T).celu(x, alpha=3.0),
+    "selu": lambda T, x: F(T).selu(x),
+    "silu": lambda T, x: F(T).silu(x),
+    "elu": lambda T, x: F(T).elu(x),
+    "elu-0.1": lambda T, x: F(T).elu(x, alpha=0.1),
+    "relu6": lambda T, x: F(T).relu6(x),
+    "hardswish": lambda T, x: F(T).hardswish(x),
+    "hardsigmoid": lambda T, x: F(T).hardsigmoid(x),
+    "mish": lambda T, x: F(T).mish(x),
+    "softplus": lambda T, x: F(T).softplus(x),
+    "softplus-beta3": lambda T, x: F(T).softplus(x, beta=3),
+    "softplus-beta-third": lambda T, x: F(T).softplus(x, beta=1 / 3),
+    "softplus-threshold": lambda T, x: F(T).softplus(x, beta=2, threshold=1),
+    "softsign": lambda T, x: F(T).softsign(x),
+    "logsigmoid": lambda T, x: F(T).logsigmoid(x),
+    "gelu": lambda T, x: F(T).gelu(x),
+    "gelu-tanh": lambda T, x: F(T).gelu(x, approximate="tanh"),
+    "quick-gelu": lambda T, x: x * T.sigmoid(1.702 * x),
+    "tanhshrink": lambda T, x: F(T).tanhshrink(x),
+    "hardtanh": lambda T, x: F(T).hardtanh(x),
+    "hardtanh-args": lambda T, x: F(T).hardtanh(x, -0.5, 0.7),
+    "hardshrink": lambda T, x: F(T).hardshrink(x, 0.5),
+    "softshrink": lambda T, x: F(T).softshrink(x),
+    "threshold": lambda T, x: F(T).threshold(x, 0.3, -1.0),
+    "glu": lambda T, x: F(T).glu(x, -1),
+    "rrelu-eval": lambda T, x: F(T).rrelu(x, training=False),
+    "prelu": lambda T, x: F(T).prelu(x, T.tensor([0.25], dtype=x.dtype)),
+    "sigmoid-F": lambda T, x: F(T).sigmoid(x),
+    "tanh-F": lambda T, x: F(T).tanh(x),
+    "normalize": lambda T, x: F(T).normalize(x, dim=-1),
+    "normalize-p1": lambda T, x: F(T).normalize(x, p=1, dim=0),
+}
 for _name, _fn in ACT.items():
     case(f"act-{_name}", [(6, 8)], _fn)
     if _name not in ("glu", "normalize", "normalize-p1"):
@@ -623,7 +652,7 @@ case("act-modules", [(6, 8)], lambda T, x: [T.nn.ReLU()(x), T.nn.GELU()(x), T.nn
                                             T.nn.Tanh()(x), T.nn.Sigmoid()(x), T.nn.ELU()(x),
                                             T.nn.Softplus(beta=2)(x), T.nn.Mish()(x)])
 
-# --- losses -----------------------------------------------------------------------------------------
+# --- losses ---------------------------------------------------------------------------------------
 _CLASSES = np.random.default_rng(2).integers(0, 10, size=(12,))
 _CLASSES_3D = np.random.default_rng(3).integers(0, 10, size=(4, 3, 3))
 _WEIGHT = np.random.default_rng(4).uniform(0.1, 2, size=(10,)).astype(np.float32)
@@ -633,11 +662,14 @@ for _r in ("mean", "sum", "none"):
     case(f"cross_entropy-probs-{_r}", [(12, 10), (12, 10)],
          lambda T, x, y, r=_r: F(T).cross_entropy(x, y.softmax(1), reduction=r))
     case(f"cross_entropy-weight-{_r}", [(12, 10)],
-         lambda T, x, r=_r: F(T).cross_entropy(x, T.tensor(_CLASSES), T.tensor(_WEIGHT, dtype=x.dtype), reduction=r))
+         lambda T, x, r=_r: F(T).cross_entropy(x, T.tensor(_CLASSES),
+                                               T.tensor(_WEIGHT, dtype=x.dtype), reduction=r))
     case(f"nll_loss-{_r}", [(12, 10)],
-         lambda T, x, r=_r: F(T).nll_loss(F(T).log_softmax(x, dim=1), T.tensor(_CLASSES), reduction=r))
+         lambda T, x, r=_r: F(T).nll_loss(F(T).log_softmax(x, dim=1), T.tensor(_CLASSES),
+                                          reduction=r))
     case(f"nll_loss-weight-{_r}", [(12, 10)],
-         lambda T, x, r=_r: F(T).nll_loss(x.log_softmax(1), T.tensor(_CLASSES), T.tensor(_WEIGHT, dtype=x.dtype),
+         lambda T, x, r=_r: F(T).nll_loss(x.log_softmax(1), T.tensor(_CLASSES),
+                                          T.tensor(_WEIGHT, dtype=x.dtype),
                                           reduction=r))
     case(f"nll_loss-3d-weight-{_r}", [(4, 10, 3, 3)],
          lambda T, x, r=_r: F(T).nll_loss(x.log_softmax(1), T.tensor(_CLASSES_3D),
@@ -668,16 +700,19 @@ for _ii in (-1, 0, 3):
          lambda T, x, i=_ii: T.nn.CrossEntropyLoss(ignore_index=i)(x, T.tensor(_CLASSES % 4)))
 case("cross_entropy-all-args", [(12, 10)],
      lambda T, x: T.nn.CrossEntropyLoss(reduction="mean", ignore_index=int(_CLASSES[0]),
-                                        label_smoothing=0.3, weight=T.tensor(_WEIGHT, dtype=x.dtype))(
+                                        label_smoothing=0.3, weight=T.tensor(_WEIGHT,
+                                                                             dtype=x.dtype))(
          x, T.tensor(_CLASSES)))
 case("cross_entropy-permuted-batch", [(3, 12, 10)],
-     lambda T, x: T.nn.CrossEntropyLoss()(x.permute(0, 2, 1), T.tensor(_CLASSES_3D[:3, 0].repeat(4).reshape(3, 12))))
+     lambda T, x: T.nn.CrossEntropyLoss()(x.permute(0, 2, 1),
+                                          T.tensor(_CLASSES_3D[:3, 0].repeat(4).reshape(3, 12))))
 case("nll_loss-ignore-index", None,
      lambda T, x: F(T).nll_loss(F(T).log_softmax(x, dim=1), T.tensor([0, 1, 2]), ignore_index=1),
      vals=[[[2.0, 0.5, -1.0], [1.5, 2.5, -0.5], [0.0, -2.0, 1.0]]])
 case("bce-logits-pos-weight", [(8, 10), (8, 10)],
      lambda T, x, y: F(T).binary_cross_entropy_with_logits(
-         x, y.clip(0, 1), pos_weight=T.tensor([0.25, 0.5, 0.75, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])))
+         x, y.clip(0,
+                   1), pos_weight=T.tensor([0.25, 0.5, 0.75, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0])))
 case("bce-weight", [(8, 10), (8, 10)],
      lambda T, x, y: F(T).binary_cross_entropy(x.sigmoid(), y.clip(0, 1), weight=y.abs().detach()))
 case("other-losses", [(8, 10), (8, 10)],
@@ -689,7 +724,8 @@ def _other_losses(F, x, y, classes):
             F.poisson_nll_loss(x, y.abs()), F.gaussian_nll_loss(x, y, x.abs() + 0.1),
             F.cosine_embedding_loss(x, y, y[:, 0].sign()),
             F.margin_ranking_loss(x[:, 0], y[:, 0], y[:, 1].sign()),
-            F.multilabel_soft_margin_loss(x, y.gt(0).float()), F.triplet_margin_loss(x, y, x.flip(0)),
+            F.multilabel_soft_margin_loss(x, y.gt(0).float()), F.triplet_margin_loss(x, y,
+                                                                                     x.flip(0)),
             F.multi_margin_loss(x, classes)]
 
 
@@ -697,7 +733,7 @@ case("one_hot", None, lambda T, x: [F(T).one_hot(x, 6), F(T).one_hot(x)], vals=[
 case("one_hot-3d", None, lambda T, x: F(T).one_hot(x, 8),
      vals=[[[[1, 2, 3], [0, 3, 5]], [[1, 2, 3], [0, 3, 5]]]])
 
-# --- normalisation layers, linear, attention, dropout in eval ---------------------------------------
+# --- normalisation layers, linear, attention, dropout in eval -------------------------------------
 case("layer_norm", [(4, 5, 6), (6,), (6,)],
      lambda T, x, w, b: F(T).layer_norm(x, (6,), w, b, eps=1e-5), atol=1e-5)
 case("layer_norm-2d-shape", [(4, 5, 6), (5, 6), (5, 6)],
@@ -712,7 +748,8 @@ case("batch_norm-train", [(4, 3, 5, 5), (3,), (3,)],
 case("batch_norm-train-1d", [(8, 3), (3,), (3,)],
      lambda T, x, w, b: F(T).batch_norm(x, None, None, w, b, training=True, eps=1e-3), atol=1e-5)
 case("batch_norm-eval", [(4, 3, 5), (3,), (3,), (3,), (3,)],
-     lambda T, x, m, v, w, b: F(T).batch_norm(x, m.detach(), v.detach().abs() + 0.5, w, b), atol=1e-5)
+     lambda T, x, m, v, w, b: F(T).batch_norm(x, m.detach(), v.detach().abs() + 0.5, w,
+                                              b), atol=1e-5)
 case("batch_norm-running-stats", [(4, 3, 5, 5)], lambda T, x: _running_stats(T, x), atol=1e-5)
 
 
@@ -731,7 +768,8 @@ case("sdpa", [(2, 3, 4, 8)] * 3, lambda T, q, k, v: F(T).scaled_dot_product_atte
 case("sdpa-mask", [(2, 3, 4, 8), (2, 3, 4, 8), (2, 3, 4, 8), (2, 3, 4, 4)],
      lambda T, q, k, v, m: F(T).scaled_dot_product_attention(q, k, v, attn_mask=m), atol=1e-5)
 case("sdpa-bool-mask", [(2, 3, 4, 8)] * 3,
-     lambda T, q, k, v: F(T).scaled_dot_product_attention(q, k, v, attn_mask=T.ones(4, 4).tril().bool()),
+     lambda T, q, k, v: F(T).scaled_dot_product_attention(q, k, v,
+                                                          attn_mask=T.ones(4, 4).tril().bool()),
      atol=1e-5)
 case("sdpa-causal", [(2, 3, 4, 8)] * 3,
      lambda T, q, k, v: F(T).scaled_dot_product_attention(q, k, v, is_causal=True), atol=1e-5)
@@ -751,22 +789,27 @@ case("embedding", [(10, 4)], lambda T, w: F(T).embedding(T.tensor([[1, 2], [9, 1
 case("embedding-padding", [(10, 4)],
      lambda T, w: F(T).embedding(T.tensor([[1, 2], [0, 1]]), w, padding_idx=1))
 
-# --- convolutions ------------------------------------------------------------------------------------
+# --- convolutions ---------------------------------------------------------------------------------
 CONV2D = [([(1, 4, 9, 9), (4, 4, 3, 3)], {}), ([(1, 4, 9, 9), (4, 4, 3, 3), (4,)], {}),
           ([(2, 4, 9, 9), (4, 4, 1, 1)], {}), ([(1, 3, 5, 7), (6, 1, 3, 3)], {"groups": 3}),
           ([(1, 3, 5, 7), (6, 3, 2, 1)], {}), ([(2, 3, 5, 7), (6, 3, 3, 5)], {}),
-          ([(1, 4, 1, 1), (2, 2, 1, 1)], {"groups": 2}), ([(1, 8, 6, 6), (8, 1, 1, 1)], {"groups": 8}),
-          ([(2, 15, 5, 5), (35, 3, 3, 3)], {"groups": 5}), ([(2, 3, 11, 14), (3, 1, 3, 3)], {"groups": 3}),
-          ([(2, 1, 5, 1), (1, 1, 3, 1)], {"stride": 2}), ([(2, 3, 11, 14), (4, 3, 3, 3)], {"stride": 2}),
+          ([(1, 4, 1, 1), (2, 2, 1, 1)], {"groups": 2}), ([(1, 8, 6, 6), (8, 1, 1, 1)],
+                                                          {"groups": 8}),
+          ([(2, 15, 5, 5), (35, 3, 3, 3)], {"groups": 5}), ([(2, 3, 11, 14), (3, 1, 3, 3)],
+                                                            {"groups": 3}),
+          ([(2, 1, 5, 1), (1, 1, 3, 1)], {"stride": 2}), ([(2, 3, 11, 14), (4, 3, 3, 3)],
+                                                          {"stride": 2}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"stride": (2, 1)}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"padding": (2, 1)}),
-          ([(2, 3, 11, 14), (4, 3, 3, 3)], {"padding": 2}), ([(2, 3, 11, 14), (4, 3, 1, 1)], {"padding": 2}),
+          ([(2, 3, 11, 14), (4, 3, 3, 3)], {"padding": 2}), ([(2, 3, 11, 14), (4, 3, 1, 1)],
+                                                             {"padding": 2}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"dilation": 2}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"dilation": (2, 1)}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"padding": "same"}),
           ([(2, 3, 11, 14), (4, 3, 3, 2)], {"padding": "same", "dilation": 2}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"padding": "valid"}),
-          ([(2, 3, 11, 14), (6, 1, 3, 3), (6,)], {"stride": 2, "padding": 1, "dilation": 2, "groups": 3}),
+          ([(2, 3, 11, 14), (6, 1, 3, 3), (6,)],
+           {"stride": 2, "padding": 1, "dilation": 2, "groups": 3}),
           ([(2, 3, 11, 14), (4, 3, 3, 3)], {"padding": 1, "stride": 3}),
           ([(2, 3, 9, 9), (4, 3, 3, 3)], {"padding": 1, "padding_mode": "reflect"}),
           ([(2, 3, 9, 9), (4, 3, 3, 3)], {"padding": 2, "padding_mode": "circular"}),
@@ -776,7 +819,8 @@ for _shapes, _kw in CONV2D:
     _mode = _kw.pop("padding_mode", None)
     if _mode:
         case(f"Conv2d-{_shapes}-{_mode}", _shapes, lambda T, x, w, kw=_kw, m=_mode: F(T).conv2d(
-            F(T).pad(x, (kw["padding"],) * 4, mode=m), w, **{k: v for k, v in kw.items() if k != "padding"}),
+            F(T).pad(x, (kw["padding"],) * 4, mode=m), w, **{k: v for k,
+                                                             v in kw.items() if k != "padding"}),
              atol=1e-5)
     else:
         case(f"conv2d-{_shapes}-{_kw}", _shapes,
@@ -792,22 +836,29 @@ case("conv2d-pad-vals", None, lambda T, x, w: F(T).conv2d(F(T).pad(x, (1, 1, 1, 
 case("conv2d-sliced-input", [(1, 1, 10, 10), (1, 1, 3, 3)],
      lambda T, x, w: F(T).conv2d(x[:, :, 1:-1, 1:-1], w))
 for _shapes, _kw in [([(1, 1, 11), (6, 1, 1)], {}), ([(8, 3, 11), (6, 3, 5)], {}),
-                     ([(8, 3, 11), (6, 1, 5)], {"groups": 3}), ([(2, 1, 5), (1, 1, 3)], {"stride": 2}),
+                     ([(8, 3, 11), (6, 1, 5)], {"groups": 3}),
+                     ([(2, 1, 5), (1, 1, 3)], {"stride": 2}),
                      ([(2, 2, 11), (6, 2, 5), (6,)], {"padding": 2, "dilation": 2}),
                      ([(2, 2, 11), (6, 2, 4)], {"padding": "same"}), ([(2, 11), (6, 2, 3)], {})]:
-    case(f"conv1d-{_shapes}-{_kw}", _shapes, lambda T, x, w, *b, kw=_kw: F(T).conv1d(x, w, *b, **kw),
-         atol=1e-5)
-case("conv1d-pad-first", [(6, 2, 11), (6, 2, 5)], lambda T, x, w: F(T).conv1d(F(T).pad(x, (1, 1)), w))
+    case(f"conv1d-{_shapes}-{_kw}", _shapes,
+         lambda T, x, w, *b, kw=_kw: F(T).conv1d(x, w, *b, **kw), atol=1e-5)
+case("conv1d-pad-first", [(6, 2, 11), (6, 2, 5)],
+     lambda T, x, w: F(T).conv1d(F(T).pad(x, (1, 1)), w))
 for _shapes, _kw in [([(1, 2, 5, 5, 5), (3, 2, 3, 3, 3)], {}),
                      ([(1, 2, 5, 5, 5), (3, 2, 3, 3, 3), (3,)], {"padding": 1}),
-                     ([(1, 4, 5, 6, 5), (4, 2, 2, 3, 2)], {"groups": 2, "stride": (1, 2, 1), "dilation": 2})]:
-    case(f"conv3d-{_shapes}-{_kw}", _shapes, lambda T, x, w, *b, kw=_kw: F(T).conv3d(x, w, *b, **kw),
-         atol=1e-5)
+                     ([(1, 4, 5, 6, 5), (4, 2, 2, 3, 2)],
+                      {"groups": 2, "stride": (1, 2, 1), "dilation": 2})]:
+    case(f"conv3d-{_shapes}-{_kw}", _shapes,
+         lambda T, x, w, *b, kw=_kw: F(T).conv3d(x, w, *b, **kw), atol=1e-5)
 CONVT = [([(2, 4, 9, 9), (4, 4, 3, 3)], {}), ([(2, 4, 9, 9), (4, 4, 3, 3), (4,)], {}),
-         ([(2, 4, 9, 9), (4, 4, 3, 3)], {"groups": 2}), ([(2, 4, 9, 9), (4, 2, 3, 3)], {"groups": 2}),
-         ([(2, 4, 5, 5), (4, 4, 3, 3)], {"padding": (1, 2)}), ([(2, 4, 5, 5), (4, 4, 3, 3)], {"padding": 2}),
-         ([(2, 4, 5, 5), (4, 4, 3, 3)], {"dilation": (1, 2)}), ([(2, 4, 5, 5), (4, 4, 3, 3)], {"dilation": 2}),
-         ([(2, 4, 4, 5), (4, 4, 3, 3)], {"stride": (2, 1)}), ([(2, 4, 4, 5), (4, 4, 3, 3)], {"stride": 2}),
+         ([(2, 4, 9, 9), (4, 4, 3, 3)], {"groups": 2}), ([(2, 4, 9, 9), (4, 2, 3, 3)],
+                                                         {"groups": 2}),
+         ([(2, 4, 5, 5), (4, 4, 3, 3)], {"padding": (1, 2)}), ([(2, 4, 5, 5), (4, 4, 3, 3)],
+                                                               {"padding": 2}),
+         ([(2, 4, 5, 5), (4, 4, 3, 3)], {"dilation": (1, 2)}), ([(2, 4, 5, 5), (4, 4, 3, 3)],
+                                                                {"dilation": 2}),
+         ([(2, 4, 4, 5), (4, 4, 3, 3)], {"stride": (2, 1)}), ([(2, 4, 4, 5), (4, 4, 3, 3)],
+                                                              {"stride": 2}),
          ([(2, 4, 6, 5), (4, 4, 3, 3), (4,)], {"output_padding": (1, 1), "stride": (2, 3)}),
          ([(2, 4, 6, 5), (4, 4, 3, 3), (4,)], {"output_padding": (2, 1), "stride": (3, 2)}),
          ([(2, 4, 6, 5), (4, 3, 2, 2)], {"stride": 2, "padding": 1, "output_padding": 1})]
@@ -815,7 +866,8 @@ for _shapes, _kw in CONVT:
     case(f"conv_transpose2d-{_shapes}-{_kw}", _shapes,
          lambda T, x, w, *b, kw=_kw: F(T).conv_transpose2d(x, w, *b, **kw), atol=1e-5)
 case("conv_transpose1d", [(2, 4, 7), (4, 3, 3), (3,)],
-     lambda T, x, w, b: F(T).conv_transpose1d(x, w, b, stride=2, padding=1, output_padding=1), atol=1e-5)
+     lambda T, x, w, b: F(T).conv_transpose1d(x, w, b, stride=2, padding=1,
+                                              output_padding=1), atol=1e-5)
 case("conv_transpose3d", [(1, 2, 3, 4, 3), (2, 3, 2, 2, 2)],
      lambda T, x, w: F(T).conv_transpose3d(x, w, stride=2), atol=1e-5)
 case("conv-modules", [(2, 3, 8, 8)], lambda T, x: _conv_modules(T, x), atol=1e-5)
@@ -831,8 +883,9 @@ def _conv_modules(T, x):
     return convt.to(x.dtype)(conv.to(x.dtype)(x))
 
 
-# --- pooling -------------------------------------------------------------------------------------------
-POOL2D = [{"kernel_size": (2, 2)}, {"kernel_size": 3}, {"kernel_size": (3, 2)}, {"kernel_size": (5, 1)},
+# --- pooling --------------------------------------------------------------------------------------
+POOL2D = [{"kernel_size": (2, 2)}, {"kernel_size": 3}, {"kernel_size": (3, 2)},
+          {"kernel_size": (5, 1)},
           {"kernel_size": 2, "padding": 1}, {"kernel_size": (3, 3), "padding": (1, 0)},
           {"kernel_size": 3, "padding": (0, 1)}, {"kernel_size": 2, "stride": (2, 3)},
           {"kernel_size": 2, "stride": 3}, {"kernel_size": 5, "stride": 1},
@@ -851,7 +904,8 @@ for _kw in POOL2D:
 for _kw in [{"kernel_size": 2, "stride": (2, 3), "dilation": (3, 2)},
             {"kernel_size": (5, 5), "dilation": 2}, {"kernel_size": 3, "dilation": (2, 3)},
             {"kernel_size": 2, "stride": 4, "dilation": 6}]:
-    case(f"max_pool2d-dilation-{_kw}", [(2, 2, 17, 14)], lambda T, x, kw=_kw: F(T).max_pool2d(x, **kw))
+    case(f"max_pool2d-dilation-{_kw}", [(2, 2, 17, 14)],
+         lambda T, x, kw=_kw: F(T).max_pool2d(x, **kw))
 case("max_pool2d-6x6-ceil", [(1, 1, 6, 6)],
      lambda T, x: F(T).max_pool2d(x, kernel_size=(3, 3), padding=1, stride=3, ceil_mode=True))
 case("max_pool2d-5x5-ceil-drop-window", [(1, 1, 5, 5)],
@@ -867,7 +921,8 @@ case("max_pool2d-ties", None, lambda T, x: F(T).max_pool2d(x, kernel_size=(2, 2)
 case("max_pool2d-all-equal", None, lambda T, x: F(T).max_pool2d(x, kernel_size=3, stride=1),
      vals=[[[[[1.0] * 6] * 6]]])
 case("max_pool2d-pad-neg-inf", [(2, 2, 11, 14)],
-     lambda T, x: F(T).max_pool2d(F(T).pad(x, (0, 1, 0, 1), value=float("-inf")), kernel_size=(5, 5)))
+     lambda T, x: F(T).max_pool2d(F(T).pad(x, (0, 1, 0, 1), value=float("-inf")),
+                                  kernel_size=(5, 5)))
 case("max_pool2d-int", [(2, 2, 8, 8)], lambda T, x: F(T).max_pool2d((x * 10).int(), 2, padding=1),
      forward_only=True)
 for _kw in [{"kernel_size": (2, 2)}, {"kernel_size": (3, 2), "stride": 1},
@@ -891,8 +946,10 @@ case("avg_pool3d-big", [(1, 1, 12, 12, 12)],
      lambda T, x: F(T).avg_pool3d(x, kernel_size=(6, 6, 6), stride=5, padding=1,
                                   count_include_pad=False))
 for _out in [1, 2, 3, (2, 5), (None, 3), (4, 7)]:
-    case(f"adaptive_avg_pool2d-{_out}", [(2, 3, 8, 7)], lambda T, x, o=_out: F(T).adaptive_avg_pool2d(x, o))
-    case(f"adaptive_max_pool2d-{_out}", [(2, 3, 8, 7)], lambda T, x, o=_out: F(T).adaptive_max_pool2d(x, o))
+    case(f"adaptive_avg_pool2d-{_out}", [(2, 3, 8, 7)],
+         lambda T, x, o=_out: F(T).adaptive_avg_pool2d(x, o))
+    case(f"adaptive_max_pool2d-{_out}", [(2, 3, 8, 7)],
+         lambda T, x, o=_out: F(T).adaptive_max_pool2d(x, o))
 case("adaptive_pool1d", [(2, 3, 10)], lambda T, x: [F(T).adaptive_avg_pool1d(x, 3),
                                                     F(T).adaptive_max_pool1d(x, 4)])
 case("lp_pool2d", [(2, 3, 8, 8)], lambda T, x: F(T).lp_pool2d(x.abs() + 0.1, 2, 2))
@@ -900,23 +957,27 @@ case("pool-modules", [(2, 3, 8, 8)], lambda T, x: [T.nn.MaxPool2d(2)(x), T.nn.Av
                                                    T.nn.AdaptiveAvgPool2d((1, 1))(x),
                                                    T.nn.AdaptiveMaxPool2d(2)(x)])
 
-# --- padding ---------------------------------------------------------------------------------------------
+# --- padding --------------------------------------------------------------------------------------
 for _pad in [(1, 2, 3, 4), (-1, 2, -3, 4), (0, 0, 3, 4), (0, 0, 0, 0), (1, 1)]:
     case(f"pad-constant-{_pad}", [(3, 3, 3, 3)], lambda T, x, p=_pad: F(T).pad(x, p))
     case(f"pad-value-{_pad}", [(3, 3, 3, 3)], lambda T, x, p=_pad: F(T).pad(x, p, value=5.0))
     case(f"pad-2d-{_pad}", [(3, 3)], lambda T, x, p=_pad: F(T).pad(x, p, "constant", 1.0))
 case("pad-inf", [(3, 3, 3, 3)], lambda T, x: [F(T).pad(x, (1, 2, 3, 4), value=math.inf),
                                               F(T).pad(x, (-1, 2, -3, 4), value=-math.inf)])
-case("pad-all-dims", [(1, 1, 1, 2)], lambda T, x: F(T).pad(x, (0, 4, 2, 2, 1, 2, 0, 2)).reshape(4, 3, 6, 5))
+case("pad-all-dims", [(1, 1, 1, 2)],
+     lambda T, x: F(T).pad(x, (0, 4, 2, 2, 1, 2, 0, 2)).reshape(4, 3, 6, 5))
 case("pad-reshape", [(1, 2)], lambda T, x: [F(T).pad(x, (0, 1, 1, 0)).reshape((3, 2)),
                                             F(T).pad(x, (0, 2, 1, 1)).reshape((4, 3))])
-for _pad, _shape in [((0, 2, 3, 2), (1, 1, 5, 5)), ((0, 2), (5, 5, 5)), ((1, 2, 3, 4, 1, 2), (1, 1, 5, 5, 5)),
+for _pad, _shape in [((0, 2, 3, 2), (1, 1, 5, 5)), ((0, 2), (5, 5, 5)),
+                     ((1, 2, 3, 4, 1, 2), (1, 1, 5, 5, 5)),
                      ((4, 4, 0, 4), (1, 1, 5, 5)), ((-1, 2, 2, -1), (3, 3, 3, 3)),
                      ((3, -3, 0, -3), (1, 1, 5, 5)), ((1, 1), (2, 5))]:
     case(f"pad-reflect-{_pad}", [_shape], lambda T, x, p=_pad: F(T).pad(x, p, mode="reflect"))
     case(f"pad-replicate-{_pad}", [_shape], lambda T, x, p=_pad: F(T).pad(x, p, mode="replicate"))
-case("pad-replicate-huge", [(1, 1, 5, 5)], lambda T, x: F(T).pad(x, (3, 11, 0, 30), mode="replicate"))
-for _pad, _shape in [((0, 2, 3, 2), (1, 1, 5, 5)), ((0, 2), (5, 5, 5)), ((1, 2, 3, 5, 1, 2), (1, 1, 5, 5, 5))]:
+case("pad-replicate-huge", [(1, 1, 5, 5)],
+     lambda T, x: F(T).pad(x, (3, 11, 0, 30), mode="replicate"))
+for _pad, _shape in [((0, 2, 3, 2), (1, 1, 5, 5)), ((0, 2), (5, 5, 5)),
+                     ((1, 2, 3, 5, 1, 2), (1, 1, 5, 5, 5))]:
     case(f"pad-circular-{_pad}", [_shape], lambda T, x, p=_pad: F(T).pad(x, p, mode="circular"))
 for _value in (0.0, 3.456):
     for _expr in ["F.pad(x, (1, 0), value=v)[0]", "F.pad(x, (3, 0), value=v)[0:1]",
@@ -924,16 +985,20 @@ for _value in (0.0, 3.456):
         case(f"pad-slice-{_value}-{_expr}", [(4,)],
              lambda T, x, e=_expr, v=_value: eval(e, {"x": x, "F": F(T), "v": v}))
     for _expr in ["F.pad(x, (0, 0, 1, 0), value=v)[0]", "F.pad(x, (3, 0, 0, 0), value=v)[1, 0:4]",
-                  "F.pad(x, (3, 4, 1, 2), value=v)[:, 4]", "F.pad(x, (0, 1, 3, 2), value=v)[0:2, :]",
+                  "F.pad(x, (3, 4, 1, 2), value=v)[:, 4]",
+                  "F.pad(x, (0, 1, 3, 2), value=v)[0:2, :]",
                   "F.pad(x, (0, 0, 0, 2), value=v)[3:5]"]:
         case(f"pad-slice-2d-{_value}-{_expr}", [(4, 4)],
              lambda T, x, e=_expr, v=_value: eval(e, {"x": x, "F": F(T), "v": v}))
 case("pad-add", [(12, 12), (8, 8)], lambda T, x, w: x + F(T).pad(w, (2, 2, 2, 2)))
-case("pad-gemm", [(5, 5), (5, 5)], lambda T, x, y: F(T).pad(x, (0, 3, 0, 3)) @ F(T).pad(y, (0, 3, 0, 3)))
-case("pad-modules", [(1, 2, 4, 4)], lambda T, x: [T.nn.ZeroPad2d(1)(x), T.nn.ConstantPad2d((1, 0, 2, 0), 2.0)(x),
-                                                  T.nn.ReflectionPad2d(2)(x), T.nn.ReplicationPad2d((1, 2, 0, 1))(x)])
+case("pad-gemm", [(5, 5), (5, 5)],
+     lambda T, x, y: F(T).pad(x, (0, 3, 0, 3)) @ F(T).pad(y, (0, 3, 0, 3)))
+case("pad-modules", [(1, 2, 4, 4)],
+     lambda T, x: [T.nn.ZeroPad2d(1)(x), T.nn.ConstantPad2d((1, 0, 2, 0), 2.0)(x),
+                                                  T.nn.ReflectionPad2d(2)(x),
+                                                  T.nn.ReplicationPad2d((1, 2, 0, 1))(x)])
 
-# --- interpolate -----------------------------------------------------------------------------------------
+# --- interpolate ----------------------------------------------------------------------------------
 for _in, _out in [((12,), (7,)), ((7,), (12,))]:
     case(f"interpolate-linear-{_in}-{_out}", [(2, 3) + _in],
          lambda T, x, o=_out: F(T).interpolate(x, size=o, mode="linear"))
@@ -947,73 +1012,98 @@ for _mode in ("nearest", "nearest-exact"):
 for _in, _out in [((6, 10), (5, 13)), ((6, 5), (13, 10)), ((9, 13), (10, 6))]:
     for _align in (False, True):
         case(f"interpolate-bilinear-{_in}-{_out}-{_align}", [(2, 3) + _in],
-             lambda T, x, o=_out, a=_align: F(T).interpolate(x, size=o, mode="bilinear", align_corners=a),
+             lambda T, x, o=_out, a=_align: F(T).interpolate(x, size=o, mode="bilinear",
+                                                             align_corners=a),
              atol=1e-5)
     case(f"interpolate-bicubic-{_in}-{_out}", [(2, 3) + _in],
          lambda T, x, o=_out: F(T).interpolate(x, size=o, mode="bicubic"), atol=1e-5)
 for _align in (False, True):
     case(f"interpolate-trilinear-{_align}", [(2, 3, 5, 2, 8)],
-         lambda T, x, a=_align: F(T).interpolate(x, size=(3, 6, 4), mode="trilinear", align_corners=a),
+         lambda T, x, a=_align: F(T).interpolate(x, size=(3, 6, 4), mode="trilinear",
+                                                 align_corners=a),
          atol=1e-5)
 case("interpolate-scale-factor", [(2, 3, 4, 5)],
-     lambda T, x: [F(T).interpolate(x, scale_factor=2), F(T).interpolate(x, scale_factor=(1.5, 2), mode="bilinear"),
+     lambda T, x: [F(T).interpolate(x, scale_factor=2),
+                   F(T).interpolate(x, scale_factor=(1.5, 2), mode="bilinear"),
                    F(T).interpolate(x, scale_factor=0.5, mode="area")], atol=1e-5)
 case("interpolate-bicubic-aligned", [(2, 3, 5, 6)],
      lambda T, x: F(T).interpolate(x, size=(9, 4), mode="bicubic", align_corners=True), atol=1e-5)
 case("interpolate-bicubic-scale", [(1, 2, 4, 5)],
      lambda T, x: F(T).interpolate(x, scale_factor=2.5, mode="bicubic"), atol=1e-5)
-case("interpolate-area", [(2, 3, 8, 9)], lambda T, x: F(T).interpolate(x, size=(3, 4), mode="area"), atol=1e-5)
-case("upsample-modules", [(1, 2, 3, 4)], lambda T, x: [T.nn.Upsample(scale_factor=2)(x),
-                                                        T.nn.Upsample(size=(5, 5), mode="bilinear")(x),
-                                                        T.nn.UpsamplingNearest2d(scale_factor=2)(x)], atol=1e-5)
+case("interpolate-area", [(2, 3, 8, 9)],
+     lambda T, x: F(T).interpolate(x, size=(3, 4), mode="area"), atol=1e-5)
+case("upsample-modules", [(1, 2, 3, 4)],
+     lambda T, x: [T.nn.Upsample(scale_factor=2)(x), T.nn.Upsample(size=(5, 5), mode="bilinear")(x),
+                   T.nn.UpsamplingNearest2d(scale_factor=2)(x)], atol=1e-5)
 case("interpolate-uint8-nearest", [(2, 3, 16, 16)],
      lambda T, x: F(T).interpolate((10 * x).relu().type(T.uint8), size=(10, 10), mode="nearest"))
 case("pixel_shuffle", [(2, 8, 3, 3)], lambda T, x: [F(T).pixel_shuffle(x, 2),
-                                                    F(T).pixel_unshuffle(F(T).pixel_shuffle(x, 2), 2)])
+                                                    F(T).pixel_unshuffle(F(T).pixel_shuffle(x, 2),
+                                                                         2)])
 case("unfold-fold", [(2, 3, 6, 6)], lambda T, x: [F(T).unfold(x, 3, padding=1, stride=2),
-                                                  F(T).fold(F(T).unfold(x, 2, stride=2), (6, 6), 2, stride=2)])
+                                                  F(T).fold(F(T).unfold(x, 2, stride=2), (6, 6), 2,
+                                                            stride=2)])
 case("grid_sample", [(1, 2, 5, 5), (1, 3, 4, 2)],
      lambda T, x, g: F(T).grid_sample(x, g.clip(-1, 1) * 0.9, align_corners=False), atol=1e-5)
-case("affine_grid", [(2, 2, 3)], lambda T, t: F(T).affine_grid(t, [2, 1, 4, 5], align_corners=False))
+case("affine_grid", [(2, 2, 3)],
+     lambda T, t: F(T).affine_grid(t, [2, 1, 4, 5], align_corners=False))
 
 
 # --- factories and casts ------------------------------------------------------------------------
 CREATION = ["T.zeros(4, 6)", "T.zeros([4, 6])", "T.zeros([])", "T.ones(4, 6)", "T.ones(())",
-            "T.full((4, 6), 4)", "T.full((4, 6), 4.0)", "T.full((2,), True)", "T.full((4, 6), 4, dtype=T.int32)",
+            "T.full((4, 6), 4)", "T.full((4, 6), 4.0)", "T.full((2,), True)",
+            "T.full((4, 6), 4, dtype=T.int32)",
             "T.full_like(T.ones(2, 3, dtype=T.int32), 4)", "T.full_like(T.ones(2, 3), 2).prod()",
-            "T.zeros_like(T.ones(2, 3, dtype=T.int32))", "T.ones_like(T.ones(2, 3), dtype=T.float64)",
+            "T.zeros_like(T.ones(2, 3, dtype=T.int32))",
+            "T.ones_like(T.ones(2, 3), dtype=T.float64)",
             "T.eye(10)", "T.eye(3, 5)", "T.eye(5, 3)", "T.eye(1)", "T.eye(0)",
-            "T.arange(10)", "T.arange(10, dtype=T.int32)", "T.arange(5, 10, 3)", "T.arange(10, 5, -3)",
+            "T.arange(10)", "T.arange(10, dtype=T.int32)", "T.arange(5, 10, 3)",
+            "T.arange(10, 5, -3)",
             "T.arange(11, 5, -3)", "T.arange(1, 78, 2)", "T.arange(5.5, 175.5, 2.5)",
             "T.arange(-30.2, -0.3, 0.75)", "T.arange(-50.3, -380.2, -2.25)", "T.arange(0, 1, 0.1)",
-            "T.arange(3.0)", "T.arange(T.tensor(4))", "T.linspace(5, 10, 3)", "T.linspace(5, 10, 1)",
+            "T.arange(3.0)", "T.arange(T.tensor(4))", "T.linspace(5, 10, 3)",
+            "T.linspace(5, 10, 1)",
             "T.linspace(5, 10, 0)", "T.linspace(5, 10, 30)", "T.linspace(-5.5, 5.5, 10)",
             "T.linspace(5.5, -5.5, 10)", "T.linspace(5, 10, 3, dtype=T.int32)",
             "T.linspace(5, 10, 20, dtype=T.int32)", "T.linspace(5, -5, 20, dtype=T.int32)",
-            "T.logspace(0, 2, 5)", "T.logspace(0, 2, 5, base=2)", "T.tensor([[1, 2, 3], [4, 5, 6]])",
-            "T.tensor(3.5)", "T.tensor([1.5, 2])", "T.tensor([True, 1])", "T.tensor([], dtype=T.float64)",
-            "T.tensor([[1, 2], [3, 4]], dtype=T.float16)", "T.as_tensor([1, 2, 3], dtype=T.float32)",
+            "T.logspace(0, 2, 5)", "T.logspace(0, 2, 5, base=2)",
+            "T.tensor([[1, 2, 3], [4, 5, 6]])",
+            "T.tensor(3.5)", "T.tensor([1.5, 2])", "T.tensor([True, 1])",
+            "T.tensor([], dtype=T.float64)",
+            "T.tensor([[1, 2], [3, 4]], dtype=T.float16)",
+            "T.as_tensor([1, 2, 3], dtype=T.float32)",
             "T.empty(45, 65) * 0 / 0", "T.ones(4, 4).sum(axis=1)", "(-T.ones(3, 3)).sum(axis=1)",
             "F.pad(T.ones(16, 16), pad=(0, 4, 0, 0)).sum(axis=1)",
-            "T.cat([T.ones(16, 16), T.zeros(16, 4)], dim=1).sum(axis=1)", "T.ones(16, 16).max(1)[0]",
-            "T.eye(6) @ T.eye(6).flip(0)", "T.tensor(1.0).reshape((1, 1, 1)).expand(2, 4, 3).sum(-1)",
-            "T.ones((1, 2)).matmul(T.ones((2, 3)))", "T.arange(13, dtype=T.int32).repeat(8, 1).chunk(6, 1)[2]",
-            "T.arange(13, dtype=T.int32).repeat(8, 3, 3).chunk(3, -2)[1]", "T.arange(10).split([1, 4, 5])[1]",
-            "T.arange(12, dtype=T.int32).reshape(3, 4).split(1, dim=1)[3]", "T.ones(2 ** 16).bool().all()",
-            "T.tril_indices(4, 3)", "T.triu_indices(3, 4, 1)", "T.tensor([2.0, -2.0, 300.5]).type(T.uint8)",
+            "T.cat([T.ones(16, 16), T.zeros(16, 4)], dim=1).sum(axis=1)",
+            "T.ones(16, 16).max(1)[0]",
+            "T.eye(6) @ T.eye(6).flip(0)",
+            "T.tensor(1.0).reshape((1, 1, 1)).expand(2, 4, 3).sum(-1)",
+            "T.ones((1, 2)).matmul(T.ones((2, 3)))",
+            "T.arange(13, dtype=T.int32).repeat(8, 1).chunk(6, 1)[2]",
+            "T.arange(13, dtype=T.int32).repeat(8, 3, 3).chunk(3, -2)[1]",
+            "T.arange(10).split([1, 4, 5])[1]",
+            "T.arange(12, dtype=T.int32).reshape(3, 4).split(1, dim=1)[3]",
+            "T.ones(2 ** 16).bool().all()",
+            "T.tril_indices(4, 3)", "T.triu_indices(3, 4, 1)",
+            "T.tensor([2.0, -2.0, 300.5]).type(T.uint8)",
             "T.tensor([1.7, -1.7, 2.5]).int()", "T.tensor([0.0, 0.5, -1.0]).bool()",
             "T.tensor([True, False]).float()", "T.tensor([0, 1, 2, 3]).float()",
             "T.tensor([200, 100], dtype=T.uint8) + T.tensor([100, 200], dtype=T.uint8)",
             "T.tensor([1, 2], dtype=T.int8) * 100", "T.tensor([1, 2]) * 1.5",
             "T.tensor([1, 2], dtype=T.int32) + T.tensor([1, 2], dtype=T.int64)",
-            "T.tensor([1.0], dtype=T.float16) + T.tensor([1.0])", "T.tensor([1, 2], dtype=T.uint8) + 1.5",
-            "T.tensor([True, False]) + T.tensor([True, True])", "T.tensor([3, 4]) / T.tensor([2, 2])",
-            "T.tensor([3, 4]) // 2.0", "T.tensor([3, 4], dtype=T.int32) ** 2.0", "T.tensor(2) ** T.tensor([1.5])",
-            "T.tensor([1.0, 2.0]).new_tensor([3, 4])", "T.tensor([1, 2]).new_ones(3)", "T.tensor([1.0]).new_full((2,), 7)"]
+            "T.tensor([1.0], dtype=T.float16) + T.tensor([1.0])",
+            "T.tensor([1, 2], dtype=T.uint8) + 1.5",
+            "T.tensor([True, False]) + T.tensor([True, True])",
+            "T.tensor([3, 4]) / T.tensor([2, 2])",
+            "T.tensor([3, 4]) // 2.0", "T.tensor([3, 4], dtype=T.int32) ** 2.0",
+            "T.tensor(2) ** T.tensor([1.5])",
+            "T.tensor([1.0, 2.0]).new_tensor([3, 4])", "T.tensor([1, 2]).new_ones(3)",
+            "T.tensor([1.0]).new_full((2,), 7)"]
 for _expr in CREATION:
     case(f"create:{_expr}", None, lambda T, e=_expr: eval(e, {"T": T, "F": F(T)}), vals=[],
          atol=1e-3 if "float16" in _expr else 1e-6)
-case("where-const-int32", [(10,)], lambda T, x: T.where(x > 0.5, 4, 2).type(T.int32).reshape(2, 5).permute(1, 0))
+case("where-const-int32", [(10,)],
+     lambda T, x: T.where(x > 0.5, 4, 2).type(T.int32).reshape(2, 5).permute(1, 0))
 case("argmax-cast", [(5, 6)], lambda T, x: [x.argmax().type(T.int32), x.argmax(0, False).int(),
                                             x.argmax(1, True).to(T.int32)])
 case("masked_select-0d-mask", [(4, 5)], lambda T, x: x.masked_select(T.tensor(True)))
@@ -1021,7 +1111,7 @@ case("unfold-negative-dim", [(3, 3, 3, 3, 3)], lambda T, x: x.unfold(-1, 2, 2))
 case("detach-0d", [()], lambda T, x: x.detach())
 
 
-# --- micrograd-style scalar programs and teenygrad-style small networks --------------------------------
+# --- micrograd-style scalar programs and teenygrad-style small networks ---------------------------
 def _micrograd_sanity(T, x):
     z = 2 * x + 2 + x
     q = z.relu() + z * x
@@ -1077,7 +1167,7 @@ def _long_chain(x):
     return x
 
 
-# --- linear algebra ----------------------------------------------------------------------------------
+# --- linear algebra -------------------------------------------------------------------------------
 def _spd(T, a):
     return a @ a.mT + 3 * T.eye(a.shape[-1], dtype=a.dtype)
 
@@ -1097,12 +1187,15 @@ LINALG = {
     "cholesky": ([(4, 4)], lambda T, a: [T.linalg.cholesky(_spd(T, a)),
                                          T.linalg.cholesky(_spd(T, a), upper=True)]),
     "qr": ([(5, 3)], lambda T, a: list(T.linalg.qr(a))),
-    "svdvals": ([(5, 3)], lambda T, a: [T.linalg.svdvals(a), T.linalg.svd(a, full_matrices=False)[1]]),
+    "svdvals": ([(5, 3)],
+                lambda T, a: [T.linalg.svdvals(a), T.linalg.svd(a, full_matrices=False)[1]]),
     "eigh": ([(4, 4)], lambda T, a: [T.linalg.eigvalsh(_spd(T, a)), T.linalg.eigh(_spd(T, a))[0]]),
-    "norms": ([(4, 5)], lambda T, a: [T.linalg.norm(a), T.linalg.norm(a, "fro"), T.linalg.norm(a, 2),
+    "norms": ([(4, 5)],
+              lambda T, a: [T.linalg.norm(a), T.linalg.norm(a, "fro"), T.linalg.norm(a, 2),
                                       T.linalg.norm(a, -2), T.linalg.norm(a, 1),
                                       T.linalg.norm(a, float("inf")), T.linalg.norm(a, "nuc")]),
-    "vector_norm": ([(4, 5)], lambda T, a: [T.linalg.vector_norm(a), T.linalg.vector_norm(a, 3, dim=1),
+    "vector_norm": ([(4, 5)],
+                    lambda T, a: [T.linalg.vector_norm(a), T.linalg.vector_norm(a, 3, dim=1),
                                             T.linalg.vector_norm(a, 0.5, dim=(0, 1), keepdim=True),
                                             T.linalg.vector_norm(a, float("-inf"))]),
     "matrix_norm": ([(2, 4, 5)], lambda T, a: [T.linalg.matrix_norm(a), T.linalg.matrix_norm(a, 1),
@@ -1121,7 +1214,8 @@ LINALG = {
         b, _well_conditioned(T, a.triu())))),
     "triangular_solve-lower-transposed": ([(4, 2), (4, 4)], lambda T, b, a: T.triangular_solve(
         b, _well_conditioned(T, a.tril()), upper=False, transpose=True).solution),
-    "cholesky_solve": ([(4, 2), (4, 4)], lambda T, b, a: T.cholesky_solve(b, T.linalg.cholesky(_spd(T, a)))),
+    "cholesky_solve": ([(4, 2), (4, 4)],
+                       lambda T, b, a: T.cholesky_solve(b, T.linalg.cholesky(_spd(T, a)))),
     "tensorinv": ([(2, 3, 6)], lambda T, a: T.linalg.tensorinv(
         _well_conditioned(T, a.reshape(6, 6)).reshape(2, 3, 6), ind=2)),
     "tensorsolve": ([(6, 2, 3), (6,)], lambda T, a, b: T.linalg.tensorsolve(
@@ -1134,14 +1228,16 @@ for _name, (_shapes, _fn) in LINALG.items():
     case(f"linalg-{_name}", _shapes, _fn, atol=1e-4, grad_atol=1e-3)
 
 
-# --- torch's top-level spellings: in-place functions, *_copy, nn functions --------------------------
+# --- torch's top-level spellings: in-place functions, *_copy, nn functions ------------------------
 for _name in ["relu", "sigmoid", "tanh", "exp", "abs", "neg", "sqrt", "floor", "clamp_min", "frac"]:
     case(f"toplevel-{_name}_", [(4, 5)],
          lambda T, x, n=_name: _in_place_copy(T, x, n), low=0.1, high=2.0, forward_only=True)
 COPY_CALLS = ["T.permute_copy(x, (1, 0, 2))", "T.t_copy(x[0])", "T.transpose_copy(x, 0, 2)",
-              "T.expand_copy(x[:, :1], (3, 3, 5))", "T.view_copy(x, (12, 5))", "T.unsqueeze_copy(x, 1)",
+              "T.expand_copy(x[:, :1], (3, 3, 5))", "T.view_copy(x, (12, 5))",
+              "T.unsqueeze_copy(x, 1)",
               "T.squeeze_copy(x[:, :1], 1)", "T.select_copy(x, 1, 2)", "T.slice_copy(x, 2, 1, 4)",
-              "T.slice_copy(x, 0, None, None, 2)", "T.diagonal_copy(x, 0, 0, 2)", "T.detach_copy(x).detach()",
+              "T.slice_copy(x, 0, None, None, 2)", "T.diagonal_copy(x, 0, 0, 2)",
+              "T.detach_copy(x).detach()",
               "T.alias_copy(x)", "T.unfold_copy(x, 2, 2, 1)", "T.split_copy(x, 2, 1)[1]",
               "T.split_with_sizes_copy(x, [1, 4], 2)[1]", "T.unbind_copy(x, 1)[3]",
               "T.unsafe_chunk(x, 2, 1)[1]", "T.unsafe_split(x, 2)[1]", "x.unsafe_split(3, 2)[0]",
@@ -1156,7 +1252,8 @@ COPY_CALLS = ["T.permute_copy(x, (1, 0, 2))", "T.t_copy(x[0])", "T.transpose_cop
               "T.hardshrink(x, 0.5)", "T.threshold(x, 0.1, 2.0)", "T.rms_norm(x, (5,))",
               "T.prelu(x, T.tensor([0.1, 0.2, 0.3, 0.4], dtype=x.dtype))"]
 for _expr in COPY_CALLS:
-    case(f"spelling:{_expr}", [(3, 4, 5)], lambda T, x, e=_expr: eval(e, {"x": x, "T": T}), atol=1e-5)
+    case(f"spelling:{_expr}", [(3, 4, 5)], lambda T, x, e=_expr: eval(e, {"x": x, "T": T}),
+         atol=1e-5)
 
 
 def _in_place_copy(T, x, name):
@@ -1185,7 +1282,8 @@ case("lp_pool3d-p3-stride", [(1, 2, 5, 6, 5)],
 case("triplet_margin_with_distance_loss", [(6, 5), (6, 5), (6, 5)],
      lambda T, a, p, n: [F(T).triplet_margin_with_distance_loss(a, p, n),
                          F(T).triplet_margin_with_distance_loss(
-                             a, p, n, distance_function=lambda u, v: 1 - F(T).cosine_similarity(u, v),
+                             a, p, n, distance_function=lambda u, v: 1 - F(T).cosine_similarity(u,
+                                                                                                v),
                              margin=0.5, swap=True, reduction="sum")], atol=1e-5)
 
 
@@ -1200,7 +1298,8 @@ VIEW_WRITES = ["y.T[0] = 1.0", "y.t()[1:3] = 2.0", "y.transpose(0, 1)[0] = x[0] 
                "y.select(1, 0).fill_(1.0)", "y[::2].mul_(2)", "y[:, 1:3].exp_()",
                "y.view(-1)[::3] += 1.0", "y.unsqueeze(0).transpose(1, 2)[0, 1].fill_(3.0)",
                "y.T.masked_fill_(y.T > 0, 0.5)", "y.t().clamp_(-0.5, 0.5)",
-               "y.t()[[0, 2]] = x[:2] * 2", "y.T[y.T > 1] = 0.0", "y[1:].index_fill_(1, T.tensor([0]), 4.0)"]
+               "y.t()[[0, 2]] = x[:2] * 2", "y.T[y.T > 1] = 0.0",
+               "y[1:].index_fill_(1, T.tensor([0]), 4.0)"]
 for _expr in VIEW_WRITES:
     case(f"view-write:{_expr}", [(4, 4)], lambda T, x, e=_expr: _written_through_view(T, x, e))
 
@@ -1212,11 +1311,13 @@ def _written_through_view(T, x, statement):
 
 
 case("max_pool2d-indices-dilation", [(1, 1, 10, 10)],
-     lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3), return_indices=True)))
+     lambda T, x: list(F(T).max_pool2d(x, kernel_size=(3, 2), dilation=(2, 3),
+                                       return_indices=True)))
 case("max_pool2d-indices-global", [(1, 1, 12, 13)],
      lambda T, x: list(F(T).max_pool2d(x, kernel_size=(12, 13), return_indices=True)))
 case("avg_pool3d-ceil-exclude-pad", [(1, 2, 6, 7, 5)],
-     lambda T, x: F(T).avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False))
+     lambda T, x: F(T).avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True,
+                                  count_include_pad=False))
 case("avg_pool3d-ceil-include-pad", [(1, 2, 6, 7, 5)],
      lambda T, x: F(T).avg_pool3d(x, (3, 2, 3), stride=(2, 3, 2), padding=1, ceil_mode=True))
 
@@ -1231,7 +1332,7 @@ def test_op_matches_torch_in_float64(shapes, fn, kw):
     check(shapes, fn, **{**kw, "dtype": np.float64})
 
 
-# --- errors: the same exception type as torch ------------------------------------------------------
+# --- errors: the same exception type as torch -----------------------------------------------------
 ERRORS = [
     ("cumsum(dim=1) of 0-d", [()], lambda T, x: T.cumsum(x, dim=1), IndexError),
     ("cumsum(dim=-2) of 1-d", [(5,)], lambda T, x: T.cumsum(x, dim=-2), IndexError),
@@ -1254,7 +1355,8 @@ ERRORS = [
     ("unfold negative step", [(8,)], lambda T, x: x.unfold(0, 1, -1), RuntimeError),
     ("pad odd length", [(3, 3)], lambda T, x: F(T).pad(x, (2, 0, 2)), RuntimeError),
     ("pad too long", [(3, 3)], lambda T, x: F(T).pad(x, (0, 0, 0, 0, 1, 0, 3, 0)), RuntimeError),
-    ("pad mode typo", [(3, 3, 3)], lambda T, x: F(T).pad(x, (3, 0), mode="typo"), NotImplementedError),
+    ("pad mode typo", [(3, 3, 3)], lambda T, x: F(T).pad(x, (3, 0), mode="typo"),
+     NotImplementedError),
     ("reflect pad past the size", [(1, 1, 5, 5)],
      lambda T, x: F(T).pad(x, (3, 5, 0, 0), mode="reflect"), RuntimeError),
     ("circular pad wraps twice", [(1, 1, 5, 5)],
@@ -1325,7 +1427,8 @@ ERRORS = [
     ("indices that do not broadcast", [(10, 11, 12)],
      lambda T, x: x[T.zeros(3, 1, 1, 1, dtype=T.int64), T.zeros(1, 4, 1, 1, 1, dtype=T.int64)],
      IndexError),
-    ("index_select out of range", [(4, 3)], lambda T, x: x.index_select(0, T.tensor([4])), IndexError),
+    ("index_select out of range", [(4, 3)], lambda T, x: x.index_select(0, T.tensor([4])),
+     IndexError),
     ("view of a non-contiguous tensor", [(4, 3)], lambda T, x: x.t().view(12), RuntimeError),
     ("softmax dim out of range", [(4, 3)], lambda T, x: x.softmax(2), IndexError),
     ("layer_norm shape mismatch", [(4, 3)], lambda T, x: F(T).layer_norm(x, (4,)), RuntimeError),
@@ -1336,7 +1439,8 @@ ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("shapes,fn,expected", [pytest.param(s, f, e, id=n) for n, s, f, e in ERRORS])
+@pytest.mark.parametrize("shapes,fn,expected",
+                         [pytest.param(s, f, e, id=n) for n, s, f, e in ERRORS])
 def test_error_matches_torch(shapes, fn, expected):
     inputs = (lambda lib: _inputs(lib, shapes, None, -1.5, 1.5, np.float32, True)) if shapes \
         else (lambda lib: [])
@@ -1428,22 +1532,30 @@ def test_integer_input_to_unary_op_matches_torch(name, dtype):
 
 REDUCTION_KWARGS = [
     ("sum", {"dim": 1}), ("sum", {"dim": (0, 1), "keepdim": True}), ("sum", {"dtype": "float64"}),
-    ("sum", {"dim": 1, "dtype": "float64"}), ("mean", {"dim": 0}), ("mean", {"dim": -1, "keepdim": True}),
-    ("mean", {"dtype": "float64"}), ("prod", {"dim": 1}), ("prod", {"dim": 0, "keepdim": True, "dtype": "float64"}),
+    ("sum", {"dim": 1, "dtype": "float64"}), ("mean", {"dim": 0}), ("mean",
+                                                                    {"dim": -1, "keepdim": True}),
+    ("mean", {"dtype": "float64"}), ("prod", {"dim": 1}), ("prod",
+                                                           {"dim": 0, "keepdim": True,
+                                                            "dtype": "float64"}),
     ("amax", {"dim": (0, 1)}), ("amin", {"dim": 1, "keepdim": True}), ("logsumexp", {"dim": 1}),
     ("cumsum", {"dim": 1}), ("cumsum", {"dim": 0, "dtype": "float64"}), ("cumprod", {"dim": 1}),
     ("std", {"dim": 1}), ("std", {"dim": 1, "correction": 0, "keepdim": True}), ("var", {"dim": 0}),
-    ("var", {"dim": None, "unbiased": False}), ("norm", {"dim": 1}), ("norm", {"p": 1, "dim": 0, "keepdim": True}),
+    ("var", {"dim": None, "unbiased": False}), ("norm", {"dim": 1}), ("norm",
+                                                                      {"p": 1, "dim": 0,
+                                                                       "keepdim": True}),
     ("argmax", {"dim": 1}), ("argmin", {"dim": 0, "keepdim": True}), ("nansum", {"dim": 1}),
-    ("nanmean", {"dim": 0}), ("count_nonzero", {"dim": 1}), ("all", {"dim": 1}), ("any", {"dim": 0}),
-    ("softmax", {"dim": 1}), ("log_softmax", {"dim": 0}), ("softmax", {"dim": 1, "dtype": "float64"}),
+    ("nanmean", {"dim": 0}), ("count_nonzero", {"dim": 1}), ("all", {"dim": 1}), ("any",
+                                                                                  {"dim": 0}),
+    ("softmax", {"dim": 1}), ("log_softmax", {"dim": 0}), ("softmax",
+                                                           {"dim": 1, "dtype": "float64"}),
     ("median", {"dim": 1}), ("max", {"dim": 1}), ("min", {"dim": 0, "keepdim": True}),
     ("sort", {"dim": 0, "descending": True}), ("argsort", {"dim": 1}), ("cummax", {"dim": 1}),
     ("topk", {"k": 2, "dim": 0, "largest": False}), ("kthvalue", {"k": 2, "dim": 1}),
     ("aminmax", {"dim": 1}), ("std_mean", {"dim": 1}), ("var_mean", {"dim": 0, "correction": 0}),
     ("quantile", {"q": 0.3, "dim": 1}), ("mode", {"dim": 1}), ("diff", {"dim": 0}),
     ("flip", {"dims": (0,)}), ("roll", {"shifts": 1, "dims": 1}), ("squeeze", {"dim": 0}),
-    ("unsqueeze", {"dim": 2}), ("transpose", {"dim0": 0, "dim1": 1}), ("cross", {"other": None, "dim": 1}),
+    ("unsqueeze", {"dim": 2}), ("transpose", {"dim0": 0, "dim1": 1}), ("cross",
+                                                                       {"other": None, "dim": 1}),
 ]
 
 

@@ -314,8 +314,8 @@ def _conv_pads(padding, kernel, dilation, stride, op):
         elif len(padding) == 4:
             pads = padding
         else:
-            raise ArgumentError(f"{op}: padding must be an int, 2 or 4 ints, 'same' or 'valid', got "
-                             f"{padding}")
+            raise ArgumentError(f"{op}: padding must be an int, 2 or 4 ints, 'same' or 'valid', "
+                                f"got {padding}")
     if any(p < 0 for p in pads):
         raise ValueError(f"{op}: padding can't be negative, got {padding}")
     return pads

@@ -15,7 +15,8 @@ import numpy as np
 
 from .._core import devices, dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, DTypeError, DTypeNotImplemented, IntegerDivisionByZero
+from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented,
+                            IntegerDivisionByZero)
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special

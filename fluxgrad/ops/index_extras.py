@@ -22,10 +22,10 @@ from .shape import (broadcast_to, clone, flatten, moveaxis, narrow, reshape, squ
 from .sorting import sort
 
 __all__ = ["index_copy", "index_fill", "index_reduce", "masked_scatter", "select_scatter",
-           "slice_scatter", "diagonal_scatter", "tensor_split", "hsplit", "vsplit", "dsplit", "narrow_copy",
-           "argwhere", "unravel_index", "tril_indices", "triu_indices", "bincount", "histc",
-           "searchsorted", "bucketize", "msort", "aminmax", "nansum", "nanmean", "quantile",
-           "nanquantile"]
+           "slice_scatter", "diagonal_scatter", "tensor_split", "hsplit", "vsplit", "dsplit",
+           "narrow_copy", "argwhere", "unravel_index", "tril_indices", "triu_indices",
+           "bincount", "histc", "searchsorted", "bucketize", "msort", "aminmax", "nansum",
+           "nanmean", "quantile", "nanquantile"]
 
 
 class IndexDTypeError(DTypeError, IndexError):
