@@ -1592,3 +1592,63 @@ def test_reduction_out_keyword_matches_torch(name, kwargs):
         assert getattr(lib, name)(x, **kw, out=buffer) is buffer
         results.append(buffer)
     _compare(f"{name}(out=)", results[1], results[0], 1e-6, 1e-5)
+
+
+# --- PyTorch's keyword names for the leading arguments (input=, other=, exponent=, ...) ----------
+KEYWORD_CALLS = [
+    "T.sum(input=x, dim=1)", "T.add(input=x, other=y, alpha=2)", "T.mul(input=x, other=y)",
+    "T.clamp(input=x, min=-0.5, max=0.5)", "T.gather(input=x, dim=1, index=i)",
+    "T.matmul(input=x, other=y.T)", "T.where(condition=x > 0, input=x, other=y)",
+    "T.topk(input=x, k=2, dim=1, largest=False, sorted=True)[0]",
+    "T.reshape(input=x, shape=(4, 3))",
+    "T.transpose(input=x, dim0=0, dim1=1)", "T.narrow(input=x, dim=1, start=1, length=2)",
+    "T.max(input=x, dim=1, keepdim=True)[0]", "T.mean(input=x, dim=0, dtype=T.float64)",
+    "T.argmax(input=x, dim=1, keepdim=True)", "T.cumsum(input=x, dim=1, dtype=T.float64)",
+    "T.flatten(input=x, start_dim=0, end_dim=1)", "T.squeeze(input=x[None], dim=0)",
+    "T.unsqueeze(input=x, dim=0)", "T.permute(input=x, dims=(1, 0))", "T.flip(input=x, dims=(0,))",
+    "T.roll(input=x, shifts=1, dims=0)", "T.sort(input=x, dim=1, descending=True, stable=True)[0]",
+    "T.argsort(input=x, dim=0, descending=True)",
+    "T.std(input=x, dim=1, correction=0, keepdim=True)",
+    "T.norm(input=x, p=2, dim=1)", "T.pow(input=x, exponent=2)", "T.pow(x, exponent=3)",
+    "T.exp(input=x)", "T.abs(input=x)", "T.lerp(input=x, end=y, weight=0.3)",
+    "T.index_select(input=x, dim=0, index=i[:, 0])",
+    "T.masked_fill(input=x, mask=x > 0, value=1.0)",
+    "T.tril(input=x, diagonal=-1)", "T.chunk(input=x, chunks=2, dim=1)[0]",
+    "T.repeat_interleave(input=x, repeats=2, dim=0)", "T.tile(input=x, dims=(2, 1))",
+    "T.diagonal(input=x, offset=0, dim1=0, dim2=1)", "T.logsumexp(input=x, dim=1, keepdim=True)",
+    "T.prod(input=x, dim=1, keepdim=False, dtype=T.float64)", "T.all(input=x > 0, dim=1)",
+    "T.isclose(input=x, other=y, rtol=1e-5, atol=1e-8, equal_nan=False)",
+    "T.allclose(input=x, other=x)", "T.equal(input=x, other=x)", "T.clone(input=x)",
+    "T.full_like(input=x, fill_value=2.0)", "T.zeros_like(input=x, dtype=T.float64)",
+    "T.mm(input=x, mat2=y.T)", "T.bmm(input=x[None], mat2=y.T[None])",
+    "T.addmm(input=x[:, :1], mat1=x, mat2=y.T[:, :1], beta=0.5, alpha=2)",
+    "T.softmax(input=x, dim=1)", "F.softmax(input=x, dim=1)", "F.relu(input=x)",
+    "F.leaky_relu(input=x, negative_slope=0.2)", "F.gelu(input=x, approximate='tanh')",
+    "F.pad(input=x, pad=(1, 1), mode='constant', value=0.0)", "F.softplus(input=x, beta=2)",
+    "F.log_softmax(input=x, dim=-1)", "F.hardtanh(input=x, min_val=-0.5, max_val=0.5)",
+    "F.elu(input=x, alpha=0.5)", "F.linear(input=x, weight=y, bias=None)",
+    "F.layer_norm(input=x, normalized_shape=(3,), weight=None, bias=None, eps=1e-5)",
+    "F.normalize(input=x, p=2.0, dim=1)",
+    "F.cross_entropy(input=x, target=i[:, 0], reduction='sum')",
+    "F.mse_loss(input=x, target=y, reduction='none')", "F.embedding(input=i, weight=y)",
+    "F.cosine_similarity(x1=x, x2=y, dim=1, eps=1e-8)",
+    "F.scaled_dot_product_attention(query=x[None], key=y[None], value=y[None])",
+]
+
+
+@pytest.mark.parametrize("call", KEYWORD_CALLS)
+def test_torch_keyword_names_are_accepted(call):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    y = rng.standard_normal((4, 3)).astype(np.float32)
+    i = np.array([[0, 1, 2], [2, 1, 0], [1, 1, 1], [0, 0, 0]])
+    results = []
+    for lib in (torch, fluxgrad):
+        env = {"T": lib, "F": lib.nn.functional, "x": lib.tensor(x), "y": lib.tensor(y),
+               "i": lib.tensor(i)}
+        results.append(eval(call, env))
+    theirs, ours = results
+    if isinstance(theirs, bool):
+        assert ours == theirs
+    else:
+        _compare(call, ours, theirs, 1e-6, 1e-5)

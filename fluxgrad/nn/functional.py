@@ -4,6 +4,7 @@ The activations, softmax family, convolution and pooling are the ops of
 `fluxgrad.ops`, re-exported here; what is built here is composed of them
 (losses, normalisation, dropout, embedding), so it differentiates to any order.
 """
+import inspect
 import math
 import warnings
 
@@ -19,6 +20,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
                               mish, relu, relu6, selu, sigmoid, silu, softplus, softsign,
                               tanhshrink)
 from ..ops.elementwise import tanh
+from ..ops._out import accepting_torch_keywords
 from ..ops.linalg import require_same_float_dtype
 from ..ops.matrix_functions import vector_norm
 from ..ops.shape import pad
@@ -664,3 +666,15 @@ from .functional_extra import *  # noqa: E402,F401,F403  (composites built on th
 from . import functional_extra as _extra  # noqa: E402
 
 __all__ += _extra.__all__
+
+
+def _takes_input_keyword(fn):
+    parameters = list(inspect.signature(fn).parameters)
+    return bool(parameters) and parameters[0] == "input"
+
+
+# PyTorch's keyword `input=` also where fluxgrad names the first argument otherwise (F.relu(x))
+for _name in __all__:
+    _fn = globals()[_name]
+    if callable(_fn) and not isinstance(_fn, type) and not _takes_input_keyword(_fn):
+        globals()[_name] = accepting_torch_keywords(_fn, _name, ("input",))
