@@ -729,6 +729,50 @@ def _other_losses(F, x, y, classes):
             F.multi_margin_loss(x, classes)]
 
 
+_C5 = np.random.default_rng(2).integers(0, 5, size=(6,))
+_W5 = np.random.default_rng(4).uniform(0.1, 2, size=(5,)).astype(np.float32)
+MORE_LOSSES = {
+    "ce-probs-weight-smoothing": ([(6, 5), (6, 5)], lambda T, x, y: F(T).cross_entropy(
+        x, y.softmax(1), weight=T.tensor(_W5, dtype=x.dtype), label_smoothing=0.2)),
+    "ce-ignore-weight-smoothing": ([(6, 5)], lambda T, x: [F(T).cross_entropy(
+        x, T.tensor(_C5), weight=T.tensor(_W5, dtype=x.dtype), ignore_index=int(_C5[0]),
+        label_smoothing=0.3, reduction=r) for r in ("mean", "sum", "none")]),
+    "nll-unbatched": ([(5,)], lambda T, x: F(T).nll_loss(x.log_softmax(0), T.tensor(2))),
+    "ce-unbatched-weight": ([(5,)], lambda T, x: F(T).cross_entropy(
+        x, T.tensor(2), weight=T.tensor(_W5, dtype=x.dtype))),
+    "bce-weight-broadcast": ([(6, 5), (6, 5), (5,)], lambda T, x, y, w: F(T).binary_cross_entropy(
+        x.sigmoid(), y.sigmoid(), weight=w.abs().detach())),
+    "bce-logits-weight-pos-weight": ([(6, 5), (6, 5), (5,)],
+                                     lambda T, x, y, w: F(T).binary_cross_entropy_with_logits(
+                                         x, y.sigmoid(), weight=w.abs().detach(),
+                                         pos_weight=w.abs().detach() + 1)),
+    "kl-log-target-batchmean": ([(6, 5), (6, 5)], lambda T, x, y: F(T).kl_div(
+        x.log_softmax(1), y.log_softmax(1), reduction="batchmean", log_target=True)),
+    "huber-delta": ([(6, 5), (6, 5)], lambda T, x, y: F(T).huber_loss(x, y, delta=0.3)),
+    "smooth-l1-beta-0": ([(6, 5), (6, 5)], lambda T, x, y: F(T).smooth_l1_loss(x, y, beta=0.0)),
+    "poisson-full": ([(6, 5), (6, 5)], lambda T, x, y: F(T).poisson_nll_loss(
+        x.abs() + 0.1, y.abs() * 3, log_input=False, full=True)),
+    "gaussian-full": ([(6, 5), (6, 5), (6, 5)], lambda T, x, y, v: F(T).gaussian_nll_loss(
+        x, y, v.abs() + 0.1, full=True)),
+    "gaussian-var-broadcast": ([(6, 5), (6, 5), (6, 1)], lambda T, x, y, v: F(T).gaussian_nll_loss(
+        x, y, v.abs() + 0.1)),
+    "multilabel-margin": ([(3, 4)], lambda T, x: F(T).multilabel_margin_loss(
+        x, T.tensor([[3, 0, -1, 1], [0, 1, 2, 3], [1, -1, 0, 0]]))),
+    "multi-margin-p2-weight": ([(6, 5)], lambda T, x: F(T).multi_margin_loss(
+        x, T.tensor(_C5), p=2, margin=0.7, weight=T.tensor(_W5, dtype=x.dtype))),
+    "triplet-swap-p1": ([(6, 5), (6, 5), (6, 5)],
+                        lambda T, a, p, n: F(T).triplet_margin_loss(a, p, n, p=1, swap=True)),
+    "ctc": ([(7, 2, 5)], lambda T, x: [F(T).ctc_loss(
+        x.log_softmax(2), T.tensor([[1, 2, 2], [3, 4, 0]]), T.tensor([7, 6]), T.tensor([3, 2]),
+        reduction=r, zero_infinity=True) for r in ("mean", "sum")]),
+    "embedding-bag": ([(10, 3)], lambda T, w: [
+        F(T).embedding_bag(T.tensor([1, 2, 4, 5, 4, 3, 2, 9]), w, T.tensor([0, 4]), mode="mean"),
+        F(T).embedding_bag(T.tensor([[1, 2], [4, 5]]), w, mode="max")]),
+    "local-response-norm": ([(2, 6, 4, 4)], lambda T, x: F(T).local_response_norm(x, 3)),
+    "channel-shuffle": ([(2, 6, 2, 2)], lambda T, x: F(T).channel_shuffle(x, 3)),
+}
+for _name, (_shapes, _fn) in MORE_LOSSES.items():
+    case(f"loss-{_name}", _shapes, _fn, atol=1e-5)
 case("one_hot", None, lambda T, x: [F(T).one_hot(x, 6), F(T).one_hot(x)], vals=[[1, 2, 4]])
 case("one_hot-3d", None, lambda T, x: F(T).one_hot(x, 8),
      vals=[[[[1, 2, 3], [0, 3, 5]], [[1, 2, 3], [0, 3, 5]]]])
