@@ -22,6 +22,8 @@ from .random import (Generator, default_generator, initial_seed, get_rng_state, 
 from .tensortypes import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
 from .ops._out import public_with_out as _public_with_out
+from .ops.matrix_functions import torch_triangular_solve as triangular_solve
+from .nn.torch_spellings import *  # noqa: F401,F403  (torch.relu_, torch.permute_copy, ...)
 from . import autograd, func, linalg, random
 from .autograd import grad, is_anomaly_enabled
 from . import data, nn, optim, vision

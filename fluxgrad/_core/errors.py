@@ -28,5 +28,10 @@ class DTypeError(TypeError, RuntimeError):
     """A tensor of the wrong dtype for the op (PyTorch: RuntimeError)."""
 
 
+class DTypeNotImplemented(TypeError, NotImplementedError):
+    """A dtype an op has no kernel for, where PyTorch raises TypeError from an operator
+    (`~x`) and NotImplementedError from the function (`x.bitwise_not()`)."""
+
+
 class IntegerDivisionByZero(ZeroDivisionError, RuntimeError):
     """An integer tensor divided (or taken modulo) by zero (PyTorch: RuntimeError)."""

@@ -4,6 +4,7 @@ The activations, softmax family, convolution and pooling are the ops of
 `fluxgrad.ops`, re-exported here; what is built here is composed of them
 (losses, normalisation, dropout, embedding), so it differentiates to any order.
 """
+import inspect
 import math
 import warnings
 
@@ -19,6 +20,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
                               mish, relu, relu6, selu, sigmoid, silu, softplus, softsign,
                               tanhshrink)
 from ..ops.elementwise import tanh
+from ..ops._out import accepting_torch_keywords
 from ..ops.linalg import require_same_float_dtype
 from ..ops.matrix_functions import vector_norm
 from ..ops.shape import pad
@@ -543,16 +545,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     """Resize the spatial dimensions of an [N, C, ...] tensor (1 to 3 of them) as PyTorch's
     F.interpolate: `size` or `scale_factor` (one, or one per dimension); `mode` 'nearest',
     'nearest-exact', 'linear' / 'bilinear' / 'trilinear' / 'bicubic' (`align_corners`), or
-    'area'.
-    Each spatial dimension is resized on its own, by gathering (and blending) entries, so
-    gradients flow back to the entries that were read."""
+    'area'. Each spatial dimension is resized on its own, by gathering (and blending)
+    entries, so gradients flow back to the entries that were read. The nearest modes keep an
+    integer dtype; the blending modes give a uint8 input back as uint8 (rounded)."""
     from ..ops.indexing import index_select
     x = _tensor(input)
     spatial = x.ndim - 2
     if not 1 <= spatial <= 3:
         raise ValueError(f"interpolate: expects a 3-d, 4-d or 5-d input [N, C, ...], got shape "
                          f"{list(x.shape)}")
-    modes = ("nearest", "nearest-exact", "area", "bicubic") + tuple(_LINEAR_MODES)
+    modes = ("nearest", "nearest-exact", "area") + tuple(_LINEAR_MODES)
     if mode not in modes:
         raise NotImplementedError(f"interpolate: mode {mode!r} is not supported; use one of "
                                   f"{', '.join(modes)}")
@@ -571,23 +573,23 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if pool is None:
             raise NotImplementedError("interpolate: mode 'area' supports 3-d and 4-d inputs")
         return pool(x, sizes if spatial > 1 else sizes[0])
-    if not x.is_floating_point():
+    integer = None if x.is_floating_point() or mode.startswith("nearest") else x.dtype
+    if integer is not None:
         x = x.float()
     for k, (n_in, n_out, scale) in enumerate(zip(x.shape[2:], sizes, scales)):
         axis = 2 + k
-        trailing = (1,) * (x.ndim - axis - 1)
         if mode.startswith("nearest"):
             x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
             continue
-        if mode == "bicubic":
-            taps = _cubic_taps(n_in, n_out, scale, bool(align_corners))
-            terms = [index_select(x, axis, index) * _const(w.reshape((n_out,) + trailing), x)
-                     for index, w in taps]
-            x = terms[0] + terms[1] + terms[2] + terms[3]
-            continue
-        low, high, weight = _linear_weights(n_in, n_out, scale, bool(align_corners))
-        weight = _const(weight.reshape((n_out,) + trailing), x)
-        x = index_select(x, axis, low) * (1 - weight) + index_select(x, axis, high) * weight
+        taps = (_cubic_taps if mode == "bicubic" else _linear_taps)(
+            n_in, n_out, scale, bool(align_corners))
+        trailing = (1,) * (x.ndim - axis - 1)
+        terms = [index_select(x, axis, index) * _const(weight.reshape((n_out,) + trailing), x)
+                 for index, weight in taps]
+        x = sum(terms[1:], terms[0])
+    if integer is not None:
+        info = np.iinfo(integer.np)
+        x = x.round().clamp(info.min, info.max).to(integer)
     return x
 
 
@@ -619,9 +621,8 @@ def _nearest_index(n_in, n_out, scale, legacy):
     return np.minimum(src.astype(np.int64), n_in - 1)
 
 
-def _linear_weights(n_in, n_out, scale, align_corners):
-    """For each output entry: the two input entries it lies between and the weight of the
-    second."""
+def _linear_taps(n_in, n_out, scale, align_corners):
+    """For each output entry: the two input entries it lies between, each with its weight."""
     i = np.arange(n_out, dtype=np.float64)
     if align_corners:
         src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
@@ -629,29 +630,29 @@ def _linear_weights(n_in, n_out, scale, align_corners):
         src = np.maximum(scale * (i + 0.5) - 0.5, 0.0)
     low = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     high = np.minimum(low + 1, n_in - 1)
-    return low, high, src - low
+    t = src - low
+    return [(low, 1 - t), (high, t)]
 
 
 def _cubic_taps(n_in, n_out, scale, align_corners, a=-0.75):
-    """For each output entry: the four input entries around it (clamped at the edges) and
-    their weights, Keys' cubic convolution with a = -0.75 as PyTorch's bicubic (whose source
-    coordinate is not clamped at 0, unlike the linear modes')."""
+    """For each output entry: the four input entries around it (clamped to the edges), each
+    with its weight from Keys' cubic convolution kernel (PyTorch's a = -0.75)."""
     i = np.arange(n_out, dtype=np.float64)
     if align_corners:
         src = i * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
     else:
-        src = scale * (i + 0.5) - 0.5
-    floor = np.floor(src)
-    t = src - floor
+        src = scale * (i + 0.5) - 0.5  # (not clamped at 0, unlike the linear modes)
+    start = np.floor(src)
+    t = src - start
 
-    def near(d):  # |d| <= 1
+    def near(d):  # the kernel at distance d <= 1
         return ((a + 2) * d - (a + 3)) * d * d + 1
 
-    def far(d):  # 1 < |d| < 2
+    def far(d):  # the kernel at distance 1 < d < 2
         return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
-    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
-    return [(np.clip(floor.astype(np.int64) + k - 1, 0, n_in - 1), w)
-            for k, w in enumerate(weights)]
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    return [(np.clip(start.astype(np.int64) + offset, 0, n_in - 1), w)
+            for offset, w in zip((-1, 0, 1, 2), weights)]
 
 
 # --- attention ------------------------------------------------------------------------------
@@ -669,9 +670,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise ShapeError(f"scaled_dot_product_attention: expected query [..., L, E], key "
                          f"[..., S, E] and value [..., S, Ev], got {list(q.shape)}, "
                          f"{list(k.shape)} and {list(v.shape)}")
-    if is_causal and attn_mask is not None:
-        raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal, "
-                         "not both")
     if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
         if q.shape[-3] % k.shape[-3]:
             raise ShapeError(f"scaled_dot_product_attention: {q.shape[-3]} query heads can't be "
@@ -680,11 +678,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         k, v = k.repeat_interleave(group, -3), v.repeat_interleave(group, -3)
     scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = _ops.matmul(q, k.mT) * scale
-    if is_causal:
-        length, keys = q.shape[-2], k.shape[-2]
-        attn_mask = Tensor(np.tril(np.ones((length, keys), dtype=bool)))
     if attn_mask is not None:
         scores = scores + _additive_mask(_tensor(attn_mask), scores, masked_when=False)
+    if is_causal:  # (on top of attn_mask, when both are given, as PyTorch)
+        causal = np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+        scores = scores + _additive_mask(Tensor(causal), scores, masked_when=False)
     weights = softmax(scores, -1)
     if dropout_p:
         weights = dropout(weights, dropout_p)
@@ -703,3 +701,15 @@ from .functional_extra import *  # noqa: E402,F401,F403  (composites built on th
 from . import functional_extra as _extra  # noqa: E402
 
 __all__ += _extra.__all__
+
+
+def _takes_input_keyword(fn):
+    parameters = list(inspect.signature(fn).parameters)
+    return bool(parameters) and parameters[0] == "input"
+
+
+# PyTorch's keyword `input=` also where fluxgrad names the first argument otherwise (F.relu(x))
+for _name in __all__:
+    _fn = globals()[_name]
+    if callable(_fn) and not isinstance(_fn, type) and not _takes_input_keyword(_fn):
+        globals()[_name] = accepting_torch_keywords(_fn, _name, ("input",))

@@ -18,6 +18,7 @@ from .._core.errors import ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
+from ..ops.conv import _pooled_size
 from ..ops.inplace import apply_inplace
 from . import functional as F
 
@@ -33,7 +34,10 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "soft_margin_loss", "cosine_embedding_loss", "multi_margin_loss",
            "multilabel_margin_loss", "embedding_bag", "ctc_loss", "hardshrink", "softshrink",
            "prelu", "relu_", "elu_", "leaky_relu_", "selu_", "celu_", "hardtanh_", "threshold_",
-           "rrelu_"]
+           "rrelu_", "max_pool1d_with_indices", "max_pool2d_with_indices",
+           "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool3d", "lp_pool3d",
+           "triplet_margin_with_distance_loss"]
 
 _tensor = F._tensor
 
@@ -294,6 +298,8 @@ def prelu(input, weight):
             raise ShapeError(f"prelu: {weight.numel()} weights need an input with as many "
                              f"channels in dimension 1, got shape {list(x.shape)}")
         weight = _ops.reshape(weight, (1, -1) + (1,) * (x.ndim - 2))
+    else:
+        weight = _ops.reshape(weight, ())  # (a 0-d input stays 0-d)
     return _ops.maximum(x, 0.0) + weight * _ops.minimum(x, 0.0)
 
 
@@ -526,14 +532,6 @@ def _triple(value, name, op):
     return t
 
 
-def _pooled_size(n, k, s, p, d, ceil_mode):
-    span = n + 2 * p - d * (k - 1) - 1
-    out = (-(-span // s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= n + p:  # the last window must start inside the input
-        out -= 1
-    return out
-
-
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """Maximum over kD x kH x kW windows of [N, C, D, H, W] (or [C, D, H, W]); padding counts
@@ -593,6 +591,61 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """The p-norm over kH x kW windows of [N, C, H, W]: (sum of x^p)^(1/p)."""
     kernel = _pair(kernel_size, "kernel_size", "lp_pool2d")
     return _lp_pool(_tensor(input), norm_type, kernel, F.avg_pool2d, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm over kD x kH x kW windows of [N, C, D, H, W]: (sum of x^p)^(1/p)."""
+    kernel = _triple(kernel_size, "kernel_size", "lp_pool3d")
+    return _lp_pool(_tensor(input), norm_type, kernel, F.avg_pool3d, stride, ceil_mode)
+
+
+def _with_indices(pool):
+    def with_indices(input, *args, **kwargs):
+        kwargs["return_indices"] = True
+        return pool(input, *args, **kwargs)
+    with_indices.__name__ = pool.__name__ + "_with_indices"
+    with_indices.__doc__ = f"{pool.__name__}(..., return_indices=True): (values, indices)."
+    return with_indices
+
+
+max_pool1d_with_indices = _with_indices(F.max_pool1d)
+max_pool2d_with_indices = _with_indices(F.max_pool2d)
+max_pool3d_with_indices = _with_indices(max_pool3d)
+adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
+adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool1d(..., return_indices=True): `input` [N, C, l] placed at
+    `indices` (into each output row), zeros elsewhere."""
+    x, idx = _tensor(input), _tensor(indices)
+    one = (lambda v: None if v is None else (1, int(v if isinstance(v, (int, np.integer))
+                                                    else tuple(v)[0])))
+    size = None if output_size is None else (1, int(tuple(output_size)[-1]))
+    y = F.max_unpool2d(_ops.unsqueeze(x, -2), _ops.unsqueeze(idx, -2), one(kernel_size),
+                       one(stride), (0, int(padding if isinstance(padding, (int, np.integer))
+                                            else tuple(padding)[0])), size)
+    return _ops.squeeze(y, -2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool3d(..., return_indices=True): `input` [N, C, d, h, w] placed at
+    `indices` (flat into each output volume), zeros elsewhere."""
+    op = "max_unpool3d"
+    x, idx = _tensor(input), _tensor(indices)
+    kernel = _triple(kernel_size, "kernel_size", op)
+    stride = kernel if stride is None else _triple(stride, "stride", op)
+    padding = _triple(padding, "padding", op)
+    if output_size is None:
+        size = tuple((x.shape[2 + a] - 1) * stride[a] - 2 * padding[a] + kernel[a]
+                     for a in range(3))
+    else:
+        size = tuple(int(s) for s in tuple(output_size)[-3:])
+    n, c = x.shape[:2]
+    # a volume unpooled as a plane: the flat indices are the same
+    y = F.max_unpool2d(_ops.reshape(x, (n, c, 1, -1)), _ops.reshape(idx, (n, c, 1, -1)),
+                       (1, 1), output_size=(1, int(np.prod(size))))
+    return _ops.reshape(y, (n, c) + size)
 
 
 # --- sampling and resizing ------------------------------------------------------------------

@@ -18,7 +18,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
@@ -286,7 +286,7 @@ def _pair(value, name, op, n=2):
     if len(value) == 1:
         return value * n
     if len(value) != n:
-        raise ValueError(f"{op}: {name} must be an int or {n} ints, got {value}")
+        raise ArgumentError(f"{op}: {name} must be an int or {n} ints, got {value}")
     return value
 
 
@@ -315,8 +315,8 @@ def _conv_pads(padding, kernel, dilation, stride, op):
         elif len(padding) == 4:
             pads = padding
         else:
-            raise ValueError(f"{op}: padding must be an int, 2 or 4 ints, 'same' or 'valid', got "
-                             f"{padding}")
+            raise ArgumentError(f"{op}: padding must be an int, 2 or 4 ints, 'same' or 'valid', "
+                                f"got {padding}")
     if any(p < 0 for p in pads):
         raise ValueError(f"{op}: padding can't be negative, got {padding}")
     return pads
@@ -605,6 +605,17 @@ def _pool1d_args(kernel_size, stride, padding, dilation, op):
             (1,) + dilation)
 
 
+def _pooled_size(n, kernel, stride, pad, dilation, ceil_mode):
+    """How many windows PyTorch's pooling takes along one dimension of size n; with
+    ceil_mode the last one may reach past the padding, but must start inside the input or
+    its left padding."""
+    span = n + 2 * pad - dilation * (kernel - 1) - 1
+    out = (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode and (out - 1) * stride >= n + pad:
+        out -= 1
+    return out
+
+
 def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False):
     kernel = _pair(kernel_size, "kernel_size", op)
     stride = kernel if stride is None or stride == [] or stride == () else _pair(stride, "stride",
@@ -620,9 +631,8 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
     if ceil_mode:
         for a in range(2):
             size, eff = x.shape[2 + a] + 2 * padding[a], dilation[a] * (kernel[a] - 1) + 1
-            out = -(-(size - eff) // stride[a]) + 1
-            if (out - 1) * stride[a] >= x.shape[2 + a] + padding[a]:
-                out -= 1  # the last window must start inside the input or the left padding
+            out = _pooled_size(x.shape[2 + a], kernel[a], stride[a], padding[a], dilation[a],
+                               True)
             pads[2 * a + 1] += max(0, (out - 1) * stride[a] + eff - size)
     pads = tuple(pads)
     for a in range(2):
@@ -953,8 +963,6 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """Mean over kD x kH x kW windows of `input` [N, C, D, H, W]."""
     from .shape import pad
     op = "avg_pool3d"
-    if ceil_mode:
-        raise NotImplementedError(f"{op}: ceil_mode=True is not supported")
     x = _check_input(input, 5, op)
     kernel = _pair(kernel_size, "kernel_size", op, 3)
     stride = kernel if stride is None else _pair(stride, "stride", op, 3)
@@ -962,26 +970,34 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if any(2 * p > k for p, k in zip(padding, kernel)):
         raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
                          f"{kernel}")
-
-    def window_sums(t):
-        t = pad(t, (0, 0, 0, 0, padding[0], padding[0]))
-        planes = apply(avg_pool2d_p, _fold_depth(t), kernel=kernel[1:], stride=stride[1:],
-                       pads=(padding[1], padding[1], padding[2], padding[2]),
-                       count_include_pad=True, divisor_override=1)
-        planes = _unfold_depth(planes, t.shape[0])
-        depth = _out_size(t.shape[2], 0, kernel[0], stride[0], 1)
-        if depth <= 0:
-            raise ShapeError(f"{op}: the kernel {kernel} is larger than the padded input "
-                             f"{list(x.shape[2:])}")
-        total = None
-        for k in range(kernel[0]):
-            part = _depth_slices(planes, k, depth, stride[0])
-            total = part if total is None else total + part
-        return total
-    total = window_sums(x)
+    shape = x.shape[2:]
+    out = [_pooled_size(n, k, s, p, 1, ceil_mode)
+           for n, k, s, p in zip(shape, kernel, stride, padding)]
+    if min(out) <= 0:
+        raise ShapeError(f"{op}: the kernel {kernel} is larger than the padded input "
+                         f"{list(shape)}")
+    # the right padding that ceil_mode's last windows reach into (they sum zeros there)
+    right = [p + max(0, (o - 1) * s + k - n - 2 * p)
+             for n, k, s, p, o in zip(shape, kernel, stride, padding, out)]
+    t = pad(x, (0, 0, 0, 0, padding[0], right[0]))
+    planes = apply(avg_pool2d_p, _fold_depth(t), kernel=kernel[1:], stride=stride[1:],
+                   pads=(padding[1], right[1], padding[2], right[2]),
+                   count_include_pad=True, divisor_override=1)
+    planes = _unfold_depth(planes, t.shape[0])
+    total = None
+    for k in range(kernel[0]):
+        part = _depth_slices(planes, k, out[0], stride[0])
+        total = part if total is None else total + part
     if divisor_override:
         return total / int(divisor_override)
-    if count_include_pad:
-        return total / (kernel[0] * kernel[1] * kernel[2])
-    ones = Tensor._make(np.ones((1, 1) + x.shape[2:], x._data.dtype))
-    return total / Tensor._make(window_sums(ones)._data)
+    # PyTorch's divisor: the window's part inside the padded input (inside the input
+    # itself, without count_include_pad)
+    sizes = []
+    for n, k, s, p, o in zip(shape, kernel, stride, padding, out):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, n)
+        sizes.append(end - start)
+    divisor = sizes[0][:, None, None] * sizes[1][None, :, None] * sizes[2][None, None, :]
+    return total / Tensor._make(divisor.astype(x._data.dtype))

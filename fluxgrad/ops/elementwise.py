@@ -15,7 +15,8 @@ import numpy as np
 
 from .._core import devices, dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, DTypeError, IntegerDivisionByZero
+from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented,
+                            IntegerDivisionByZero)
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import zeros_like
@@ -216,7 +217,7 @@ def divide(x, y, *, rounding_mode=None):
     if rounding_mode is None:
         return apply(divide_p, float_result(x), float_result(y))
     if rounding_mode not in ("trunc", "floor"):
-        raise ValueError(f"divide: rounding_mode must be None, 'trunc' or 'floor', "
+        raise ArgumentError(f"divide: rounding_mode must be None, 'trunc' or 'floor', "
                          f"not {rounding_mode!r}")
     if (x.dtype if isinstance(x, Tensor) else y.dtype).is_floating_point:
         q = apply(divide_p, x, y)
@@ -592,7 +593,7 @@ bitwise_not_p = no_grad_primitive("bitwise_not", np.invert)
 def bitwise_not(x):
     """Elementwise ~x: the bits of an integer tensor flipped, a bool tensor negated."""
     if x._data.dtype.kind == "f":
-        raise TypeError(f"~ (bitwise_not) is defined for integer and bool tensors, not "
+        raise DTypeNotImplemented(f"~ (bitwise_not) is defined for integer and bool tensors, not "
                         f"{x.dtype}; use logical_not for truth values")
     return apply(bitwise_not_p, x)
 

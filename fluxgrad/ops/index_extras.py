@@ -10,7 +10,8 @@ import collections
 
 import numpy as np
 
-from .._core.errors import DTypeError, IndexOutOfRange, ShapeError, ShapeIndexError
+from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
+                            ShapeIndexError)
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, isnan, where
@@ -21,10 +22,10 @@ from .shape import (broadcast_to, clone, flatten, moveaxis, narrow, reshape, squ
 from .sorting import sort
 
 __all__ = ["index_copy", "index_fill", "index_reduce", "masked_scatter", "select_scatter",
-           "slice_scatter", "tensor_split", "hsplit", "vsplit", "dsplit", "narrow_copy",
-           "argwhere", "unravel_index", "tril_indices", "triu_indices", "bincount", "histc",
-           "searchsorted", "bucketize", "msort", "aminmax", "nansum", "nanmean", "quantile",
-           "nanquantile"]
+           "slice_scatter", "diagonal_scatter", "tensor_split", "hsplit", "vsplit", "dsplit",
+           "narrow_copy", "argwhere", "unravel_index", "tril_indices", "triu_indices",
+           "bincount", "histc", "searchsorted", "bucketize", "msort", "aminmax", "nansum",
+           "nanmean", "quantile", "nanquantile"]
 
 
 class IndexDTypeError(DTypeError, IndexError):
@@ -146,6 +147,28 @@ def select_scatter(x, src, dim, index):
         raise ShapeError(f"select_scatter: expected src to have a size equal to the slice of "
                          f"self. src size = {list(src.shape)}, slice size = {list(expected)}")
     return index_put(x, _at(dim, index % size), src)
+
+
+@tensor_method("diagonal_scatter")
+def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    """x with x.diagonal(offset, dim1, dim2) replaced by src (whose last dimension runs along
+    the diagonal, as diagonal's result)."""
+    d1, d2 = _dim(dim1, x.ndim, "diagonal_scatter"), _dim(dim2, x.ndim, "diagonal_scatter")
+    if d1 == d2:
+        raise ArgumentError(f"diagonal_scatter: dim1 and dim2 must differ, both are {d1}")
+    expected = tuple(x.diagonal(offset, d1, d2).shape)
+    if tuple(src.shape) != expected:
+        raise ShapeError(f"diagonal_scatter: expected src to have a size equal to the diagonal "
+                         f"of self. src size = {list(src.shape)}, diagonal size = "
+                         f"{list(expected)}")
+    n = expected[-1]
+    index = [slice(None)] * x.ndim
+    index[d1] = np.arange(n) + max(-offset, 0)
+    index[d2] = np.arange(n) + max(offset, 0)
+    # NumPy's x[index] keeps the diagonal where the two dims were when they are neighbours,
+    # and puts it first otherwise
+    where = min(d1, d2) if abs(d1 - d2) == 1 else 0
+    return index_put(x, tuple(index), src.movedim(-1, where))
 
 
 @tensor_method("slice_scatter")

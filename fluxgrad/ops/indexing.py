@@ -31,6 +31,7 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
 from ._family import cast_to, linear
+from .inplace import write_through
 from .elementwise import where
 from .shape import _dim, broadcast_tensors, broadcast_to, moveaxis, reshape
 
@@ -423,7 +424,7 @@ def _put(x, static, arrays, value, accumulate):
     except (IndexError, ValueError) as err:
         raise _as_torch_error(err)(
             f"writing into a tensor of shape {list(x.shape)}: {err}") from None
-    return _rebase(x, result)
+    return write_through(x, result)
 
 
 def _before(x):
@@ -435,13 +436,6 @@ def _before(x):
         before = Tensor._make(x._data, x._requires_grad, x._grad_fn, x._out_index)
     before._tangent = x._tangent
     return before
-
-
-def _rebase(x, result):
-    x._rebase_inplace(result)
-    if result._tangent is not None:
-        x._tangent = result._tangent
-    return x
 
 
 @tensor_method("__setitem__")
@@ -562,6 +556,9 @@ def _scatter(x, dim, index, src, accumulate, op):
         _check_0d_index(index, op)
         return (*_into_0d(index, op), src)
     src_t = src if isinstance(src, Tensor) else None
+    if src_t is not None and src_t.dtype != x.dtype:
+        raise DTypeError(f"{op}: src ({src_t.dtype}) must have the dtype of the tensor it is "
+                         f"scattered into ({x.dtype}); convert it with .to({x.dtype})")
     _check_along(x, dim, index, op, src_t)
     static, arrays = _along(index.shape, dim, index)
     if src_t is not None and src_t.shape != index.shape:
@@ -690,7 +687,7 @@ def scatter_(x, dim, index, src=None, *, value=None, reduce=None):
             np.copyto(x._writable_data(), scatter(x, dim, index, src, reduce="multiply")._data)
             x._bump_version()
             return x
-        return _rebase(x, scatter(_before(x), dim, index, src, reduce="multiply"))
+        return write_through(x, scatter(_before(x), dim, index, src, reduce="multiply"))
     if reduce not in (None, "add", "sum"):
         raise ArgumentError(f"scatter_: reduce={reduce!r} is not supported; use None, 'add' "
                             "or 'multiply'")
@@ -842,7 +839,7 @@ def masked_fill_(x, mask, value):
                   where=mask._data)
         x._bump_version()
         return x
-    return _rebase(x, masked_fill(_before(x), mask, value))
+    return write_through(x, masked_fill(_before(x), mask, value))
 
 
 @tensor_method("masked_select")

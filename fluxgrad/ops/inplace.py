@@ -60,7 +60,12 @@ def apply_inplace(x, op, *args, **kwargs):
     before._tangent = x._tangent
     # x.mul_(x) means the old x twice
     args = [before if a is x else a for a in args]
-    result = op(before, *args, **kwargs)
+    return write_through(x, op(before, *args, **kwargs))
+
+
+def write_through(x, result):
+    """x takes `result` (computed from x's old value) as its value and history, and so does
+    every base x is a view of (each rewritten through its view's rule); returns x."""
     bases = _bases_to_rewrite(x, result)
     x._rebase_inplace(result)
     if result._tangent is not None:

@@ -464,12 +464,26 @@ def _diag_embed_impl(x, *, shape, offset, axis1, axis2):
     return out
 
 
+def _diagonal_impl(x, *, offset, axis1, axis2):
+    # a view, as PyTorch's (x.diagonal().zero_() writes into x); NumPy makes it read-only
+    d = np.diagonal(x, offset, axis1, axis2)
+    if x.flags.writeable:
+        d.flags.writeable = True
+    return d
+
+
+def _write_diagonal(base, value, *, offset, axis1, axis2):
+    """base with its diagonal replaced by value: how a write into the view reaches its base."""
+    old = apply(diagonal_p, base, offset=offset, axis1=axis1, axis2=axis2)
+    return base + apply(diag_embed_p, value - old, shape=base.shape, offset=offset, axis1=axis1,
+                        axis2=axis2)
+
+
 diagonal_p = linear(
-    "diagonal",
-    lambda x, *, offset, axis1, axis2: np.diagonal(x, offset, axis1, axis2).copy(),
+    "diagonal", _diagonal_impl,
     lambda out_bar, x, *, offset, axis1, axis2: apply(
         diag_embed_p, out_bar, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2),
-    batch=along_axes("diagonal", "axis1", "axis2"))
+    view=_write_diagonal, batch=along_axes("diagonal", "axis1", "axis2"))
 # writes x's last axis onto a diagonal of zeros(shape): the transpose of `diagonal`
 diag_embed_p = linear(
     "diag_embed", _diag_embed_impl,
@@ -821,10 +835,10 @@ def tensordot(a, b, dims=2):
 
 
 @tensor_method("cross")
-def cross(a, b, dim=None, *, axis=None):
-    """Cross product of 3-vectors along `dim` (a and b broadcast); by default, as torch.cross,
-    the first dimension of size 3."""
-    a, b = broadcast_tensors(*promote(_as_tensor(a), _as_tensor(b)))
+def cross(input, other, dim=None, *, axis=None):
+    """Cross product of 3-vectors along `dim` (input and other broadcast); by default, as
+    torch.cross, the first dimension of size 3."""
+    a, b = broadcast_tensors(*promote(_as_tensor(input), _as_tensor(other)))
     dim = axis if dim is None else dim
     if dim is None:
         dim = next((i for i, n in enumerate(a.shape) if n == 3), None)

@@ -182,6 +182,7 @@ def xlogy(x, y):
     where x == 0 (PyTorch's); at x == 0 with y 0 or inf it is 0."""
     x, y = promote(x, y)
     x, y = float_result(as_operand(x)), float_result(as_operand(y))
+    x, y = promote(x, y)  # (a number given keeps the tensor's dtype: float16 stays float16)
     log_y = log(y)
     zero = eq(x, 0) & isinf(log_y)
     return where(zero, 0.0, x * where(zero, 0.0, log_y))

@@ -29,6 +29,8 @@ __all__ = ["matrix_power", "cholesky_solve", "cholesky_inverse", "svd", "qr"]
 LstsqResult = collections.namedtuple("LstsqResult",
                                      ["solution", "residuals", "rank", "singular_values"])
 SVDUSVResult = collections.namedtuple("SVDUSVResult", ["U", "S", "V"])
+TriangularSolveResult = collections.namedtuple("TriangularSolveResult",
+                                               ["solution", "cloned_coefficient"])
 
 
 def _with_dtype(x, dtype, op):
@@ -382,6 +384,13 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False):
     if transpose:
         x, upper = _mT(x), not upper
     return solve_triangular(x, y, upper=upper, unitriangular=unitriangular)
+
+
+def torch_triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """PyTorch's torch.triangular_solve (right-hand side first): the solution X of A @ X = b
+    (A.mT @ X = b with transpose=True) for a triangular A, with a copy of A."""
+    return TriangularSolveResult(triangular_solve(A, b, upper, transpose, unitriangular),
+                                 _as_tensor(A).clone())
 
 
 def cross(input, other, *, dim=-1):

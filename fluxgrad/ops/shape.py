@@ -664,8 +664,11 @@ flip_p = linear("flip", lambda x, *, axes: np.flip(x, axes).copy(),
 
 
 @tensor_method("flip")
-def flip(x, dims=None, *, axis=None):
-    """`x` with the order of entries reversed along `dims` (a copy)."""
+def flip(x, dims=None, *more_dims, axis=None):
+    """`x` with the order of entries reversed along `dims` (a copy); the dims may also come
+    one by one, as in `x.flip(0, 2)`."""
+    if more_dims:
+        dims = (dims, *more_dims)
     if axis is not None:
         dims = axis
     if dims is None:
@@ -792,7 +795,7 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
     for i in range(len(pad) // 2):
         widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
     if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise ValueError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
+        raise NotImplementedError(f"pad: unknown mode {mode!r}; use 'constant', 'reflect', "
                          "'replicate' or 'circular'")
     if mode != "constant" and not (len(pad) <= 6 and x.ndim - 2 <= len(pad) // 2 < x.ndim):
         raise NotImplementedError(
@@ -879,7 +882,7 @@ def meshgrid(*tensors, indexing="ij"):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+        raise ArgumentError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     tensors = [as_tensor(x) for x in tensors]
     for i, x in enumerate(tensors):
         if x.ndim > 1:
