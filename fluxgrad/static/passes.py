@@ -124,7 +124,8 @@ def _known_value(x, constants):
 
 
 def _static_shape(v):
-    return not any(isinstance(d, Dim) for d in v.dims)
+    """Whether a Variable's (or a constant Tensor's) shape is known now."""
+    return not isinstance(v, Variable) or not any(isinstance(d, Dim) for d in v.dims)
 
 
 def fold(program, outputs=(), check=True):
