@@ -93,16 +93,21 @@ def test_eager(seed):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_compiled(seed):
-    program, arrays, _, (value, grads, _) = _case(seed)
+    """The first call runs the trace; the second, on other values, the generated code."""
+    program, arrays, _, _ = _case(seed)
     compiled = fg.compile(lambda *xs: program.run(fg, *xs), fullgraph=True)
-    xs = [fg.tensor(a, requires_grad=True) for a in arrays]
-    out = compiled(*xs)
-    _check(out.item(), _as_arrays(fg.grad(out, xs, allow_unused=True), arrays), value, grads,
-           program, arrays)
-    argnums = tuple(range(len(xs)))
-    v, g = fg.compile(fg.func.value_and_grad(lambda *xs: program.run(fg, *xs), argnums),
-                      fullgraph=True)(*[fg.tensor(a) for a in arrays])
-    _check(v.item(), _as_arrays(g, arrays), value, grads, program, arrays)
+    by_value_and_grad = fg.compile(fg.func.value_and_grad(
+        lambda *xs: program.run(fg, *xs), tuple(range(len(arrays)))), fullgraph=True)
+    for draw in (0, 1):
+        arrays = program.arrays(draw)
+        value, grads, _ = _torch_reference(program, arrays)
+        xs = [fg.tensor(a, requires_grad=True) for a in arrays]
+        out = compiled(*xs)
+        _check(out.item(), _as_arrays(fg.grad(out, xs, allow_unused=True), arrays), value,
+               grads, program, arrays)
+        v, g = by_value_and_grad(*[fg.tensor(a) for a in arrays])
+        _check(v.item(), _as_arrays(g, arrays), value, grads, program, arrays)
+    assert compiled.trace_count == 1
 
 
 @pytest.mark.parametrize("seed", SEEDS)

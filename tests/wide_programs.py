@@ -511,7 +511,7 @@ class Program:
             return x.masked_fill(m.tensor(step[2]), 0.5)
         raise AssertionError(kind)
 
-    def arrays(self):
-        """Inputs for the program, float64, in [-1.5, 1.5]."""
-        rng = np.random.default_rng(self.data_seed)
+    def arrays(self, draw=0):
+        """Inputs for the program, float64, in [-1.5, 1.5] (another set for each `draw`)."""
+        rng = np.random.default_rng((self.data_seed, draw))
         return [rng.uniform(-1.5, 1.5, s) for s in self.inputs]
