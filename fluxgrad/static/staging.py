@@ -26,6 +26,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.batching import BatchedTensor, layers
+from .._core.errors import IntegerDivisionByZero
 from .._core.static_mode import state
 from .._core.tensor import Tensor
 from . import dims as _dims
@@ -204,6 +205,8 @@ def _probe(prim, inputs, params, sizes):
                 out = prim.impl(*arrays, **bound)
             except np.linalg.LinAlgError:
                 out = prim.impl(*[_stand_in(x, sizes, "eye") for x in inputs], **bound)
+            except IntegerDivisionByZero:  # zeros stood in for a divisor: ones won't
+                out = prim.impl(*[_stand_in(x, sizes, "ones") for x in inputs], **bound)
     except Exception as err:
         message = (f"{prim.name}: {err} (while building the static program: "
                    f"{_describe(inputs, params)}). At {user_line()}")
