@@ -198,6 +198,10 @@ def test_modifying_an_input_no_rule_reads_is_allowed():
 def test_functional_activations_take_inplace():
     x = fg.tensor([-2.0, 0.5], requires_grad=True)
     y = x * 2
-    assert fg.relu(y, inplace=True) is y and fg.elu(y, inplace=True) is y
+    assert fg.relu(y, inplace=True) is y
     y.sum().backward()
     assert y.tolist() == [0.0, 1.0] and x.grad.tolist() == [0.0, 2.0]
+    y = x * 2
+    assert fg.relu(y, inplace=True) is y and fg.elu(y, inplace=True) is y
+    with pytest.raises(RuntimeError, match="modified by an in-place"):
+        y.sum().backward()  # relu's rule reads its output, which elu_ overwrote (as torch)

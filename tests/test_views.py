@@ -93,3 +93,31 @@ def test_a_reshape_that_copies_is_not_a_view():
     copy = y.t().reshape(6)
     copy.mul_(0)
     np.testing.assert_array_equal(y.detach().numpy(), X)
+
+
+def test_a_view_taken_before_its_base_is_written_carries_the_write_in_its_gradient():
+    torch = pytest.importorskip("torch")
+    data = np.arange(12.0).reshape(4, 3) / 10
+
+    def run(m, write_view_first):
+        a = m.tensor(data, requires_grad=True)
+        b = a * 1.0
+        v = b[1:]
+        if write_view_first:
+            v.fill_(0.5)
+        b.add_(a.sum() * 0.1 + 1.0)  # v reads this write: its history must too
+        total = (v * v).sum()
+        return total.item(), m.autograd.grad(total, a)[0].numpy()
+    for first in (False, True):
+        (want, want_grad), (got, got_grad) = run(torch, first), run(fg, first)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(got_grad, want_grad, rtol=1e-12)
+
+
+def test_an_element_taken_by_integer_indices_is_a_view():
+    b = fg.zeros(4)
+    b[1].fill_(5.0)
+    b.select(0, 2).add_(7.0)
+    m = fg.zeros(2, 3)
+    m[1, 2].fill_(3.0)
+    assert b.tolist() == [0.0, 5.0, 7.0, 0.0] and m.tolist() == [[0, 0, 0], [0, 0, 3.0]]

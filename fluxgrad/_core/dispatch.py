@@ -29,6 +29,8 @@ def apply(prim, *inputs, **params):
     if (not _grad_disabled.count or _grad_state.enabled) and prim.differentiable:
         for x in inputs:
             if isinstance(x, Tensor):
+                if x._version_counter is not None and getattr(x, "_view", None) is not None:
+                    refresh_view(x)
                 arrays.append(x._data)
                 if x._requires_grad:
                     record = True
@@ -116,7 +118,21 @@ def _view(prim, inputs, params, out, record):
     node = _record(prim, inputs, params) if record else None
     result = Tensor._make(out, record, node, 0, base._counter())
     result._view = (base, prim, params)
+    result._view_version = result._version_counter[0]
     return result
+
+
+def refresh_view(x):
+    """A view whose base (or another view of it) was written since its history was recorded
+    takes the history of the same view of its base's current value, as PyTorch regenerates
+    a view's grad_fn: so the gradient reaches what the write wrote."""
+    if x._view_version == x._version_counter[0]:
+        return
+    base, prim, params = x._view
+    new = apply(prim, base, **params)  # (a stale base refreshes itself in this call)
+    if new._requires_grad:
+        x._grad_fn, x._out_index, x._requires_grad = new._grad_fn, new._out_index, True
+    x._view_version = x._version_counter[0]
 
 
 _NO_PARAMS = {}

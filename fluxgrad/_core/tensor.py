@@ -21,7 +21,7 @@ from .size import Size
 
 class Tensor(metaclass=TensorType):
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
-                 "_hooks", "name", "_tangent", "_seed", "_view", "__weakref__")
+                 "_hooks", "name", "_tangent", "_seed", "_view", "_view_version", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 

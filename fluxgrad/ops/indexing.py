@@ -269,7 +269,16 @@ def _take(x, arrays, index):
     return apply(slice_p, x, index=index)
 
 
-slice_p = linear("slice", lambda x, *, index: x[index],
+def _basic_index(x, *, index):
+    out = x[index]
+    if type(out) is np.ndarray:
+        return out
+    # an int for every axis: NumPy gives a scalar (a copy); with `...` it gives a 0-d view, so
+    # that x[1].fill_(5) writes into x, as PyTorch's
+    return x[(index if type(index) is tuple else (index,)) + (Ellipsis,)]
+
+
+slice_p = linear("slice", _basic_index,
                  lambda out_bar, x, *, index: apply(index_scatter_p, out_bar, index=index,
                                                     shape=x.shape),
                  view=lambda base, value, *, index: apply(index_put_p, base, value, index=index,

@@ -11,7 +11,7 @@ The one primitive here, `fill`, gives x's shape and dtype filled with a value
 """
 import numpy as np
 
-from .._core.dispatch import apply
+from .._core.dispatch import apply, refresh_view
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor
@@ -56,6 +56,8 @@ def fill(x, value):
 
 def apply_inplace(x, op, *args, **kwargs):
     """`x` overwritten with `op(x, *args, **kwargs)`, as one in-place op; returns `x`."""
+    if x._version_counter is not None and getattr(x, "_view", None) is not None:
+        refresh_view(x)
     before = x._before_inplace(*args, *kwargs.values())
     before._tangent = x._tangent
     # x.mul_(x) means the old x twice
@@ -68,13 +70,21 @@ def write_through(x, result):
     every base x is a view of (each rewritten through its view's rule); returns x."""
     bases = _bases_to_rewrite(x, result)
     x._rebase_inplace(result)
+    _current(x)
     if result._tangent is not None:
         x._tangent = result._tangent
     written = x
     for (base, prim, params), old in bases:
         _take_history(base, prim.view(old, written, **params))
+        _current(base)
         written = base
     return x
+
+
+def _current(t):
+    """A view whose history was just rewritten: not stale (`dispatch.refresh_view`)."""
+    if getattr(t, "_view", None) is not None:
+        t._view_version = t._version_counter[0]
 
 
 def _bases_to_rewrite(x, result):

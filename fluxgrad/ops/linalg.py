@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import DTypeError, ShapeError
+from .._core.errors import DTypeError, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
@@ -512,7 +512,8 @@ def diagonal(x, offset=0, dim1=0, dim2=1, *, axis1=None, axis2=None):
     """
     x = _as_tensor(x)
     if x.ndim < 2:
-        raise ShapeError(f"diagonal: expected at least 2 dimensions, got shape {list(x.shape)}")
+        raise ShapeIndexError(f"diagonal: dimension out of range: it takes two dimensions, the "
+                              f"tensor has shape {list(x.shape)}")
     dim1 = dim1 if axis1 is None else axis1
     dim2 = dim2 if axis2 is None else axis2
     dim1, dim2 = _axis_pair("diagonal", x.ndim, dim1, dim2)

@@ -96,6 +96,8 @@ def _reshaped_inplace(x, op, *args):
                            "operation; do it under fluxgrad.no_grad(), or on a copy")
     old = x._shallow_copy()
     old._view = getattr(x, "_view", None)
+    if old._view is not None:
+        old._view_version = x._view_version
     old._tangent = x._tangent
     result = op(old, *args)
     x._data = result._data
@@ -104,6 +106,8 @@ def _reshaped_inplace(x, op, *args):
     x._tangent = result._tangent
     x._view = getattr(result, "_view", None)
     x._bump_version()
+    if x._view is not None:
+        x._view_version = x._version_counter[0]
     return x
 
 
