@@ -223,7 +223,7 @@ def _apply_forward(prim, inputs, params):
     """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
-    tangents = tuple(getattr(x, "_tangent", None) for x in inputs)
+    tangents = tuple([getattr(x, "_tangent", None) for x in inputs])
     level = _forward_state.level
     _forward_state.level = level - 1
     try:

@@ -9,7 +9,7 @@ usual and the ops they issue stage, reverse mode is the program's staged VJP.
 """
 import numpy as np
 
-from .._core import batching
+from .._core import batching, engine as _engine
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.grad_mode import enable_grad, set_grad_enabled
@@ -442,7 +442,10 @@ def _hvp_untaped(f, primals, tangents):
             _check_scalar(value)
             grads = (None,) * len(leaves)
             if value._requires_grad:
-                grads = _grad(value, leaves, allow_unused=True)
+                # (f may have staged onto static Variables: then only autograd.grad knows how)
+                seed = Tensor._make(np.ones_like(value._data))
+                grads = (_grad if _static_state.armed else _engine.grad)(
+                    value, leaves, seed, allow_unused=True)
         finally:
             _forward_state.untaped = 0
     dots = tuple(zeros_like(x) if g is None or g._tangent is None else g._tangent
