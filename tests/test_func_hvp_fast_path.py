@@ -118,3 +118,29 @@ def test_untaped_level_is_closed_when_f_raises():
     with pytest.raises(ValueError, match="one element"):
         func.hvp(lambda t: t * 2.0, (x,), (x,))
     assert forward_state.untaped == 0 and forward_state.level == 0 and is_grad_enabled()
+
+
+def _gradient_norm(lib, x):  # f(x) = |grad g(x)|^2, g = tanh_sq: hvp needs third derivatives
+    if lib is torch:
+        g, = torch.autograd.grad(tanh_sq(torch, x), x, create_graph=True)
+    else:
+        g = func.grad(lambda t: tanh_sq(fg, t))(x)
+    return (g * g).sum()
+
+
+def _directional(lib, x):  # f(x) = sum of the derivative of sin(x) * x^2 along u
+    u = np.linspace(-1.0, 1.0, 6)
+    if lib is torch:
+        return torch.func.jvp(lambda t: t.sin() * t * t, (x,), (torch.tensor(u),))[1].sum()
+    return func.jvp(lambda t: t.sin() * t * t, (x,), (fg.tensor(u),))[1].sum()
+
+
+@pytest.mark.parametrize("fn", [_gradient_norm, _directional])
+def test_untaped_hvp_of_f_using_transforms_inside(fn, untaped_calls):
+    x_np, v_np = rng.standard_normal(6), rng.standard_normal(6)
+    _, hv = func.hvp(lambda t: fn(fg, t), (fg.tensor(x_np),), (fg.tensor(v_np),))
+    assert len(untaped_calls) == 1
+    tx = torch.tensor(x_np, requires_grad=True)
+    g, = torch.autograd.grad(fn(torch, tx), tx, create_graph=True)
+    want, = torch.autograd.grad((g * torch.tensor(v_np)).sum(), tx)
+    np.testing.assert_allclose(hv.numpy(), want.numpy(), rtol=1e-11, atol=1e-12)
