@@ -144,3 +144,21 @@ def test_untaped_hvp_of_f_using_transforms_inside(fn, untaped_calls):
     g, = torch.autograd.grad(fn(torch, tx), tx, create_graph=True)
     want, = torch.autograd.grad((g * torch.tensor(v_np)).sum(), tx)
     np.testing.assert_allclose(hv.numpy(), want.numpy(), rtol=1e-11, atol=1e-12)
+
+
+def test_hvp_under_no_grad_takes_the_general_path_and_agrees(untaped_calls):
+    x_np, v_np = rng.standard_normal(6), rng.standard_normal(6)
+    with fg.no_grad():
+        _, hv = func.hvp(lambda t: tanh_sq(fg, t), (fg.tensor(x_np),), (fg.tensor(v_np),))
+    assert untaped_calls == []
+    np.testing.assert_allclose(hv.numpy(), _torch_hvp(tanh_sq, [x_np], [v_np])[0], rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_hvp_in_static_mode_is_not_taken_untaped(untaped_calls):
+    fg.static.enable_static()  # programs are built, not run: hvp's equations are staged
+    try:
+        assert func._untaped_applies((fg.tensor([1.0]),), (fg.tensor([1.0]),)) is False
+    finally:
+        fg.static.disable_static()
+    assert func._untaped_applies((fg.tensor([1.0]),), (fg.tensor([1.0]),)) is True

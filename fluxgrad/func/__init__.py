@@ -12,7 +12,8 @@ import numpy as np
 from .._core import batching, engine as _engine
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
-from .._core.grad_mode import enable_grad, set_grad_enabled
+from .._core.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
+from .._core.open_levels import state as _open_levels
 from .._core.tensor import Tensor
 from ..autograd import forward_ad
 from ..autograd.forward_grad import forward_grad
@@ -410,8 +411,10 @@ def hvp(f, primals, tangents):
 def _untaped_applies(primals, tangents):
     """Whether `_hvp_untaped` gives what the general path would: plain floating tensors
     with matching tangents, none requiring grad (nothing outside will differentiate the
-    result), and no vmap, forward-mode level or static trace open around the call."""
-    if batching.state.sizes or _forward_state.level or _static_state.armed:
+    result), grad mode on, and no vmap, forward-mode level or static trace open around the
+    call (the count of open levels, in all threads, is cheaper to read than this thread's)."""
+    if (_open_levels.count and (batching.state.sizes or _forward_state.level)) \
+            or _static_state.enabled or not _grad_state.enabled:
         return False
     if len(primals) != len(tangents) or not primals:
         return False
@@ -429,7 +432,7 @@ def _hvp_untaped(f, primals, tangents):
     """`hvp` when nothing will differentiate its result: the tangents' computations are
     recorded nowhere (a forward level opened untaped), and the gradient's backward pass
     records nothing either."""
-    with enable_grad(), forward_ad.dual_level() as level:
+    with forward_ad.dual_level() as level:
         _forward_state.untaped = level
         try:
             leaves = []
@@ -443,8 +446,8 @@ def _hvp_untaped(f, primals, tangents):
             grads = (None,) * len(leaves)
             if value._requires_grad:
                 # (f may have staged onto static Variables: then only autograd.grad knows how)
-                seed = Tensor._make(np.ones_like(value._data))
-                grads = (_grad if _static_state.armed else _engine.grad)(
+                seed = Tensor._make(np.ones(value._data.shape, value._data.dtype))
+                grads = (_engine.grad if type(value) is Tensor else _grad)(
                     value, leaves, seed, allow_unused=True)
         finally:
             _forward_state.untaped = 0
