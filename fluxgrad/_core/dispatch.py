@@ -5,7 +5,7 @@ import numpy as np
 
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
-from .grad_mode import disabled as _grad_disabled, state as _grad_state
+from .grad_mode import _set as _set_grad_enabled, disabled as _grad_disabled, state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
 from .node import Node as _Node, anomaly as _anomaly, tensor_stand_in
@@ -239,13 +239,21 @@ def _apply_forward(prim, inputs, params):
     """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
-    tangents = tuple(getattr(x, "_tangent", None) for x in inputs)
-    _forward_state.level -= 1
+    tangents = tuple([getattr(x, "_tangent", None) for x in inputs])
+    level = _forward_state.level
+    _forward_state.level = level - 1
     try:
         result = apply(prim, *inputs, **params)
-        out_dot = prim.jvp(tangents, result, *inputs, **params)
+        if level == _forward_state.untaped and _grad_state.enabled:
+            _set_grad_enabled(False)
+            try:
+                out_dot = prim.jvp(tangents, result, *inputs, **params)
+            finally:
+                _set_grad_enabled(True)
+        else:
+            out_dot = prim.jvp(tangents, result, *inputs, **params)
     finally:
-        _forward_state.level += 1
+        _forward_state.level = level
     if prim.n_outputs == 1:
         return _dual(result, out_dot)
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))

@@ -8,7 +8,6 @@
 Tangents flow through every op's JVP rule in the same forward pass.
 """
 import collections
-import contextlib
 
 from .._core import batching, open_levels
 from .._core.forward_mode import state
@@ -18,14 +17,16 @@ from ..ops.alias import alias
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
 
-@contextlib.contextmanager
-def dual_level():
-    """Open a level in which dual tensors carry tangents."""
-    state.level += 1
-    open_levels.opened()
-    try:
-        yield state.level
-    finally:
+class dual_level:
+    """Open a level in which dual tensors carry tangents (`with dual_level() as level:`)."""
+    __slots__ = ()
+
+    def __enter__(self):
+        state.level += 1
+        open_levels.opened()
+        return state.level
+
+    def __exit__(self, *exc):
         state.level -= 1
         open_levels.closed()
 

@@ -9,10 +9,11 @@ usual and the ops they issue stage, reverse mode is the program's staged VJP.
 """
 import numpy as np
 
-from .._core import batching
+from .._core import batching, engine as _engine
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
-from .._core.grad_mode import enable_grad, set_grad_enabled
+from .._core.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
+from .._core.open_levels import state as _open_levels
 from .._core.tensor import Tensor
 from ..autograd import forward_ad
 from ..autograd.forward_grad import forward_grad
@@ -75,6 +76,19 @@ def _prepare_args(args, nums):
     return args, prepared
 
 
+def _nested(prepared):
+    """Whether gradients w.r.t. the prepared arguments must themselves be differentiable: an
+    argument requires grad, or carries a tangent that does (grad of an hvp in its vector)."""
+    for old, _, _ in prepared:
+        for x in old:
+            if x.requires_grad:
+                return True
+            tangent = batching.tangent_of(x)
+            if tangent is not None and tangent.requires_grad:
+                return True
+    return False
+
+
 def _regroup(flat, prepared, argnums):
     """Per-leaf results back into the arguments' structures: one argument if `argnums` is an
     int, else a tuple with one entry per prepared argument."""
@@ -93,12 +107,9 @@ def value_and_grad(f, argnums=0, has_aux=False):
             args, prepared = _prepare_args(args, nums)
             out = f(*args, **kwargs)
             value, aux = _split_aux(out, has_aux, "grad")
-            if not isinstance(value, Tensor) or value.numel() != 1:
-                shape = list(value.shape) if isinstance(value, Tensor) else type(value).__name__
-                raise ValueError(f"grad(f): f must return a tensor with one element, got {shape}; "
-                                 "use vjp or jacrev for non-scalar outputs")
+            _check_scalar(value)
             inputs = [x for _, new, _ in prepared for x in new]
-            nested = any(x.requires_grad for old, _, _ in prepared for x in old)
+            nested = _nested(prepared)
             grads = (None,) * len(inputs)
             if inputs and value.requires_grad:
                 grads = _grad(value, inputs, create_graph=nested, allow_unused=True)
@@ -108,6 +119,13 @@ def value_and_grad(f, argnums=0, has_aux=False):
             value, aux = value.detach(), _detached(aux)
         return ((value, aux), g) if has_aux else (value, g)
     return wrapper
+
+
+def _check_scalar(value):
+    if not isinstance(value, Tensor) or value.numel() != 1:
+        shape = list(value.shape) if isinstance(value, Tensor) else type(value).__name__
+        raise ValueError(f"grad(f): f must return a tensor with one element, got {shape}; "
+                         "use vjp or jacrev for non-scalar outputs")
 
 
 def grad(f, argnums=0, has_aux=False):
@@ -152,7 +170,7 @@ def vjp(f, *primals, has_aux=False):
     """(f(*primals), vjp_fn): `vjp_fn(cotangents)` gives the cotangents of every primal."""
     out, aux, prepared, inputs = _record(f, primals, has_aux, "vjp")
     out_leaves, _ = flatten(out)
-    nested = any(x.requires_grad for old, _, _ in prepared for x in old)
+    nested = _nested(prepared)
 
     def vjp_fn(cotangents):
         cot_leaves, _ = flatten(cotangents)
@@ -308,7 +326,7 @@ def jacrev(f, argnums=0, has_aux=False, *, chunk_size=None):
         _check_tensors(out, "jacrev: f must return")
         out_leaves, rebuild_out = flatten(out)
         pulled = [k for k, y in enumerate(out_leaves) if y.requires_grad]
-        nested = any(x.requires_grad for old, _, _ in prepared for x in old)
+        nested = _nested(prepared)
 
         def rows(*cotangents):
             gs = (None,) * len(inputs)
@@ -377,6 +395,8 @@ def hessian(f, argnums=0):
 def hvp(f, primals, tangents):
     """(f(*primals), H·tangents): forward over reverse, one pass, no Hessian formed."""
     primals, tangents = tuple(primals), tuple(tangents)
+    if _untaped_applies(primals, tangents):
+        return _hvp_untaped(f, primals, tangents)
     value_box = []
 
     def gradient(*xs):
@@ -386,6 +406,54 @@ def hvp(f, primals, tangents):
     _, dots = jvp(gradient, primals, tangents)
     value = forward_ad.unpack_dual(value_box[0])[0]
     return value, dots if len(primals) > 1 else dots[0]
+
+
+def _untaped_applies(primals, tangents):
+    """Whether `_hvp_untaped` gives what the general path would: plain floating tensors
+    with matching tangents, none requiring grad (nothing outside will differentiate the
+    result), grad mode on, and no vmap, forward-mode level or static trace open around the
+    call (the count of open levels, in all threads, is cheaper to read than this thread's)."""
+    if (_open_levels.count and (batching.state.sizes or _forward_state.level)) \
+            or _static_state.enabled or not _grad_state.enabled:
+        return False
+    if len(primals) != len(tangents) or not primals:
+        return False
+    for x, v in zip(primals, tangents):
+        if type(x) is not Tensor or type(v) is not Tensor or x._requires_grad \
+                or v._requires_grad or x._tangent is not None or v._tangent is not None:
+            return False
+        data, v_data = x._data, v._data
+        if data.dtype.kind != "f" or v_data.dtype != data.dtype or v_data.shape != data.shape:
+            return False
+    return True
+
+
+def _hvp_untaped(f, primals, tangents):
+    """`hvp` when nothing will differentiate its result: the tangents' computations are
+    recorded nowhere (a forward level opened untaped), and the gradient's backward pass
+    records nothing either."""
+    with forward_ad.dual_level() as level:
+        _forward_state.untaped = level
+        try:
+            leaves = []
+            for x, v in zip(primals, tangents):
+                leaf = x.detach()
+                leaf._requires_grad = True
+                leaf._tangent = v
+                leaves.append(leaf)
+            value = f(*leaves)
+            _check_scalar(value)
+            grads = (None,) * len(leaves)
+            if value._requires_grad:
+                # (f may have staged onto static Variables: then only autograd.grad knows how)
+                seed = Tensor._make(np.ones(value._data.shape, value._data.dtype))
+                grads = (_engine.grad if type(value) is Tensor else _grad)(
+                    value, leaves, seed, allow_unused=True)
+        finally:
+            _forward_state.untaped = 0
+    dots = tuple(zeros_like(x) if g is None or g._tangent is None else g._tangent
+                 for x, g in zip(primals, grads))
+    return Tensor._make(value._data), dots if len(primals) > 1 else dots[0]
 
 
 def hessian_diag(f, x, method="exact", num_samples=64):
