@@ -15,13 +15,14 @@ from .constructor import TensorType
 from .devices import CPU
 from .errors import ArgumentError
 from .grad_mode import state as _grad_state
+from .inference_mode import active as _inference_active, is_inference_now
 from .hooks import HookHandle
 from .size import Size
 
 
 class Tensor(metaclass=TensorType):
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
-                 "_hooks", "name", "_tangent", "_seed", "_view", "__weakref__")
+                 "_hooks", "name", "_tangent", "_seed", "_view", "_inference", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
@@ -35,6 +36,8 @@ class Tensor(metaclass=TensorType):
         self.name = None
         self._tangent = None
         self._requires_grad = False
+        if _inference_active.count and is_inference_now():
+            self._inference = True
         if requires_grad:
             self.requires_grad = True
 
@@ -50,6 +53,8 @@ class Tensor(metaclass=TensorType):
         t._hooks = None
         t.name = None
         t._tangent = None
+        if _inference_active.count and is_inference_now():
+            t._inference = True
         return t
 
     # --- inspection -------------------------------------------------------
@@ -222,6 +227,16 @@ class Tensor(metaclass=TensorType):
     @property
     def is_leaf(self):
         return self._grad_fn is None
+
+    def is_inference(self):
+        """Whether this tensor was made in inference mode, or is a view of one that was."""
+        t = self
+        while not getattr(t, "_inference", False):
+            t = getattr(t, "_view", None)
+            if t is None:
+                return False
+            t = t[0]
+        return True
 
     @property
     def grad_fn(self):
