@@ -93,3 +93,63 @@ def test_inference_mode_false_leaves_inference_mode_and_turns_grad_on(L):
     with L.inference_mode():
         assert inside() == (False, True)
     assert not L.is_inference_mode_enabled() and L.is_grad_enabled()
+
+
+# --- as_strided and unfold ----------------------------------------------------------------
+def both(fn):
+    """fn(L) for L = torch and fluxgrad, as NumPy arrays."""
+    return [np.asarray(fn(L).detach().numpy()) for L in (torch, fg)]
+
+
+@pytest.mark.parametrize("size, stride, offset", [
+    ((2, 2), (1, 2), 1), ((3, 3), (1, 1), None), ((4, 3), (1, 4), 0), ((2, 3), (0, 2), 2),
+    ((), (), 7), ((0, 4), (1, 1), None)])
+def test_as_strided_reads_what_torch_reads(size, stride, offset):
+    theirs, ours = both(lambda L: L.arange(12.).reshape(3, 4).as_strided(size, stride, offset))
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_as_strided_of_a_slice_counts_the_storage_offset_as_torch():
+    for start in (None, 5):
+        theirs, ours = both(lambda L: L.as_strided(L.arange(12.).reshape(3, 4)[1:], (2, 2),
+                                                   (1, 2), start))
+        np.testing.assert_array_equal(ours, theirs)
+
+
+def test_as_strided_gradient_adds_up_over_overlapping_windows():
+    grads = []
+    for L in (torch, fg):
+        a = L.tensor([0.5, -1.0, 2.0, 3.0, 1.5, -2.0], requires_grad=True)
+        (a.as_strided((3, 3), (1, 1)) ** 2).sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0])
+
+
+def test_writes_through_as_strided_and_unfold_reach_the_base():
+    for build in (lambda t: t.as_strided((2, 2), (1, 2)), lambda t: t.unfold(0, 3, 2)):
+        results = []
+        for L in (torch, fg):
+            a = L.arange(1., 7., requires_grad=True)
+            c = a * 1
+            build(c)[0].mul_(10)
+            c.sum().backward()
+            results.append((c.detach().numpy(), a.grad.numpy()))
+        np.testing.assert_array_equal(results[1][0], results[0][0])
+        np.testing.assert_array_equal(results[1][1], results[0][1])
+
+
+@pytest.mark.parametrize("size, stride, offset", [
+    ((5, 5), (4, 1), 0), ((2, 2), (-1, 1), 0), ((2,), (1, 1), 0), ((2,), (1,), 20)])
+def test_as_strided_refuses_what_torch_refuses(size, stride, offset):
+    with pytest.raises(RuntimeError):
+        torch.arange(12.).reshape(3, 4).as_strided(size, stride, offset)
+    with pytest.raises(RuntimeError, match="as_strided"):
+        fg.arange(12.).reshape(3, 4).as_strided(size, stride, offset)
+
+
+@pytest.mark.parametrize("args", [(0, 5, 1), (0, 2, 0)])
+def test_unfold_refuses_windows_that_do_not_fit(args):
+    with pytest.raises(RuntimeError):
+        torch.arange(4.).unfold(*args)
+    with pytest.raises(RuntimeError, match="unfold"):
+        fg.arange(4.).unfold(*args)
