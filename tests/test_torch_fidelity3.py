@@ -153,3 +153,43 @@ def test_unfold_refuses_windows_that_do_not_fit(args):
         torch.arange(4.).unfold(*args)
     with pytest.raises(RuntimeError, match="unfold"):
         fg.arange(4.).unfold(*args)
+
+
+# --- module forward argument names --------------------------------------------------------
+def _module_classes():
+    for name in sorted(dir(torch.nn)):
+        theirs = getattr(torch.nn, name)
+        ours = getattr(fg.nn, name, None)
+        if (isinstance(theirs, type) and issubclass(theirs, torch.nn.Module)
+                and theirs.forward is not torch.nn.Module.forward and ours is not None):
+            yield name, theirs, ours
+
+
+def _forward_names(cls):
+    return [p.name for p in inspect.signature(cls.forward).parameters.values()][1:]
+
+
+@pytest.mark.parametrize("name, theirs, ours", list(_module_classes()),
+                         ids=[name for name, _, _ in _module_classes()])
+def test_forward_takes_torchs_argument_names(name, theirs, ours):
+    assert _forward_names(ours) == _forward_names(theirs)
+
+
+def test_layers_are_called_with_keyword_input():
+    x = np.random.default_rng(0).standard_normal((2, 3, 8)).astype(np.float32)
+    for L in (torch, fg):
+        L.manual_seed(0)
+    outputs = []
+    for L in (torch, fg):
+        t = L.tensor(x)
+        conv, norm, act = L.nn.Conv1d(3, 4, 3), L.nn.BatchNorm1d(3), L.nn.GELU()
+        with L.no_grad():
+            conv.weight.copy_(L.tensor(np.linspace(-1, 1, 36, dtype=np.float32).reshape(4, 3, 3)))
+            conv.bias.zero_()
+        y = act(input=conv(input=norm(input=t)))
+        out, (h, c) = L.nn.LSTM(8 - 2, 5, batch_first=True)(input=y)
+        convt = L.nn.ConvTranspose1d(4, 2, 3, stride=2)
+        outputs.append((y.detach().numpy(), out.shape, convt(input=y, output_size=[14]).shape))
+    np.testing.assert_allclose(outputs[1][0], outputs[0][0], rtol=1e-5, atol=1e-6)
+    assert tuple(outputs[1][1]) == tuple(outputs[0][1])
+    assert tuple(outputs[1][2]) == tuple(outputs[0][2])
