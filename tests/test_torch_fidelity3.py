@@ -193,3 +193,46 @@ def test_layers_are_called_with_keyword_input():
     np.testing.assert_allclose(outputs[1][0], outputs[0][0], rtol=1e-5, atol=1e-6)
     assert tuple(outputs[1][1]) == tuple(outputs[0][1])
     assert tuple(outputs[1][2]) == tuple(outputs[0][2])
+
+
+# --- indexing corner cases ----------------------------------------------------------------
+@pytest.mark.parametrize("index", [
+    lambda L: [1.1], lambda L: [1, 2.5], lambda L: [-1.5], lambda L: np.array([1.7, -0.2]),
+    lambda L: [[0, 1], [1, 2]], lambda L: [[True, False, True]], lambda L: [1, [0]],
+    lambda L: [None], lambda L: [slice(1, 2)], lambda L: [[1.5, 0]],
+    lambda L: np.array([[0, 1], [1, 2]])], ids=str)
+@pytest.mark.filterwarnings("ignore:.*(non-tuple sequence|as a tuple)")
+def test_getitem_reads_float_lists_and_lists_of_sequences_as_torch(index):
+    theirs, ours = both(lambda L: L.arange(12.).reshape(3, 4)[index(L)])
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.filterwarnings("ignore:.*(non-tuple sequence|as a tuple)")
+def test_setitem_reads_float_lists_and_lists_of_sequences_as_torch():
+    def write(L):
+        x = L.arange(12.).reshape(3, 4)
+        x[[1.2]] = 5
+        x[[[0, 1], [1, 2]]] = -1
+        x[0, 0] = L.tensor([7.])  # leading size-1 dimensions of the value are dropped
+        x[2] = L.full((1, 1, 4), 3.)
+        return x
+    theirs, ours = both(write)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_a_list_read_as_a_tuple_warns():
+    with pytest.warns(UserWarning, match="tuple"):
+        fg.arange(12.).reshape(3, 4)[[[0, 1], [1, 2]]]
+
+
+def test_indexing_with_a_string_is_a_type_error():
+    for L in (torch, fg):
+        with pytest.raises(TypeError):
+            L.arange(3.)["a"]
+
+
+def test_float_tensors_still_refused_as_indices():
+    with pytest.raises(IndexError):
+        torch.arange(3.)[torch.tensor([1.0])]
+    with pytest.raises(IndexError, match="integer or boolean"):
+        fg.arange(3.)[fg.tensor([1.0])]
