@@ -236,3 +236,61 @@ def test_float_tensors_still_refused_as_indices():
         torch.arange(3.)[torch.tensor([1.0])]
     with pytest.raises(IndexError, match="integer or boolean"):
         fg.arange(3.)[fg.tensor([1.0])]
+
+
+# --- zeta and the incomplete gamma functions ----------------------------------------------
+INF, NAN = float("inf"), float("nan")
+
+
+def test_zeta_values_and_edges_as_torch():
+    x = [2., 1., 0.5, 1.5, 3., 2., 2., 2., 4., 2., INF, 2., 1.0001, 5.5, 2.3, 7., 30., 1.5]
+    q = [1., 1., 1., -0.5, -1.5, -2., 0., 1e9, 0.3, INF, 2., NAN, 1., 0.01, 40., -20.5, 0.5, 1e7]
+    theirs, ours = both(lambda L: L.special.zeta(L.tensor(x, dtype=L.float64),
+                                                 L.tensor(q, dtype=L.float64)))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_incomplete_gamma_values_and_edges_as_torch(name):
+    a = [1., 2., 0.5, 0., 0., -1., 2., INF, INF, 2., NAN, 0., 100., 1000., 1e5, 0.01, 30., 5.,
+         1e-3]
+    x = [1., 0.5, 2., 1., 0., 1., -1., 3., INF, INF, 1., INF, 90., 1010., 1e5 + 300, 1e-3, 60.,
+         1e-20, 50.]
+    theirs, ours = both(lambda L: getattr(L.special, name)(L.tensor(a, dtype=L.float64),
+                                                          L.tensor(x, dtype=L.float64)))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-8, atol=1e-300)
+
+
+def test_special_function_dtypes_and_spellings_as_torch():
+    for L in (torch, fg):
+        ints = L.special.zeta(L.tensor([2, 3]), L.tensor([1, 2]))
+        mixed = L.special.gammainc(L.tensor([1.]), L.tensor([1.], dtype=L.float64))
+        assert str(ints.dtype).split(".")[1] == "float32"
+        assert str(mixed.dtype).split(".")[1] == "float64"
+    theirs, ours = both(lambda L: L.stack([L.special.zeta(2, L.tensor([1., 2.])),
+                                           L.special.zeta(L.tensor([2., 3.]), 1),
+                                           L.igamma(L.tensor([1., 2.]), L.tensor([.5, 1.5])),
+                                           L.tensor([1., 2.]).igammac(L.tensor([.5, 1.5]))]))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_gradients_in_the_second_argument_as_torch():
+    grads = []
+    for L in (torch, fg):
+        q = L.tensor([2., 3.], requires_grad=True)
+        x = L.tensor([0.5, 2.], requires_grad=True)
+        (L.special.zeta(L.tensor([2., 3.]), q) + L.special.gammainc(L.tensor([1.5, 3.]), x)
+         ).sum().backward()
+        grads.append((q.grad.numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-5)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("call", [lambda L, t: L.special.zeta(t, L.tensor([1., 2.])),
+                                  lambda L, t: L.special.gammainc(t, L.tensor([1., 2.])),
+                                  lambda L, t: L.special.gammaincc(t, L.tensor([1., 2.]))])
+def test_no_gradient_in_the_first_argument_as_torch(call):
+    for L in (torch, fg):
+        t = L.tensor([2., 3.], requires_grad=True)
+        with pytest.raises(NotImplementedError):
+            call(L, t).sum().backward()
