@@ -159,9 +159,9 @@ class Tensor(metaclass=TensorType):
         return format_tensor(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
-            return format(self._data.item(), spec)
-        return format_tensor(self)
+        if self._data.ndim == 0 and (spec or type(self) is Tensor):  # f"{t}" of a 0-d tensor
+            return format(self._data.item(), spec)                  # is its number, as PyTorch
+        return format_tensor(self) if spec else str(self)
 
     # --- autograd state ---------------------------------------------------
     @property

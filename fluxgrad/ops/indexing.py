@@ -511,7 +511,10 @@ def _known(index):
 
 
 def _along(shape, dim, index):
-    """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index`."""
+    """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index` (a
+    0-d index into a 1-d tensor picks one entry)."""
+    if not index.ndim:
+        return (ARRAY,), [index]
     grids = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
              for d, n in enumerate(shape)]
     grids[dim] = index
@@ -519,7 +522,7 @@ def _along(shape, dim, index):
 
 
 def _check_along(x, dim, index, op, src=None):
-    if index.ndim != x.ndim:
+    if index.ndim != x.ndim and not (index.ndim == 0 and x.ndim == 1):  # 0-d reads as 1-d
         raise ShapeError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
                          f"{x.ndim} (shape {list(x.shape)}); they must have the same number")
     for d, (n, m) in enumerate(zip(x.shape, index.shape)):
