@@ -294,3 +294,10 @@ def test_no_gradient_in_the_first_argument_as_torch(call):
         t = L.tensor([2., 3.], requires_grad=True)
         with pytest.raises(NotImplementedError):
             call(L, t).sum().backward()
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_incomplete_gamma_refuses_integer_tensors_as_torch(name):
+    for L in (torch, fg):
+        with pytest.raises(NotImplementedError):
+            getattr(L.special, name)(L.tensor([1, 2]), L.tensor([1, 2]))

@@ -124,10 +124,15 @@ gammaincc_p = _with_second_only("gammaincc", lambda a, x: -_gamma_density(a, x),
                                 "input (a)")
 
 
-def _operands(x, y):
+def _operands(x, y, op=None):
+    """x and y in their floating result dtype; `op` (named) refuses two integer operands, as
+    PyTorch's incomplete gamma functions do."""
     from .math_extras import as_operand
-    x, y = promote(x, y)
-    x, y = float_result(as_operand(x)), float_result(as_operand(y))
+    x, y = promote(as_operand(x), as_operand(y))
+    if op is not None and x._data.dtype.kind in "biu":
+        raise NotImplementedError(f"{op} is defined for floating tensors, not {x.dtype}; "
+                                  "convert with .float() or .double()")
+    x, y = float_result(x), float_result(y)
     return promote(x, y)  # (a number given keeps the tensor's dtype)
 
 
@@ -139,10 +144,10 @@ def zeta(x, q):
 @tensor_method("igamma")
 def igamma(input, other):
     """The regularized lower incomplete gamma function P(a, x) (a = input, x = other)."""
-    return apply(gammainc_p, *_operands(input, other))
+    return apply(gammainc_p, *_operands(input, other, "igamma"))
 
 
 @tensor_method("igammac")
 def igammac(input, other):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
-    return apply(gammaincc_p, *_operands(input, other))
+    return apply(gammaincc_p, *_operands(input, other, "igammac"))
