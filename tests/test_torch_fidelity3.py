@@ -301,3 +301,22 @@ def test_incomplete_gamma_refuses_integer_tensors_as_torch(name):
     for L in (torch, fg):
         with pytest.raises(NotImplementedError):
             getattr(L.special, name)(L.tensor([1, 2]), L.tensor([1, 2]))
+
+
+# --- pooling with indices -----------------------------------------------------------------
+def test_max_pool1d_layer_returns_indices_and_unpools_as_torch():
+    results = []
+    for L in (torch, fg):
+        x = L.tensor([[[1., 5., 2., 8., 3., 0.]]])
+        pooled, indices = L.nn.MaxPool1d(2, return_indices=True)(x)
+        x3 = L.arange(8.).view(1, 1, 2, 2, 2)
+        p3, i3 = L.nn.MaxPool3d(2, return_indices=True)(x3)
+        results.append((L.nn.MaxUnpool1d(2)(pooled, indices).numpy(), indices.numpy(),
+                        L.nn.MaxUnpool3d(2)(p3, i3).numpy(),
+                        [repr(L.nn.MaxUnpool1d(3, stride=1)), repr(L.nn.MaxUnpool2d(2)),
+                         repr(L.nn.MaxUnpool3d(2, padding=1))]))
+    for theirs, ours in zip(*results):
+        if isinstance(theirs, list):
+            assert ours == theirs
+        else:
+            np.testing.assert_array_equal(ours, theirs)

@@ -1,6 +1,6 @@
 """More layers of `torch.nn`: feature and alpha dropout, instance / RMS / local response
 normalisation, 3-d batch norm, padding, shuffles, im2col, distances, adaptive max, 3-d max
-and power pooling, LazyLinear and EmbeddingBag.
+and power pooling, 1-d and 3-d max unpooling, LazyLinear and EmbeddingBag.
 
 Each computes with `nn.functional` and has PyTorch's arguments, defaults, parameter and
 buffer names (so a state_dict moves between the two) and repr.
@@ -11,7 +11,7 @@ from .._core.errors import ShapeError
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
-from .layers import Linear, _BatchNorm, _empty
+from .layers import Linear, MaxUnpool2d, _BatchNorm, _empty
 from .module import Module
 from .parameter import Parameter
 
@@ -24,7 +24,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
            "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance", "GLU",
            "Threshold", "Softmax2d", "RReLU", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveAvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "Unfold", "Fold",
-           "LazyLinear", "EmbeddingBag"]
+           "LazyLinear", "EmbeddingBag", "MaxUnpool1d", "MaxUnpool3d"]
 
 
 # --- dropout --------------------------------------------------------------------------------
@@ -499,3 +499,21 @@ class EmbeddingBag(Module):
             s += f", padding_idx={self.padding_idx}"
         return s
 
+
+
+class MaxUnpool1d(MaxUnpool2d):
+    """The inverse of MaxPool1d(return_indices=True) (see F.max_unpool1d)."""
+    _dims = 1
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    """The inverse of MaxPool3d(return_indices=True) (see F.max_unpool3d)."""
+    _dims = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)

@@ -587,7 +587,7 @@ class MaxPool2d(Module):
 class MaxPool1d(MaxPool2d):
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode)
+                            self.ceil_mode, self.return_indices)
 
 
 class AvgPool2d(Module):
@@ -968,10 +968,14 @@ class AvgPool3d(Module):
 
 class MaxUnpool2d(Module):
     """The inverse of MaxPool2d(return_indices=True) (see F.max_unpool2d)."""
+    _dims = 2
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        each = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * self._dims  # noqa: E731
+        self.kernel_size = each(kernel_size)
+        self.stride = each(stride if stride is not None else kernel_size)
+        self.padding = each(padding)
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
