@@ -320,3 +320,47 @@ def test_max_pool1d_layer_returns_indices_and_unpools_as_torch():
             assert ours == theirs
         else:
             np.testing.assert_array_equal(ours, theirs)
+
+
+# --- nn.utils.parametrizations.orthogonal -------------------------------------------------
+@pytest.mark.parametrize("shape, options", [
+    ((4, 4), {}), ((5, 3), {}), ((3, 5), {}), ((4, 4), {"orthogonal_map": "cayley"}),
+    ((4, 4), {"orthogonal_map": "householder"}), ((5, 3), {"orthogonal_map": "matrix_exp"}),
+    ((5, 3), {"orthogonal_map": "householder", "use_trivialization": False}),
+    ((4, 4), {"orthogonal_map": "householder", "use_trivialization": False})], ids=str)
+def test_orthogonal_parametrization_trains_as_torch(shape, options):
+    results = []
+    for L in (torch, fg):
+        rng = np.random.default_rng(0)
+        lin = L.nn.Linear(shape[1], shape[0])
+        with L.no_grad():
+            lin.weight.copy_(L.tensor(rng.normal(0, 1, shape).astype(np.float32)))
+            lin.bias.copy_(L.tensor(rng.normal(0, 1, shape[0]).astype(np.float32)))
+        L.nn.utils.parametrizations.orthogonal(lin, **options)
+        x = L.tensor(rng.normal(0, 1, (6, shape[1])).astype(np.float32))
+        first = lin.weight.detach().clone()
+        opt = L.optim.SGD(lin.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = (lin(x) - 1).pow(2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        w = lin.weight.detach()
+        gram = w.T @ w if shape[0] >= shape[1] else w @ w.T
+        assert float((gram - L.eye(min(shape))).abs().max()) < 1e-5
+        results.append((first.numpy(), w.numpy(), type(lin).__name__))
+    np.testing.assert_allclose(results[1][0], results[0][0], atol=1e-5)
+    if shape[0] == shape[1] or options.get("use_trivialization") is False:
+        # a non-square base is completed with random columns, which training then reaches
+        np.testing.assert_allclose(results[1][1], results[0][1], atol=1e-4)
+    assert results[1][2] == results[0][2]
+
+
+def test_orthogonal_refuses_what_torch_refuses():
+    for L in (torch, fg):
+        with pytest.raises(ValueError, match="matrix"):
+            L.nn.utils.parametrizations.orthogonal(L.nn.Linear(3, 3), "bias")
+        with pytest.raises(ValueError, match="orthogonal_map"):
+            L.nn.utils.parametrizations.orthogonal(L.nn.Linear(3, 3), orthogonal_map="qr")
+        with pytest.raises(ValueError, match="no parameter"):
+            L.nn.utils.parametrizations.orthogonal(L.nn.Linear(3, 3), "kernel")
