@@ -225,6 +225,7 @@ def test_a_list_read_as_a_tuple_warns():
         fg.arange(12.).reshape(3, 4)[[[0, 1], [1, 2]]]
 
 
+@pytest.mark.filterwarnings("ignore:.*non-tuple sequence")
 def test_indexing_with_a_string_is_a_type_error():
     for L in (torch, fg):
         with pytest.raises(TypeError):
