@@ -24,7 +24,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
            "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance", "GLU",
            "Threshold", "Softmax2d", "RReLU", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveAvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "Unfold", "Fold",
-           "LazyLinear", "EmbeddingBag", "MaxUnpool1d", "MaxUnpool3d"]
+           "LazyLinear", "EmbeddingBag", "MaxUnpool1d", "MaxUnpool3d", "LPPool3d"]
 
 
 # --- dropout --------------------------------------------------------------------------------
@@ -387,6 +387,10 @@ class LPPool1d(Module):
 
 class LPPool2d(LPPool1d):
     _function = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(LPPool1d):
+    _function = staticmethod(F.lp_pool3d)
 
 
 class Unfold(Module):
