@@ -2,9 +2,9 @@
 names. The primitives live in fluxgrad/ops (special_functions, elementwise, activation,
 softmax); the rest are composites of them.
 
-Not provided: zeta, gammainc/gammaincc, the Bessel functions J/Y/K, airy_ai and the
-orthogonal polynomials. erfcx, i0e and i1e are composites: they overflow where exp(x**2)
-or I0(x) do (|x| beyond about 26 for erfcx of negative x, 700 for i0e/i1e).
+Not provided: the Bessel functions J/Y/K, airy_ai and the orthogonal polynomials. erfcx, i0e
+and i1e are composites: they overflow where exp(x**2) or I0(x) do (|x| beyond about 26 for
+erfcx of negative x, 700 for i0e/i1e).
 """
 import math
 
@@ -14,13 +14,14 @@ from .ops.elementwise import (erf, erfc, exp, exp2, expm1, isnan, log, log1p, ro
 from .ops.math_extras import as_operand, mvlgamma, xlogy
 from .ops.reduce import logsumexp
 from .ops.softmax import log_softmax, softmax
-from .ops.special_functions import digamma, erfinv, i0, i1, lgamma, polygamma
+from .ops.special_functions import (digamma, erfinv, i0, i1, igamma, igammac, lgamma, polygamma,
+                                    zeta)
 from .ops._family import float_result
 
 __all__ = ["digamma", "psi", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
            "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
            "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "round", "sinc",
-           "softmax", "xlog1py", "xlogy"]
+           "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc"]
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -28,6 +29,8 @@ psi = digamma
 gammaln = lgamma
 expit = sigmoid
 multigammaln = mvlgamma
+gammainc = igamma
+gammaincc = igammac
 
 
 def entr(x):

@@ -13,6 +13,8 @@ import contextlib
 import io
 import pathlib
 import re
+import sys
+import types
 
 import pytest
 
@@ -27,9 +29,18 @@ DESIGN_NAMES = [(re.compile(r"\bfluxgrad\."), "torch."),
 
 
 def run_script(source, path):
+    """The script's printed output, run as the `__main__` module (so that pickle finds the
+    classes it defines, as when it runs as a program)."""
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        exec(compile(source, str(path), "exec"), {"__name__": "__main__", "__file__": str(path)})
+    module = types.ModuleType("__main__")
+    module.__file__ = str(path)
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = module
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(source, str(path), "exec"), module.__dict__)
+    finally:
+        sys.modules["__main__"] = saved
     return printed.getvalue()
 
 

@@ -594,7 +594,7 @@ def test_is_inference_mode_enabled_inside_inference_mode_only():
     with fg.inference_mode():
         assert fg.is_inference_mode_enabled() and not fg.is_grad_enabled()
         with fg.inference_mode(False):
-            assert fg.is_inference_mode_enabled()  # as torch: False keeps the enclosing mode
+            assert not fg.is_inference_mode_enabled() and fg.is_grad_enabled()  # as torch
     with fg.no_grad():
         assert not fg.is_inference_mode_enabled()
 

@@ -1,55 +1,82 @@
-"""PyTorch's `inference_mode`: a `no_grad` block (fluxgrad has no separate inference
-tensors); `inference_mode(False)` leaves the grad mode as it is."""
+"""PyTorch's `inference_mode`: a `no_grad` block whose new tensors are inference tensors
+(`Tensor.is_inference()`); `inference_mode(False)` leaves inference mode and turns grad mode
+on inside, as PyTorch's does.
+
+`active.count` is how many threads are in inference mode now: while it is 0, making a tensor
+need not read the thread-local depth (a slower read).
+"""
 import functools
 import inspect
 import threading
 
-from .grad_mode import no_grad, state
+from .grad_mode import _GradMode
 
 
 class _Inference(threading.local):
-    depth = 0  # how many active inference_mode(True) blocks enclose the current code
+    depth = 0  # how many inference_mode(True) blocks enclose the code (0 under mode False)
+
+
+class _Active:
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
 
 
 _inference = _Inference()
+active = _Active()
+_lock = threading.Lock()
+
+
+def _set_depth(depth):
+    """Set this thread's depth, keeping `active.count` in step."""
+    if (_inference.depth > 0) != (depth > 0):
+        with _lock:
+            active.count += 1 if depth > 0 else -1
+    _inference.depth = depth
 
 
 def is_inference_mode_enabled():
     return _inference.depth > 0
 
 
-class inference_mode(no_grad):
-    """Ops inside record no graph; as a context manager or a decorator."""
+def is_inference_now():
+    """Whether a tensor made now is an inference tensor."""
+    return active.count > 0 and _inference.depth > 0
+
+
+class inference_mode(_GradMode):
+    """Ops inside record no graph and make inference tensors; as a context manager or a
+    decorator. `inference_mode(False)` is a block outside inference mode, with grad on."""
+    mode = False  # the grad mode inside (also when used bare, `@inference_mode`)
 
     def __init__(self, mode=True):
         self.active = bool(mode)
+        self.mode = not self.active
+
+    def _depth_inside(self, depth):
+        return depth + 1 if getattr(self, "active", True) else 0
 
     def __enter__(self):
-        if not self.active:
-            self.mode = state.enabled
-        else:
-            _inference.depth += 1
+        self.prev_depth = _inference.depth
+        _set_depth(self._depth_inside(self.prev_depth))
         return super().__enter__()
 
     def __exit__(self, *exc):
-        if self.active:
-            _inference.depth -= 1
+        _set_depth(self.prev_depth)
         return super().__exit__(*exc)
 
     def __call__(self, fn):
-        if not getattr(self, "active", True):  # (unset when used bare, `@inference_mode`)
-            return fn
         inner = super().__call__(fn)
         if inspect.isgeneratorfunction(fn):
             return inner
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            _inference.depth += 1
+            prev = _inference.depth
+            _set_depth(self._depth_inside(prev))
             try:
                 return inner(*args, **kwargs)
             finally:
-                _inference.depth -= 1
+                _set_depth(prev)
         return wrapper
-
-

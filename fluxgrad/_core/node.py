@@ -86,8 +86,9 @@ class Node:
     def _modified_message(self, x, seen, what, now=None):
         now = x._version if now is None else now
         shape = f" of shape {list(x.shape)}" if x is not None else ""
-        return (f"A tensor needed by {self.name()} to compute gradients ({what}{shape}) was "
-                f"modified by an in-place operation after it was used (version {seen}, now "
+        return ("one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation (PyTorch's words): {self.name()} needs {what}{shape}, which "
+                f"was modified by an in-place operation after it was used (version {seen}, now "
                 f"{now}). Use an out-of-place op (x = x + y instead of x += y), or .clone() "
                 "the tensor before modifying it.")
 

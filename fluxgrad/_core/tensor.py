@@ -15,13 +15,15 @@ from .constructor import TensorType
 from .devices import CPU
 from .errors import ArgumentError
 from .grad_mode import state as _grad_state
+from .inference_mode import active as _inference_active, is_inference_now
 from .hooks import HookHandle
 from .size import Size
 
 
 class Tensor(metaclass=TensorType):
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
-                 "_hooks", "name", "_tangent", "_seed", "_view", "_view_version", "__weakref__")
+                 "_hooks", "name", "_tangent", "_seed", "_view", "_view_version", "_inference",
+                 "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
@@ -35,6 +37,8 @@ class Tensor(metaclass=TensorType):
         self.name = None
         self._tangent = None
         self._requires_grad = False
+        if _inference_active.count and is_inference_now():
+            self._inference = True
         if requires_grad:
             self.requires_grad = True
 
@@ -50,6 +54,8 @@ class Tensor(metaclass=TensorType):
         t._hooks = None
         t.name = None
         t._tangent = None
+        if _inference_active.count and is_inference_now():
+            t._inference = True
         return t
 
     # --- inspection -------------------------------------------------------
@@ -154,9 +160,9 @@ class Tensor(metaclass=TensorType):
         return format_tensor(self)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
-            return format(self._data.item(), spec)
-        return format_tensor(self)
+        if self._data.ndim == 0 and (spec or type(self) is Tensor):  # f"{t}" of a 0-d tensor
+            return format(self._data.item(), spec)                  # is its number, as PyTorch
+        return format_tensor(self) if spec else str(self)
 
     # --- autograd state ---------------------------------------------------
     @property
@@ -222,6 +228,16 @@ class Tensor(metaclass=TensorType):
     @property
     def is_leaf(self):
         return self._grad_fn is None
+
+    def is_inference(self):
+        """Whether this tensor was made in inference mode, or is a view of one that was."""
+        t = self
+        while not getattr(t, "_inference", False):
+            t = getattr(t, "_view", None)
+            if t is None:
+                return False
+            t = t[0]
+        return True
 
     @property
     def grad_fn(self):

@@ -60,7 +60,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         inputs.append(var)
     _static_state.armed = True
     rng = _random.default_generator
-    rng_before = rng.np, rng.get_state()
+    rng_before = rng.np, rng.np.bit_generator.state
     tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     if lift:
@@ -77,11 +77,11 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     finally:
         (_static_state.stage, _engine.backward, autograd.backward,
          staging.programs.tracing) = saved
-    if rng.np is not rng_before[0] or rng.get_state() != rng_before[1]:
+    if rng.np is not rng_before[0] or rng.np.bit_generator.state != rng_before[1]:
         # staged draws leave the generator alone while tracing: this one was made by NumPy
         # directly (nn.init, a layer built inside, get_rng()) and would be frozen
         rng.np = rng_before[0]
-        rng.set_state(rng_before[1])
+        rng.np.bit_generator.state = rng_before[1]
         raise NotImplementedError(
             f"fluxgrad.compile({_name(fn)}): it draws random numbers outside fluxgrad's random "
             "ops (nn.init, a layer created inside the function, get_rng(), manual_seed), which "

@@ -1,6 +1,6 @@
 """More layers of `torch.nn`: feature and alpha dropout, instance / RMS / local response
 normalisation, 3-d batch norm, padding, shuffles, im2col, distances, adaptive max, 3-d max
-and power pooling, LazyLinear and EmbeddingBag.
+and power pooling, 1-d and 3-d max unpooling, LazyLinear and EmbeddingBag.
 
 Each computes with `nn.functional` and has PyTorch's arguments, defaults, parameter and
 buffer names (so a state_dict moves between the two) and repr.
@@ -11,7 +11,7 @@ from .._core.errors import ShapeError
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
-from .layers import Linear, _BatchNorm, _empty
+from .layers import Linear, MaxUnpool2d, _BatchNorm, _empty
 from .module import Module
 from .parameter import Parameter
 
@@ -24,7 +24,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
            "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance", "GLU",
            "Threshold", "Softmax2d", "RReLU", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveAvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "Unfold", "Fold",
-           "LazyLinear", "EmbeddingBag"]
+           "LazyLinear", "EmbeddingBag", "MaxUnpool1d", "MaxUnpool3d", "LPPool3d"]
 
 
 # --- dropout --------------------------------------------------------------------------------
@@ -37,8 +37,8 @@ class _DropoutNd(Module):
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
-    def forward(self, x):
-        return type(self)._function(x, self.p, self.training)
+    def forward(self, input):
+        return type(self)._function(input, self.p, self.training)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -92,19 +92,19 @@ class _InstanceNorm(Module):
         else:
             self.running_mean = self.running_var = None
 
-    def forward(self, x):
+    def forward(self, input):
         s = self._spatial
-        if x.ndim not in (s + 1, s + 2):
+        if input.ndim not in (s + 1, s + 2):
             raise ValueError(f"{type(self).__name__}: expected {s + 1}D or {s + 2}D input (got "
-                             f"{x.ndim}D input of shape {list(x.shape)})")
-        unbatched = x.ndim == s + 1
+                             f"{input.ndim}D input of shape {list(input.shape)})")
+        unbatched = input.ndim == s + 1
         if unbatched:
-            x = x.unsqueeze(0)
-        if x.shape[1] != self.num_features and self.affine:
+            input = input.unsqueeze(0)
+        if input.shape[1] != self.num_features and self.affine:
             raise ValueError(f"{type(self).__name__}: expected input's size at dim=1 to match "
-                             f"num_features ({self.num_features}), but got: {x.shape[1]}.")
+                             f"num_features ({self.num_features}), but got: {input.shape[1]}.")
         use_input_stats = self.training or not self.track_running_stats
-        y = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+        y = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                             use_input_stats, self.momentum, self.eps)
         return y.squeeze(0) if unbatched else y
 
@@ -155,8 +155,8 @@ class LocalResponseNorm(Module):
         super().__init__()
         self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
 
-    def forward(self, x):
-        return F.local_response_norm(x, self.size, self.alpha, self.beta, self.k)
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
@@ -170,8 +170,8 @@ class PixelShuffle(Module):
         super().__init__()
         self.upscale_factor = upscale_factor
 
-    def forward(self, x):
-        return F.pixel_shuffle(x, self.upscale_factor)
+    def forward(self, input):
+        return F.pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self):
         return f"upscale_factor={self.upscale_factor}"
@@ -184,8 +184,8 @@ class PixelUnshuffle(Module):
         super().__init__()
         self.downscale_factor = downscale_factor
 
-    def forward(self, x):
-        return F.pixel_unshuffle(x, self.downscale_factor)
+    def forward(self, input):
+        return F.pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
@@ -198,8 +198,8 @@ class ChannelShuffle(Module):
         super().__init__()
         self.groups = groups
 
-    def forward(self, x):
-        return F.channel_shuffle(x, self.groups)
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
 
     def extra_repr(self):
         return f"groups={self.groups}"
@@ -232,8 +232,8 @@ def _pad_layer(name, mode, dims, with_value=False):
         def extra_repr(self):
             return f"{self.padding}"
 
-    def forward(self, x):
-        return F.pad(x, self.padding, mode, self.value)
+    def forward(self, input):
+        return F.pad(input, self.padding, mode, self.value)
     return type(name, (Module,), {"__init__": __init__, "forward": forward,
                                   "extra_repr": extra_repr,
                                   "__doc__": f"Pads the last {dims} dimension(s) ({mode})."})
@@ -280,8 +280,8 @@ class GLU(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x):
-        return F.glu(x, self.dim)
+    def forward(self, input):
+        return F.glu(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -292,8 +292,8 @@ class Threshold(Module):
         super().__init__()
         self.threshold, self.value, self.inplace = threshold, value, inplace
 
-    def forward(self, x):
-        return F.threshold(x, self.threshold, self.value)
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value)
 
     def extra_repr(self):
         return f"threshold={self.threshold}, value={self.value}" + (
@@ -303,10 +303,10 @@ class Threshold(Module):
 class Softmax2d(Module):
     """Softmax over the channels of [N, C, H, W] (or [C, H, W])."""
 
-    def forward(self, x):
-        if x.ndim not in (3, 4):
-            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {x.ndim}D instead")
-        return F.softmax(x, -3)
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
 
 
 class RReLU(Module):
@@ -314,8 +314,8 @@ class RReLU(Module):
         super().__init__()
         self.lower, self.upper, self.inplace = lower, upper, inplace
 
-    def forward(self, x):
-        return F.rrelu(x, self.lower, self.upper, self.training)
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training)
 
     def extra_repr(self):
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace
@@ -333,21 +333,21 @@ class _AdaptivePool(Module):
 
 
 class AdaptiveMaxPool1d(_AdaptivePool):
-    def forward(self, x):
-        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_AdaptivePool):
-    def forward(self, x):
-        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveAvgPool3d(_AdaptivePool):
     def __init__(self, output_size):
         super().__init__(output_size)
 
-    def forward(self, x):
-        return F.adaptive_avg_pool3d(x, self.output_size)
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class MaxPool3d(Module):
@@ -359,8 +359,8 @@ class MaxPool3d(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
-    def forward(self, x):
-        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
     def extra_repr(self):
@@ -376,8 +376,8 @@ class LPPool1d(Module):
         self.norm_type, self.kernel_size = norm_type, kernel_size
         self.stride, self.ceil_mode = stride, ceil_mode
 
-    def forward(self, x):
-        return type(self)._function(x, self.norm_type, self.kernel_size, self.stride,
+    def forward(self, input):
+        return type(self)._function(input, self.norm_type, self.kernel_size, self.stride,
                                     self.ceil_mode)
 
     def extra_repr(self):
@@ -389,6 +389,10 @@ class LPPool2d(LPPool1d):
     _function = staticmethod(F.lp_pool2d)
 
 
+class LPPool3d(LPPool1d):
+    _function = staticmethod(F.lp_pool3d)
+
+
 class Unfold(Module):
     """im2col: [N, C, H, W] -> [N, C kh kw, L]."""
 
@@ -397,8 +401,8 @@ class Unfold(Module):
         self.kernel_size, self.dilation = kernel_size, dilation
         self.padding, self.stride = padding, stride
 
-    def forward(self, x):
-        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
@@ -413,8 +417,8 @@ class Fold(Module):
         self.output_size, self.kernel_size = output_size, kernel_size
         self.dilation, self.padding, self.stride = dilation, padding, stride
 
-    def forward(self, x):
-        return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
                       self.stride)
 
     def extra_repr(self):
@@ -434,15 +438,15 @@ class LazyLinear(Linear):
         self.weight = None
         self.bias = None
 
-    def forward(self, x):
-        self.in_features = int(x.shape[-1])
+    def forward(self, input):
+        self.in_features = int(input.shape[-1])
         self.weight = _empty(self.out_features, self.in_features)
         self.bias = _empty(self.out_features) if self._has_bias else None
         self.reset_parameters()
-        self.to(self._dtype or x.dtype)
+        self.to(self._dtype or input.dtype)
         del self._has_bias, self._dtype
         self.__class__ = Linear
-        return Linear.forward(self, x)
+        return Linear.forward(self, input)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -499,3 +503,21 @@ class EmbeddingBag(Module):
             s += f", padding_idx={self.padding_idx}"
         return s
 
+
+
+class MaxUnpool1d(MaxUnpool2d):
+    """The inverse of MaxPool1d(return_indices=True) (see F.max_unpool1d)."""
+    _dims = 1
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class MaxUnpool3d(MaxUnpool2d):
+    """The inverse of MaxPool3d(return_indices=True) (see F.max_unpool3d)."""
+    _dims = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)

@@ -52,10 +52,10 @@ class Sequential(Module):
                 else:
                     self.add_module(str(i), layer)
 
-    def forward(self, x):
+    def forward(self, input):
         for layer in self._modules.values():
-            x = layer(x)
-        return x
+            input = layer(input)
+        return input
 
     def __getitem__(self, index):
         layers = list(self._modules.values())
@@ -291,8 +291,8 @@ class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
 
-    def forward(self, x):
-        return x
+    def forward(self, input):
+        return input
 
 
 class Linear(Module):
@@ -313,12 +313,12 @@ class Linear(Module):
             bound = 1 / math.sqrt(self.in_features) if self.in_features else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, x):
-        if x.shape[-1:] != (self.in_features,):
+    def forward(self, input):
+        if input.shape[-1:] != (self.in_features,):
             raise ShapeError(f"Linear({self.in_features}, {self.out_features}): expected input "
                              f"with last dimension {self.in_features}, got shape "
-                             f"{list(x.shape)}")
-        return F.linear(x, self.weight, self.bias)
+                             f"{list(input.shape)}")
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -339,8 +339,8 @@ class Bilinear(Module):
         if self.bias is not None:
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, x1, x2):
-        return F.bilinear(x1, x2, self.weight, self.bias)
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
@@ -352,8 +352,8 @@ class Flatten(Module):
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, x):
-        return _ops.flatten(x, self.start_dim, self.end_dim)
+    def forward(self, input):
+        return _ops.flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -364,8 +364,8 @@ class Unflatten(Module):
         super().__init__()
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
-    def forward(self, x):
-        return _ops.unflatten(x, self.dim, self.unflattened_size)
+    def forward(self, input):
+        return _ops.unflatten(input, self.dim, self.unflattened_size)
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
@@ -378,8 +378,8 @@ class Dropout(Module):
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
         self.p, self.inplace = p, inplace
 
-    def forward(self, x):
-        return F.dropout(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
@@ -421,8 +421,8 @@ class Embedding(Module):
         return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
                    _weight=embeddings, _freeze=freeze)
 
-    def forward(self, x):
-        return F.embedding(x, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                            self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
@@ -519,21 +519,21 @@ class Conv2d(_ConvNd):
     """2-d convolution over [N, C, H, W] (or unbatched [C, H, W]); padding may be an int, a
     pair, 'same' or 'valid'."""
 
-    def forward(self, x):
-        self._check(x)
-        x, padding = self._padded(x)
-        return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation,
+    def forward(self, input):
+        self._check(input)
+        input, padding = self._padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
 class Conv1d(_ConvNd):
     _dims = 1
 
-    def forward(self, x):
-        self._check(x)
-        x, padding = self._padded(x)
+    def forward(self, input):
+        self._check(input)
+        input, padding = self._padded(input)
         padding = padding if isinstance(padding, str) else padding[0]
-        return F.conv1d(x, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
+        return F.conv1d(input, self.weight, self.bias, self.stride[0], padding, self.dilation[0],
                         self.groups)
 
 
@@ -545,19 +545,25 @@ class ConvTranspose2d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, output_padding)
 
-    def forward(self, x, output_size=None):
-        self._check(x)
-        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding,
+    def forward(self, input, output_size=None):
+        self._check(input)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation, output_size)
 
 
 class ConvTranspose1d(ConvTranspose2d):
     _dims = 1
 
-    def forward(self, x):
-        self._check(x)
-        return F.conv_transpose1d(x, self.weight, self.bias, self.stride[0], self.padding[0],
-                                  self.output_padding[0], self.groups, self.dilation[0])
+    def forward(self, input, output_size=None):
+        self._check(input)
+        output_padding = self.output_padding[0]
+        if output_size is not None:  # the padding that gives this length
+            stride, padding, dilation = self.stride[0], self.padding[0], self.dilation[0]
+            output_padding = int(tuple(output_size)[-1]) - (
+                (input.shape[-1] - 1) * stride - 2 * padding
+                + dilation * (self.kernel_size[0] - 1) + 1)
+        return F.conv_transpose1d(input, self.weight, self.bias, self.stride[0], self.padding[0],
+                                  output_padding, self.groups, self.dilation[0])
 
 
 # --- pooling --------------------------------------------------------------------------------
@@ -569,8 +575,8 @@ class MaxPool2d(Module):
         self.dilation, self.ceil_mode = dilation, ceil_mode
         self.return_indices = return_indices
 
-    def forward(self, x):
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
     def extra_repr(self):
@@ -579,9 +585,9 @@ class MaxPool2d(Module):
 
 
 class MaxPool1d(MaxPool2d):
-    def forward(self, x):
-        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode)
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
 
 
 class AvgPool2d(Module):
@@ -592,8 +598,8 @@ class AvgPool2d(Module):
         self.ceil_mode, self.divisor_override = ceil_mode, divisor_override
         self.count_include_pad = count_include_pad if exclusive is None else not exclusive
 
-    def forward(self, x):
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
@@ -602,8 +608,8 @@ class AvgPool2d(Module):
 
 
 class AvgPool1d(AvgPool2d):
-    def forward(self, x):
-        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
@@ -612,16 +618,16 @@ class AdaptiveAvgPool2d(Module):
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, x):
-        return F.adaptive_avg_pool2d(x, self.output_size)
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
-    def forward(self, x):
-        return F.adaptive_avg_pool1d(x, self.output_size)
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 # --- normalisation ------------------------------------------------------------------------
@@ -642,17 +648,18 @@ class _BatchNorm(Module):
         else:
             self.running_mean = self.running_var = None
 
-    def forward(self, x):
-        if x.ndim not in self._ndims or x.shape[1] != self.num_features:
+    def forward(self, input):
+        if input.ndim not in self._ndims or input.shape[1] != self.num_features:
             raise ValueError(f"{type(self).__name__}({self.num_features}): expected an input of "
                              f"{' or '.join(str(d) for d in self._ndims)} dimensions with "
-                             f"{self.num_features} channels on axis 1, got shape {list(x.shape)}")
+                             f"{self.num_features} channels on axis 1, got shape "
+                             f"{list(input.shape)}")
         use_batch = self.training or not self.track_running_stats
         momentum = self.momentum
         if self.training and self.track_running_stats:
-            staged = getattr(x, "program", None) is not None
+            staged = getattr(input, "program", None) is not None
             if staged:
-                F.update_running(self.num_batches_tracked, self.num_batches_tracked + 1, x)
+                F.update_running(self.num_batches_tracked, self.num_batches_tracked + 1, input)
             else:
                 self.num_batches_tracked._data += 1
             if momentum is None:  # PyTorch's cumulative moving average
@@ -661,7 +668,7 @@ class _BatchNorm(Module):
                         f"{type(self).__name__}(momentum=None) can't be compiled: its average "
                         "weight 1 / num_batches_tracked is read as a number; give a momentum")
                 momentum = 1.0 / float(self.num_batches_tracked._data)
-        return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
+        return F.batch_norm(input, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight,
                             self.bias, use_batch, momentum, self.eps)
 
@@ -693,8 +700,8 @@ class LayerNorm(Module):
         self.bias = Parameter(zeros(self.normalized_shape)) if elementwise_affine and bias \
             else None
 
-    def forward(self, x):
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -712,8 +719,8 @@ class GroupNorm(Module):
         self.weight = Parameter(ones(num_channels)) if affine else None
         self.bias = Parameter(zeros(num_channels)) if affine and bias else None
 
-    def forward(self, x):
-        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
@@ -735,11 +742,11 @@ def _activation(name, fn_name, *arg_names, defaults=()):
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
-    def forward(self, x):
+    def forward(self, input):
         args = [getattr(self, a) for a in arg_names]
         if self.inplace and takes_inplace:
-            return getattr(F, fn_name)(x, *args, inplace=True)
-        return getattr(F, fn_name)(x, *args)
+            return getattr(F, fn_name)(input, *args, inplace=True)
+        return getattr(F, fn_name)(input, *args)
 
     def extra_repr(self):
         shown = [f"{a}={getattr(self, a)!r}" if isinstance(getattr(self, a), str)
@@ -779,21 +786,21 @@ class Softmax(Module):
         super().__init__()
         self.dim = axis if axis is not None else (-1 if dim is None else dim)
 
-    def forward(self, x):
-        return _ops.softmax(x, self.dim)
+    def forward(self, input):
+        return _ops.softmax(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
 
 
 class LogSoftmax(Softmax):
-    def forward(self, x):
-        return _ops.log_softmax(x, self.dim)
+    def forward(self, input):
+        return _ops.log_softmax(input, self.dim)
 
 
 class Softmin(Softmax):
-    def forward(self, x):
-        return _ops.softmin(x, self.dim)
+    def forward(self, input):
+        return _ops.softmin(input, self.dim)
 
 
 class MultiheadAttention(Module):
@@ -928,17 +935,17 @@ class Conv3d(_ConvNd):
     """3-d convolution over [N, C, D, H, W]."""
     _dims = 3
 
-    def forward(self, x):
-        x, padding = self._padded(x)
-        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation,
+    def forward(self, input):
+        input, padding = self._padded(input)
+        return F.conv3d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
 
 
 class ConvTranspose3d(ConvTranspose2d):
     _dims = 3
 
-    def forward(self, x, output_size=None):
-        return F.conv_transpose3d(x, self.weight, self.bias, self.stride, self.padding,
+    def forward(self, input, output_size=None):
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self.output_padding, self.groups, self.dilation, output_size)
 
 
@@ -950,8 +957,8 @@ class AvgPool3d(Module):
         self.ceil_mode, self.divisor_override = ceil_mode, divisor_override
         self.count_include_pad = count_include_pad
 
-    def forward(self, x):
-        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
@@ -961,13 +968,17 @@ class AvgPool3d(Module):
 
 class MaxUnpool2d(Module):
     """The inverse of MaxPool2d(return_indices=True) (see F.max_unpool2d)."""
+    _dims = 2
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        each = lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * self._dims  # noqa: E731
+        self.kernel_size = each(kernel_size)
+        self.stride = each(stride if stride is not None else kernel_size)
+        self.padding = each(padding)
 
-    def forward(self, x, indices, output_size=None):
-        return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding,
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
                               output_size)
 
     def extra_repr(self):
@@ -988,8 +999,8 @@ class Upsample(Module):
         self.align_corners = align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
-    def forward(self, x):
-        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              self.recompute_scale_factor)
 
     def extra_repr(self):
@@ -1016,8 +1027,8 @@ class PReLU(Module):
         self.num_parameters = num_parameters
         self.weight = Parameter(np.full(num_parameters, init, dtypes.default_float.np))
 
-    def forward(self, x):
-        return F.prelu(x, self.weight)
+    def forward(self, input):
+        return F.prelu(input, self.weight)
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"

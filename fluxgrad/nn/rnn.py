@@ -73,12 +73,12 @@ class _Cell(Module):
         self.bias_hh = _param(gates) if bias else None
         _uniform_all(self, hidden_size)
 
-    def forward(self, x, hx=None):
-        if x.shape[-1] != self.input_size or x.ndim not in (1, 2):
+    def forward(self, input, hx=None):
+        if input.shape[-1] != self.input_size or input.ndim not in (1, 2):
             raise ShapeError(f"{type(self).__name__}: expected input [batch, {self.input_size}] "
-                             f"or [{self.input_size}], got shape {list(x.shape)}")
-        batch = x.shape[:-1]
-        initial = zeros(*batch, self.hidden_size, dtype=x.dtype)
+                             f"or [{self.input_size}], got shape {list(input.shape)}")
+        batch = input.shape[:-1]
+        initial = zeros(*batch, self.hidden_size, dtype=input.dtype)
         if self._mode == "LSTM":
             h, c = hx if hx is not None else (initial, initial)
         else:
@@ -86,9 +86,9 @@ class _Cell(Module):
         for name, state in (("hx", h), ("cx", c)):
             if state is not None and tuple(state.shape) != tuple(initial.shape):
                 raise ShapeError(f"{type(self).__name__}: expected {name} of shape "
-                                 f"{list(initial.shape)} for input of shape {list(x.shape)}, "
+                                 f"{list(initial.shape)} for input of shape {list(input.shape)}, "
                                  f"got {list(state.shape)}")
-        h, c = _step(self._mode, F.linear(x, self.weight_ih, self.bias_ih), h, c,
+        h, c = _step(self._mode, F.linear(input, self.weight_ih, self.bias_ih), h, c,
                      self.weight_hh, self.bias_hh)
         return (h, c) if self._mode == "LSTM" else h
 
@@ -165,14 +165,14 @@ class _RNNBase(Module):
             outputs.reverse()
         return _ops.stack(outputs, 0), h, c
 
-    def forward(self, x, hx=None):
-        if isinstance(x, PackedSequence):
-            padded, lengths = pad_packed_sequence(x)
+    def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            padded, lengths = pad_packed_sequence(input)
             steps = np.arange(padded.shape[0])[:, None, None]
             running = list(_ops.unbind(Tensor._make(steps < lengths._data[None, :, None]), 0))
             out, state = self._run(padded, hx, running, batch_first=False)
-            return repack_like(out, x), state
-        return self._run(x, hx, None, batch_first=self.batch_first)
+            return repack_like(out, input), state
+        return self._run(input, hx, None, batch_first=self.batch_first)
 
     def _run(self, x, hx, running, *, batch_first):
         unbatched = x.ndim == 2

@@ -6,6 +6,7 @@ from . import (activation, alias, conv, decompositions, elementwise, indexing, i
                matrix_functions, reduce, shape, sorting, stacks)
 from . import softmax as _softmax_module  # the name `softmax` is the function, below
 from . import index_extras, linalg_extras, math_extras, special_functions, tensor_extras
+from . import strided
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
@@ -23,10 +24,12 @@ from .special_functions import *  # noqa: F401,F403
 from .math_extras import *  # noqa: F401,F403
 from .linalg_extras import *  # noqa: F401,F403
 from .index_extras import *  # noqa: F401,F403
+from .strided import *  # noqa: F401,F403
 
 __all__ = [name for family in (activation, conv, decompositions, elementwise, indexing, inplace,
                                linalg, matrix_functions, reduce, shape, _softmax_module, sorting,
-                               stacks, special_functions, math_extras, linalg_extras, index_extras)
+                               stacks, special_functions, math_extras, linalg_extras, index_extras,
+                               strided)
            for name in family.__all__]
 
 engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,

@@ -11,6 +11,12 @@ float64 (the result takes the input's dtype), with NumPy alone.
   steps on log erfc (the tails, where 1 - |y| is exact).
 - i0: NumPy's; i1: its power series (positive terms) for |x| <= 20, the asymptotic
   expansion of e^x / sqrt(2 pi x) beyond.
+- zeta(x, q): the Hurwitz zeta as Cephes (and PyTorch) compute it: the sum up to q + N > 9
+  (at least 9 terms), then Euler-Maclaurin (12 terms); inf at x == 1 and at q a non-positive
+  integer, nan for x < 1 and for a non-integer x with q <= 0.
+- gammainc(a, x) / gammaincc(a, x): the regularized incomplete gamma functions P and Q = 1 - P,
+  P by its power series for x < a + 1, Q by its continued fraction (modified Lentz) beyond;
+  the edge values (a or x 0, inf, negative) as PyTorch's.
 """
 import math
 
@@ -168,3 +174,121 @@ def i1(x):
         asym = asym * (np.exp(big / 2) / np.sqrt(2 * math.pi * big)) * np.exp(big / 2)
     out = np.copysign(np.where(small, series, asym), xf)
     return out.astype(x.dtype, copy=False)
+
+
+_EPS = np.finfo(np.float64).eps
+_ZETA_TAIL = [12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+              7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+              -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18]
+
+
+def zeta(x, q):
+    dtype = np.result_type(x, q)
+    x, q = np.broadcast_arrays(_float64(x), _float64(q))
+    with np.errstate(all="ignore"):
+        s = q ** -x
+        a, b = q.copy(), np.zeros_like(s)
+        done = np.zeros(s.shape, bool)  # the sum alone has converged
+        step = 0
+        while True:
+            going = ~done & ((step < 9) | (a <= 9.0))
+            if not going.any():
+                break
+            step += 1
+            a = np.where(going, a + 1.0, a)
+            b = np.where(going, a ** -x, b)
+            s = np.where(going, s + b, s)
+            done |= going & (np.abs(b / s) < _EPS)
+        w, tail = a, ~done
+        s = np.where(tail, s + b * w / (x - 1.0) - 0.5 * b, s)
+        rising, k = np.ones_like(s), 0.0
+        for c in _ZETA_TAIL:
+            rising = rising * (x + k)
+            b = b / w
+            t = rising * b / c
+            s = np.where(tail, s + t, s)
+            tail &= ~(np.abs(t / s) < _EPS)
+            rising = rising * (x + k + 1.0)
+            b = b / w
+            k += 2.0
+        nonpositive = q <= 0
+        s = np.where(nonpositive & (x != np.floor(x)), np.nan, s)
+        s = np.where(nonpositive & (q == np.floor(q)), np.inf, s)
+        s = np.where(x < 1, np.nan, s)
+        s = np.where(x == 1, np.inf, s)
+    return s.astype(dtype, copy=False)
+
+
+def _gamma_prefactor(a, x):
+    """x^a e^-x / Gamma(a)."""
+    return np.exp(a * np.log(x) - x - lgamma(a))
+
+
+def _lower_series(a, x):
+    """P(a, x) by its power series (for x < a + 1)."""
+    ap, term = a.copy(), 1.0 / a
+    total = term.copy()
+    going = np.ones(a.shape, bool)
+    for _ in range(100000):
+        ap = ap + 1.0
+        term = np.where(going, term * x / ap, 0.0)
+        total = total + term
+        going &= np.abs(term) >= np.abs(total) * _EPS
+        if not going.any():
+            break
+    return total * _gamma_prefactor(a, x)
+
+
+def _upper_fraction(a, x):
+    """Q(a, x) by its continued fraction (for x >= a + 1), modified Lentz."""
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = np.full(a.shape, 1.0 / tiny)
+    d = 1.0 / b
+    h = d.copy()
+    going = np.ones(a.shape, bool)
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = np.where(np.abs(d) < tiny, tiny, d)
+        c = b + an / c
+        c = np.where(np.abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        delta = np.where(going, d * c, 1.0)
+        h = h * delta
+        going &= np.abs(delta - 1.0) >= _EPS
+        if not going.any():
+            break
+    return h * _gamma_prefactor(a, x)
+
+
+def _incomplete_gamma(a, x, upper):
+    dtype = np.result_type(a, x)
+    a, x = (np.array(v, dtype=np.float64) for v in np.broadcast_arrays(_float64(a), _float64(x)))
+    out = np.full(a.shape, np.nan)
+    inner = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+    series = inner & (x < a + 1)
+    fraction = inner & ~series
+    with np.errstate(all="ignore"):
+        if series.any():
+            p = _lower_series(a[series], x[series])
+            out[series] = 1.0 - p if upper else p
+        if fraction.any():
+            q = _upper_fraction(a[fraction], x[fraction])
+            out[fraction] = q if upper else 1.0 - q
+    low, high = (1.0, 0.0) if upper else (0.0, 1.0)  # the values at x = 0 and x = inf
+    valid = (a >= 0) & (x >= 0)
+    out = np.where(valid & (x == 0) & (a > 0), low, out)
+    out = np.where(valid & (a == 0) & (x > 0), high, out)
+    out = np.where(valid & (x == np.inf) & (a < np.inf), high, out)
+    out = np.where(valid & (a == np.inf) & (x < np.inf), low, out)
+    return out.astype(dtype, copy=False)
+
+
+def gammainc(a, x):
+    return _incomplete_gamma(a, x, upper=False)
+
+
+def gammaincc(a, x):
+    return _incomplete_gamma(a, x, upper=True)

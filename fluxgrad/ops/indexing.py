@@ -46,7 +46,7 @@ ARRAY = "array"  # stands in the static index for the next index array
 def _normalize(index):
     """(static index tuple, list of index arrays) for a Python index expression."""
     if type(index) is not tuple:
-        index = (index,)
+        index = tuple(index) if type(index) is list and _sequence_as_tuple(index) else (index,)
     static = []
     arrays = []
     for e in index:
@@ -72,9 +72,13 @@ def _normalize(index):
         elif isinstance(e, (list, tuple, range)):
             a = np.asarray(e)
         else:
-            raise IndexError(f"can't index a tensor with a {type(e).__name__}; use ints, "
-                             "slices, None, ..., or integer / boolean tensors")
+            raise (TypeError if isinstance(e, str) else IndexError)(
+                f"can't index a tensor with a {type(e).__name__}; use ints, slices, None, ..., "
+                "or integer / boolean tensors")
         kind = a.dtype.kind
+        if kind == "f" and not isinstance(e, Tensor):  # PyTorch truncates a list of floats
+            a = a.astype(np.int64)
+            kind = "i"
         if kind == "u" and a.dtype == np.uint8 and type(e) is Tensor:
             warnings.warn("indexing with a uint8 tensor is deprecated, as in PyTorch, which "
                           "reads it as a mask; use a bool tensor instead", UserWarning,
@@ -93,6 +97,19 @@ def _normalize(index):
         static.append(ARRAY)
         arrays.append(_per_example(e, a))
     return tuple(static), arrays
+
+
+def _sequence_as_tuple(index):
+    """PyTorch's (and older NumPy's) rule: a list of fewer than 32 entries, one of which is a
+    sequence, tensor, slice, None or Ellipsis, is read as a tuple (x[[[0, 1], [1, 2]]] is
+    x[[0, 1], [1, 2]])."""
+    if len(index) >= 32 or not any(e is None or e is Ellipsis or isinstance(
+            e, (list, tuple, range, str, slice, np.ndarray, Tensor)) for e in index):
+        return False
+    warnings.warn("indexing with a list that holds sequences, slices or None reads it as a tuple "
+                  "of indices, as PyTorch does (deprecated there); write x[tuple(seq)]",
+                  UserWarning, stacklevel=4)
+    return True
 
 
 def _per_example(t, a):
@@ -452,6 +469,9 @@ def setitem(x, index, value):
     """`x[index] = value`, in place; gradients flow to the old x (outside the index) and to
     value."""
     static, arrays = _normalize(index)
+    if isinstance(value, Tensor) and value.ndim and value.shape[0] == 1:
+        lead = next((k for k, n in enumerate(value.shape) if n != 1), value.ndim)
+        value = reshape(value, value.shape[lead:])  # PyTorch drops leading 1s: x[0, 0] = t[1]
     block = _torch_block(static, arrays, x.ndim)
     if block is not None:
         value = _value_for(x, value)
@@ -500,7 +520,10 @@ def _known(index):
 
 
 def _along(shape, dim, index):
-    """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index`."""
+    """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index` (a
+    0-d index into a 1-d tensor picks one entry)."""
+    if not index.ndim:
+        return (ARRAY,), [index]
     grids = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
              for d, n in enumerate(shape)]
     grids[dim] = index
@@ -508,7 +531,7 @@ def _along(shape, dim, index):
 
 
 def _check_along(x, dim, index, op, src=None):
-    if index.ndim != x.ndim:
+    if index.ndim != x.ndim and not (index.ndim == 0 and x.ndim == 1):  # 0-d reads as 1-d
         raise ShapeError(f"{op}: the index has {index.ndim} dimensions but the tensor has "
                          f"{x.ndim} (shape {list(x.shape)}); they must have the same number")
     for d, (n, m) in enumerate(zip(x.shape, index.shape)):

@@ -730,23 +730,10 @@ def ravel(x):
 
 @tensor_method("unfold")
 def unfold(x, dimension, size, step):
-    """Every window of `size` entries along `dimension`, `step` apart: that dimension becomes
-    the number of windows and a new last dimension of `size` holds each window (a copy;
-    gradients add up where windows overlap)."""
-    from .indexing import index_select
-    d = _dim(dimension, x.ndim, "unfold")
-    n = x.shape[d] if x.ndim else 1
-    if step <= 0 or size < 0 or size > n:
-        raise ShapeError(f"unfold: windows of size {size} with step {step} don't fit dimension "
-                         f"{dimension} of size {n}; the size must be at most {n} and the step "
-                         "positive")
-    if not x.ndim:
-        return reshape(x, (size,))
-    count = (n - size) // step + 1
-    index = (np.arange(count)[:, None] * step + np.arange(size)).reshape(-1)
-    windows = index_select(x, d, index)
-    windows = reshape(windows, x.shape[:d] + (count, size) + x.shape[d + 1:])
-    return moveaxis(windows, d + 1, -1)
+    """Every window of `size` entries along `dimension`, `step` apart, as a view of x (see
+    `strided.unfold`)."""
+    from .strided import unfold
+    return unfold(x, dimension, size, step)
 
 
 roll_p = linear("roll", lambda x, *, shifts, axes: np.roll(x, shifts, axes),

@@ -1,9 +1,13 @@
 """Special functions that no composite of other ops gives: lgamma, digamma, polygamma,
-erfinv and the modified Bessel functions I0, I1 (arrays computed in `_gamma`).
+erfinv, the modified Bessel functions I0, I1, the Hurwitz zeta and the regularized incomplete
+gamma functions (arrays computed in `_gamma`).
 
 The derivatives close the family: lgamma' = digamma, digamma' = polygamma(1),
 polygamma(n)' = polygamma(n + 1), erfinv' = sqrt(pi)/2 exp(erfinv^2), I0' = I1,
-I1' = I0 - I1 / x (1/2 at 0). Integer and bool inputs give float32, as in PyTorch.
+I1' = I0 - I1 / x (1/2 at 0), d zeta(x, q)/dq = -x zeta(x + 1, q),
+d gammainc(a, x)/dx = x^(a-1) e^-x / Gamma(a) = -d gammaincc(a, x)/dx. As in PyTorch, zeta has
+no derivative in x nor the incomplete gamma functions in a (backward through them raises).
+Integer and bool inputs give float32, as in PyTorch.
 """
 import math
 
@@ -14,10 +18,10 @@ from .._core.primitive import Primitive
 from .._core.tensor import tensor_method
 from . import _gamma
 from ._batch import broadcasting
-from ._family import elementwise, float_result
+from ._family import elementwise, float_result, promote
 from .elementwise import exp, where
 
-__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "i0"]
+__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "i0", "igamma", "igammac"]
 
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2
 
@@ -86,3 +90,64 @@ def i1(x):
 @tensor_method("polygamma")
 def _polygamma_method(x, n):
     return polygamma(n, x)
+
+
+def _no_derivative(op, argument):
+    def rule(*args, **params):
+        raise NotImplementedError(f"the derivative of {op} with respect to {argument} is not "
+                                  "implemented (nor in PyTorch); detach that argument")
+    return rule
+
+
+def _with_second_only(name, derivative, op, first):
+    """A two-input elementwise record differentiable in its second input only."""
+    refuse = _no_derivative(op, first)
+
+    def jvp(tangents, out, x, y):
+        if tangents[0] is not None:
+            refuse()
+        return tangents[1] * derivative(x, y)
+    return Primitive(name, getattr(_gamma, name),
+                     vjp=(refuse, lambda out_bar, out, x, y: out_bar * derivative(x, y)),
+                     jvp=jvp, batch=broadcasting(name))
+
+
+def _gamma_density(a, x):
+    """x^(a-1) e^-x / Gamma(a): the derivative of gammainc(a, x) in x."""
+    from .math_extras import xlogy
+    return exp(xlogy(a - 1, x) - x - lgamma(a))
+
+
+zeta_p = _with_second_only("zeta", lambda x, q: -x * zeta(x + 1, q), "zeta", "x (the exponent)")
+gammainc_p = _with_second_only("gammainc", _gamma_density, "gammainc", "input (a)")
+gammaincc_p = _with_second_only("gammaincc", lambda a, x: -_gamma_density(a, x), "gammaincc",
+                                "input (a)")
+
+
+def _operands(x, y, op=None):
+    """x and y in their floating result dtype; `op` (named) refuses two integer operands, as
+    PyTorch's incomplete gamma functions do."""
+    from .math_extras import as_operand
+    x, y = promote(as_operand(x), as_operand(y))
+    if op is not None and x._data.dtype.kind in "biu":
+        raise NotImplementedError(f"{op} is defined for floating tensors, not {x.dtype}; "
+                                  "convert with .float() or .double()")
+    x, y = float_result(x), float_result(y)
+    return promote(x, y)  # (a number given keeps the tensor's dtype)
+
+
+def zeta(x, q):
+    """The Hurwitz zeta function sum_k (k + q)^-x (x > 1; the Riemann zeta at q = 1)."""
+    return apply(zeta_p, *_operands(x, q))
+
+
+@tensor_method("igamma")
+def igamma(input, other):
+    """The regularized lower incomplete gamma function P(a, x) (a = input, x = other)."""
+    return apply(gammainc_p, *_operands(input, other, "igamma"))
+
+
+@tensor_method("igammac")
+def igammac(input, other):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return apply(gammaincc_p, *_operands(input, other, "igammac"))

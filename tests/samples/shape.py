@@ -213,10 +213,6 @@ def _composite_samples():
         Sample("flip", fg.flipud, [x], lambda x: torch().flipud(x)),
         Sample("flip", fg.fliplr, [x], lambda x: torch().fliplr(x)),
         Sample("reshape", lambda x: x.ravel(), [x], lambda x: x.ravel()),
-        Sample("index", lambda x: x.unfold(1, 2, 1), [x], lambda x: x.unfold(1, 2, 1)),
-        Sample("index", lambda x: x.unfold(0, 2, 2), [normal(5, 2)], lambda x: x.unfold(0, 2, 2)),
-        Sample("index", lambda x: x.unfold(-1, 3, 2), [normal(2, 3, 7)],
-               lambda x: x.unfold(-1, 3, 2)),
     ]
     for k, dims in [(1, (0, 1)), (2, (0, 1)), (3, (1, 0)), (-1, (0, 2))]:
         samples.append(Sample("flip", lambda x, k=k, d=dims: fg.rot90(x, k, d),

@@ -1,0 +1,117 @@
+"""`as_strided`: a view that reads a tensor's elements at the positions a size, strides and
+offset give (PyTorch's `torch.as_strided`), and `unfold` built on it.
+
+PyTorch reads the tensor's storage; here the positions count the tensor's own elements in
+row-major order, which is the same for a contiguous tensor. A contiguous tensor's result is
+a view of its memory (writes go through); a non-contiguous one is copied first (as
+`.contiguous().as_strided(...)`). Positions may repeat (overlapping windows): gradients add
+up there.
+"""
+import numpy as np
+
+from .._core.dispatch import apply
+from .._core.tensor import Tensor, tensor_method
+from ._family import linear
+from .indexing import ARRAY, index_p, index_scatter_p
+from .._core.errors import ShapeError
+from .shape import _dim, contiguous, moveaxis, reshape
+
+__all__ = ["as_strided"]
+
+
+def positions(size, stride, offset):
+    """The element each entry of the result reads: offset + sum_k i_k * stride_k."""
+    at = np.full(size, offset, np.int64)
+    for k, (n, step) in enumerate(zip(size, stride)):
+        at += (np.arange(n, dtype=np.int64) * step).reshape((n,) + (1,) * (len(size) - k - 1))
+    return at
+
+
+def _impl(x, *, size, stride, offset):
+    flat = x.reshape(-1)  # a view of x's memory, x being C-contiguous
+    return np.lib.stride_tricks.as_strided(flat[offset:], size,
+                                           tuple(s * flat.itemsize for s in stride))
+
+
+def _transpose(out_bar, x, *, size, stride, offset):
+    x_bar = apply(index_scatter_p, out_bar, positions(size, stride, offset), index=(ARRAY,),
+                  shape=(x.numel(),))
+    return reshape(x_bar, x.shape)
+
+
+def _write(base, value, *, size, stride, offset):
+    """`base` with the entries the view reads replaced by `value`. Added as the change from
+    the view's old entries, so that an entry that also appears elsewhere in an overlapping
+    view keeps its new value there (the other copy, unchanged, adds nothing)."""
+    params = dict(size=size, stride=stride, offset=offset)
+    change = value - apply(as_strided_p, base, **params)
+    return base + _transpose(change, base, **params)
+
+
+def _batch(bdims, x, *, size, stride, offset):
+    x = moveaxis(x, bdims[0], 0)
+    flat = reshape(x, (x.shape[0], -1))
+    return apply(index_p, flat, positions(size, stride, offset),
+                 index=(slice(None), ARRAY)), 0
+
+
+as_strided_p = linear("as_strided", _impl, _transpose, view=_write, batch=_batch)
+
+
+def _ints(values, name):
+    if isinstance(values, Tensor):
+        values = values.tolist()
+    values = [values] if isinstance(values, (int, np.integer)) else list(values)
+    if any(isinstance(v, (bool, float, np.floating)) or not isinstance(v, (int, np.integer))
+           for v in values):
+        raise TypeError(f"as_strided: {name} must be a sequence of ints, got {values!r}")
+    return tuple(int(v) for v in values)
+
+
+@tensor_method("as_strided")
+def as_strided(input, size, stride, storage_offset=None):
+    """The elements of `input` at offset + sum_k i_k * stride_k for every index i of `size`
+    (a view of a contiguous tensor). `storage_offset` counts from the start of the memory
+    `input` is a view of, as PyTorch's; by default it is `input`'s own offset there."""
+    x = input
+    size, stride = _ints(size, "size"), _ints(stride, "stride")
+    if len(size) != len(stride):
+        raise RuntimeError(f"as_strided: mismatch in length of strides and shape: size "
+                           f"{list(size)} has {len(size)} dimensions, stride {list(stride)} "
+                           f"has {len(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"as_strided: the size can't be negative, got {list(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: negative strides are not supported, got strides: "
+                           f"{list(stride)}")
+    offset = 0 if storage_offset is None else int(storage_offset) - x.storage_offset()
+    if not x._data.flags.c_contiguous:
+        x, offset = contiguous(x), 0 if storage_offset is None else int(storage_offset)
+    reach = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
+    if 0 not in size and (offset < 0 or reach > x.numel()):
+        raise RuntimeError(
+            f"as_strided: size {list(size)}, stride {list(stride)} and storage offset "
+            f"{offset if storage_offset is None else storage_offset} reach element "
+            f"{reach - 1 if offset >= 0 else offset} of a tensor of {x.numel()} elements "
+            f"(shape {list(input.shape)}); keep every position inside it")
+    return apply(as_strided_p, x, size=size, stride=stride, offset=max(offset, 0))
+
+
+def unfold(x, dimension, size, step):
+    """Every window of `size` entries along `dimension`, `step` apart, as a view of x: that
+    dimension becomes the number of windows and a new last dimension holds each window."""
+    d = _dim(dimension, x.ndim, "unfold")
+    n = x.shape[d] if x.ndim else 1
+    if step <= 0 or size < 0 or size > n:
+        raise ShapeError(f"unfold: windows of size {size} with step {step} don't fit "
+                           f"dimension {dimension} of size {n}; the size must be at most {n} "
+                           "and the step positive")
+    if not x.ndim:
+        return reshape(x, (size,))
+    x = contiguous(x)
+    strides = [int(np.prod(x.shape[k + 1:], dtype=np.int64)) for k in range(x.ndim)]
+    count = (n - size) // step + 1
+    shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
+    return apply(as_strided_p, x, size=tuple(shape),
+                 stride=tuple(strides[:d] + [strides[d] * step] + strides[d + 1:] + [strides[d]]),
+                 offset=0)
