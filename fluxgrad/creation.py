@@ -3,6 +3,10 @@
 Every factory takes PyTorch's keywords (`dtype=`, `device=`, `requires_grad=`,
 `out=`) and PaddlePaddle's forms (`zeros([2, 3], 'float32')`, a positional dtype).
 `device` may only name the CPU.
+
+While a static program is built, a size taken from an unknown dimension (`zeros(x.shape[0],
+3)`, `arange(x.shape[0])`, `eye(x.shape[1])`, see `static.dims`) makes the array at every
+run in the size fed (`static._ops.full` / `iota`), instead of a constant of the stand-in size.
 """
 import math
 
@@ -11,6 +15,7 @@ import numpy as np
 from ._core import dtypes
 from ._core.devices import check_device
 from ._core.outputs import written
+from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
 from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
 
@@ -63,12 +68,30 @@ def _float(dtype):
     return dtypes.as_dtype(dtype).np if dtype is not None else dtypes.default_float.np
 
 
+def _unknown(*numbers):
+    """Whether a program is being built and one of `numbers` (ints, or one tuple of them) was
+    computed from an unknown size: the array is then staged, its sizes re-bound at every run."""
+    if not _static_state.armed:
+        return False
+    from .static import dims
+    from .static.staging import programs
+    return (_static_state.enabled or programs.tracing) and dims.mentions_symbol(numbers)
+
+
+def _shape_of(args):
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
 def _filled(fill, args, dtype, device, requires_grad, out, op):
     """zeros/ones/empty: PyTorch's `*size` or PaddlePaddle's `(shape, dtype)`."""
     check_device(device, op)
     if len(args) == 2 and _dtype_like(args[1]) and dtype is None:
         args, dtype = args[:1], args[1]
-    t = Tensor(fill(sizes(args, op), _float(dtype)), requires_grad=requires_grad)
+    shape = sizes(args, op)
+    if _unknown(args):
+        from .static._ops import full as staged_full
+        return staged_full(_shape_of(args), 1 if fill is np.ones else 0, _float(dtype))
+    t = Tensor(fill(shape, _float(dtype)), requires_grad=requires_grad)
     return written(t, out, op)
 
 
@@ -92,7 +115,11 @@ def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=
         fill_value = fill_value.item()
     if dtype is None:
         dtype = dtypes.result_type(fill_value)
-    t = Tensor(np.full(sizes((size,), "full"), fill_value, dtypes.as_dtype(dtype).np),
+    shape = sizes((size,), "full")
+    if _unknown(size, fill_value):
+        from .static._ops import full as staged_full
+        return staged_full(_shape_of((size,)), fill_value, dtypes.as_dtype(dtype).np)
+    t = Tensor(np.full(shape, fill_value, dtypes.as_dtype(dtype).np),
                requires_grad=requires_grad)
     return written(t, out, "full")
 
@@ -110,6 +137,8 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
         start, end = 0, start
     _check_range(start, end, step)
     dtype = dtypes.result_type(start, end, step) if dtype is None else dtypes.as_dtype(dtype)
+    if _unknown(start, end, step):
+        return _staged_arange(start, end, step, dtype)
     if dtype is dtypes.int64:  # its length, too, from the ends and step as integers, as PyTorch
         start, end, step = int(start), int(end), int(step)
         _check_range(start, end, step)
@@ -120,6 +149,19 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
         values = np.arange(start, end, step)
     t = Tensor(values.astype(dtype.np), requires_grad=requires_grad)
     return written(t, out, "arange")
+
+
+def _staged_arange(start, end, step, dtype):
+    """arange whose ends or step come from an unknown size: `start + step * index`, with as
+    many entries as the size fed makes (a length that is not the size itself or a multiple of
+    it is refused when staged, see `static.dims`)."""
+    from .static._ops import iota
+    if not all(isinstance(v, int) for v in (start, end, step)):
+        raise ValueError(f"arange: a float range whose ends come from an unknown size can't be "
+                         f"staged (start={start}, end={end}, step={step}); give integer ends "
+                         "and step, or give static.data a known size")
+    index = iota((-((start - end) // step),), 0, dtype.np)
+    return index if (start, step) == (0, 1) else (start + step * index).to(dtype)
 
 
 def _check_range(start, end, step):
@@ -199,6 +241,10 @@ def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, na
     check_device(device, "eye")
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: sizes must be non-negative, got n={n}, m={m}")
+    if _unknown(n, m):
+        from .static._ops import iota
+        shape = (n, n if m is None else m)
+        return (iota(shape, 0, np.int64) == iota(shape, 1, np.int64)).to(_float(dtype))
     t = Tensor(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)),
                requires_grad=requires_grad)
     return written(t, out, "eye")

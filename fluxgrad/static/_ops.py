@@ -1,4 +1,7 @@
-"""The primitives static mode adds, both without a derivative:
+"""The primitives static mode adds, all without a derivative:
+- `full(shape=, value=, dtype=)` and `iota(shape=, axis=, dtype=)` (each entry's index along
+  `axis`): the arrays `zeros`, `ones`, `full`, `empty`, `arange` and `eye` make when a size
+  is unknown (`zeros(x.shape[0], 3)`); eager mode and known sizes make a constant instead;
 - `full_like(x, value=, dtype=)`: an array of x's shape (known only when the program runs)
   filled with `value` (its output does not depend on x's values), like `ones_like` /
   `zeros_like` in eager mode, which make a constant instead;
@@ -19,6 +22,27 @@ def full_like(x, value, dtype=None):
     """`value` in the shape of `x` (a Variable: staged; a Tensor: computed now)."""
     dtype = np.dtype(x._data.dtype if dtype is None else dtype)
     out = apply(full_like_p, x, value=value, dtype=dtype)
+    return out if isinstance(out, Tensor) else Tensor(out)
+
+
+full_p = Primitive("full", lambda *, shape, value, dtype: np.full(shape, value, dtype),
+                   batch=lambda bdims, **params: (apply(full_p, **params), None))
+
+iota_p = Primitive(
+    "iota", lambda *, shape, axis, dtype: np.broadcast_to(
+        np.arange(shape[axis], dtype=dtype).reshape((-1,) + (1,) * (len(shape) - axis - 1)),
+        shape).copy(), batch=lambda bdims, **params: (apply(iota_p, **params), None))
+
+
+def full(shape, value, dtype):
+    """`value` in `shape`, whose sizes may be unknown (staged while a program is built)."""
+    out = apply(full_p, shape=tuple(shape), value=value, dtype=np.dtype(dtype))
+    return out if isinstance(out, Tensor) else Tensor(out)
+
+
+def iota(shape, axis, dtype):
+    """Each entry's index along `axis`, in `shape` (sizes may be unknown)."""
+    out = apply(iota_p, shape=tuple(shape), axis=axis, dtype=np.dtype(dtype))
     return out if isinstance(out, Tensor) else Tensor(out)
 
 

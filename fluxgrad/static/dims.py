@@ -46,7 +46,8 @@ def _derive(op, a, b):
     kind = DerivedInt if type(value) is int else DerivedFloat if type(value) is float else None
     if kind is None:
         return value
-    return kind(value, lambda sizes: op(_bound_value(a, sizes), _bound_value(b, sizes)))
+    return kind(value, lambda sizes: op(_bound_value(a, sizes), _bound_value(b, sizes)),
+                symbols_in((a, b)))
 
 
 def _stand_in_value(v):
@@ -73,7 +74,8 @@ def _reflected(op):
 
 class Derived:
     """A number computed from unknown sizes in Python while a program is built: its stand-in
-    value, and `compute(sizes)` to recompute it from the bound sizes."""
+    value, `compute(sizes)` to recompute it from the bound sizes, and `symbols`, the Dims it
+    was computed from."""
     __slots__ = ()
     __add__, __radd__ = _forward(operator.add), _reflected(operator.add)
     __sub__, __rsub__ = _forward(operator.sub), _reflected(operator.sub)
@@ -87,18 +89,18 @@ class Derived:
 
 
 class DerivedInt(Derived, int):
-    def __new__(cls, value, compute):
+    def __new__(cls, value, compute, symbols):
         self = int.__new__(cls, value)
-        self.compute = compute
+        self.compute, self.symbols = compute, symbols
         return self
 
     __hash__ = int.__hash__
 
 
 class DerivedFloat(Derived, float):
-    def __new__(cls, value, compute):
+    def __new__(cls, value, compute, symbols):
         self = float.__new__(cls, value)
-        self.compute = compute
+        self.compute, self.symbols = compute, symbols
         return self
 
     __hash__ = float.__hash__
@@ -299,6 +301,24 @@ def mentions_symbol(value):
     if t is slice:
         return any(mentions_symbol(v) for v in (value.start, value.stop, value.step))
     return False
+
+
+def symbols_in(value):
+    """The Dims `value` (a param, a scalar or a container of them) was computed from."""
+    if isinstance(value, Derived):
+        return value.symbols
+    if type(value) is SymInt:
+        return frozenset((value.dim,))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = int(value)
+        return frozenset(d for d in SYMBOLS if value >= 10007 and value % d.sentinel == 0)
+    if isinstance(value, dict):
+        value = list(value.values())
+    elif isinstance(value, slice):
+        value = (value.start, value.stop, value.step)
+    if isinstance(value, (tuple, list)):
+        return frozenset().union(*map(symbols_in, value))
+    return frozenset()
 
 
 def _sentinel_multiple(value):

@@ -61,7 +61,7 @@ def global_scope():
 
 class _Plan:
     __slots__ = ("steps", "n_slots", "constants", "feeds", "states", "fetch_slots", "updates",
-                 "symbolic")
+                 "symbols")
 
 
 class Executor:
@@ -83,6 +83,13 @@ class Executor:
         plan = self._plan(program, fetches)
         env = list(plan.constants)
         sizes = self._bind_feeds(plan, program, feed or {}, env)
+        unbound = [d for d in plan.symbols if d.sentinel not in sizes]
+        if unbound:
+            names = ", ".join(sorted(d.name for d in unbound))
+            carriers = sorted({v.name for v in program.data for d in unbound if d in v.dims})
+            raise RuntimeError(
+                f"Executor.run: the fetched values have the unknown size {names}, which the "
+                f"feed does not give: feed one of the data variables {carriers} as well")
         for slot, var in plan.states:
             value = scope.values.get(var.name)
             if value is None:
@@ -154,6 +161,13 @@ class Executor:
             if name not in program.vars:
                 raise KeyError(f"Executor.run: feed names {name!r}, which is not a variable of "
                                f"the program (its data: {[v.name for v in program.data]})")
+        if plan.symbols:  # a size may also come from a feed no fetched value reads
+            fed = {id(var) for _, var in plan.feeds}
+            for var in program.data:
+                if id(var) not in fed and var.name in feed:
+                    for d, s in zip(var.dims, np.shape(feed[var.name])):
+                        if isinstance(d, _dims.Dim):
+                            sizes.setdefault(d.sentinel, s)
         return sizes
 
     def _plan(self, program, fetches):
@@ -255,6 +269,13 @@ def _make_plan(program, fetches):
         steps.append((eq.prim.impl, tuple(args), None if eq.symbolic else eq.params, outs, frees,
                       eq))
     plan.steps = steps
+    plan.symbols = set()
+    for eq in steps_eqs:
+        if eq.symbolic:
+            plan.symbols.update(_dims.symbols_in((eq.params, [
+                x for x in eq.inputs if not isinstance(x, Tensor)])))
+            for v in eq.outputs:
+                plan.symbols.update(d for d in v.dims if isinstance(d, _dims.Dim))
     plan.fetch_slots = []
     for t in targets:
         if isinstance(t, Variable):

@@ -1,0 +1,123 @@
+"""Static programs over an unknown size (`static.data(name, [None, 3])`): arrays made from
+sizes taken from it, and the ops and rules that use it, compute the numbers of the size fed
+(checked against PyTorch on two sizes per program), or refuse clearly while the program is
+built; never a result of the stand-in size."""
+import numpy as np
+import pytest
+import torch
+
+import fluxgrad as fg
+from fluxgrad import static
+
+SIZES = (2, 5)
+
+
+def _run(build, arrays, grad=True):
+    """Build `build(*xs)` over inputs whose first size is unknown, with the gradient of the
+    sum of its output; run it on `arrays`: (output, gradients)."""
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            xs = [static.data(f"x{i}", [None, *a.shape[1:]], "float64")
+                  for i, a in enumerate(arrays)]
+            for x in xs:
+                x.stop_gradient = False
+            out = build(*xs)
+            gs = static.gradients([out.sum()], xs) if grad else []
+    finally:
+        fg.disable_static()
+    got = static.Executor().run(main, feed={f"x{i}": a for i, a in enumerate(arrays)},
+                                fetch_list=[out] + gs)
+    return got[0], got[1:]
+
+
+def _torch(build, arrays):
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = build(*ts)
+    out.sum().backward()
+    return out.detach().numpy(), [t.grad.numpy() for t in ts]
+
+
+def _check(build, torch_build, *row_shapes, grad=True):
+    for n in SIZES:
+        arrays = [np.random.default_rng(n).standard_normal((n, *s)) for s in row_shapes]
+        got, grads = _run(build, arrays, grad)
+        want, want_grads = _torch(torch_build, arrays)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+        for g, w in zip(grads, want_grads if grad else []):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-9)
+
+
+CREATION = {
+    "zeros(n, 3)": (lambda m, x: m.zeros(x.shape[0], 3, dtype=m.float64) + x),
+    "ones([n, 1])": (lambda m, x: m.ones([x.shape[0], 1], dtype=m.float64) * x),
+    "full((n,), 2.0)": (lambda m, x: m.full((x.shape[0],), 2.0, dtype=m.float64)[:, None] * x),
+    "full int": (lambda m, x: m.full([x.shape[0], 3], 2) * x),
+    "zeros(x.shape)": (lambda m, x: m.zeros(x.shape, dtype=m.float64) + 2 * x),
+    "empty(n, 3) * 0": (lambda m, x: m.empty(x.shape[0], 3, dtype=m.float64) * 0 + x),
+    "new_zeros": (lambda m, x: x.new_zeros(x.shape[0])[:, None] + x),
+    "new_ones": (lambda m, x: x.new_ones((x.shape[0], 3)) * x),
+    "arange(n)": (lambda m, x: m.arange(x.shape[0])[:, None] * x),
+    "arange(0, 2n, 2)": (lambda m, x: m.arange(0, x.shape[0] * 2, 2)[:, None] * x),
+    "arange(n) float": (lambda m, x: m.arange(x.shape[0], dtype=m.float64)[:, None] * x),
+    "eye(n) @ x": (lambda m, x: m.eye(x.shape[0], dtype=m.float64) @ x),
+    "eye(n, 3)": (lambda m, x: m.eye(x.shape[0], 3, dtype=m.float64) * x),
+    "full((), n)": (lambda m, x: x * m.full((), x.shape[0], dtype=m.float64)),
+    "randn(x.shape) * 0": (lambda m, x: m.randn(x.shape, dtype=m.float64) * 0 + x),
+}
+
+
+@pytest.mark.parametrize("name", CREATION)
+def test_an_array_made_from_an_unknown_size_has_the_size_fed(name):
+    make = CREATION[name]
+    _check(lambda x: make(fg, x), lambda x: make(torch, x), (3,))
+
+
+def test_a_made_array_is_staged_not_a_constant_of_the_stand_in_size():
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [None, 3], "float32")
+            z = fg.zeros(x.shape[0], 3)
+    finally:
+        fg.disable_static()
+    assert isinstance(z, static.Variable)
+    assert str(z.shape[0]) == "N0" and z.shape[1] == 3
+    got, = static.Executor().run(main, feed={"x": np.ones((4, 3), np.float32)}, fetch_list=[z])
+    assert got.shape == (4, 3) and got.dtype == np.float32 and not got.any()
+
+
+def test_a_made_array_fetched_without_the_feed_that_sets_its_size_is_refused():
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            static.data("x", [None, 3], "float32")
+            z = fg.ones(main.vars["x"].shape[0], 2)
+    finally:
+        fg.disable_static()
+    with pytest.raises(RuntimeError, match=r"unknown size N0.*\['x'\]"):
+        static.Executor().run(main, feed={}, fetch_list=[z])
+
+
+def test_a_size_computed_from_an_unknown_size_other_than_by_multiples_is_refused():
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [None, 3], "float32")
+            with pytest.raises(ValueError, match="unknown dimension"):
+                fg.zeros(x.shape[0] - 1, 3)
+            with pytest.raises(ValueError, match="arange: a float range"):
+                fg.arange(0.5, x.shape[0])
+    finally:
+        fg.disable_static()
+
+
+def test_eager_creation_is_unchanged_while_static_mode_is_off():
+    z = fg.zeros(10007, 2)
+    assert isinstance(z, fg.Tensor) and not isinstance(z, static.Variable)
+    assert z.shape == (10007, 2)
