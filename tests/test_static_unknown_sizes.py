@@ -121,3 +121,53 @@ def test_eager_creation_is_unchanged_while_static_mode_is_off():
     z = fg.zeros(10007, 2)
     assert isinstance(z, fg.Tensor) and not isinstance(z, static.Variable)
     assert z.shape == (10007, 2)
+
+
+SIZED_OPS = {
+    "cat of two unknown sizes": (lambda m, x: m.cat([x, 2 * x], 0) ** 2, (3,)),
+    "reshape(-1)": (lambda m, x: x.reshape(-1) ** 2, (3,)),
+    "reshape(-1, 2) of [N, 4]": (lambda m, x: x.reshape(-1, 2).sin(), (4,)),
+    "flatten then reshape back": (lambda m, x: m.flatten(x).reshape(x.shape[0], 2, 2).cos(),
+                                  (4,)),
+    "stack then mean": (lambda m, x: m.stack([x, x * x]).reshape(-1, 3).mean(0), (3,)),
+    "take_along_dim on the unknown axis": (
+        lambda m, x: m.take_along_dim(x, x.argsort(0), 0) * x, (3,)),
+    "cummax on the unknown axis": (lambda m, x: m.cummax(x, 0)[0] * x, (3,)),
+    "pad on a known axis": (lambda m, x: m.nn.functional.pad(x, (1, 2)) ** 2, (3,)),
+}
+
+
+@pytest.mark.parametrize("name", SIZED_OPS)
+def test_ops_on_an_unknown_size_compute_the_size_fed(name):
+    build, row = SIZED_OPS[name]
+    _check(lambda x: build(fg, x), lambda x: build(torch, x), row)
+
+
+def test_a_run_whose_size_takes_another_path_than_the_programs_is_refused():
+    """diagonal of [N, 3] has 3 entries for N >= 3 (the sizes the staging probes) but N
+    for N < 3: a run at N = 2 is refused, not given results of the wrong shape."""
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [None, 3], "float64")
+            d = x.diagonal() * 2
+    finally:
+        fg.disable_static()
+    exe = static.Executor()
+    got, = exe.run(main, feed={"x": np.eye(4, 3)}, fetch_list=[d])
+    np.testing.assert_array_equal(got, [2.0, 2.0, 2.0])
+    with pytest.raises(ValueError, match=r"diagonal .* gives shape \[2\] .*N0=2.*f64\[3\]"):
+        exe.run(main, feed={"x": np.ones((2, 3))}, fetch_list=[d])
+
+
+def test_an_op_that_fits_an_unknown_size_to_a_known_one_is_refused_with_a_hint():
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [None, 3], "float64")
+            with pytest.raises(ValueError, match="give static.data the size this op needs"):
+                x * fg.ones(4, 3, dtype=fg.float64)
+    finally:
+        fg.disable_static()

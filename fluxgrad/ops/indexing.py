@@ -490,9 +490,18 @@ def _known(index):
     return not _value_unknown(index) and index.size > 0
 
 
+def _positions(n, shape):
+    """0, 1, .., n - 1 in `shape`: an op when n may be a size known only when a static program
+    runs (its stand-in is at least 10007, see `static.dims`), so that it is staged."""
+    if type(n) is int and n < 10007:
+        return np.arange(n).reshape(shape)
+    from ..creation import arange
+    return arange(n).reshape(shape)
+
+
 def _along(shape, dim, index):
     """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index`."""
-    grids = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+    grids = [_positions(n, (1,) * d + (n,) + (1,) * (len(shape) - d - 1))
              for d, n in enumerate(shape)]
     grids[dim] = index
     return (ARRAY,) * len(shape), grids

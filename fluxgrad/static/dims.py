@@ -4,11 +4,13 @@ An unknown dimension is a symbol `Dim`, one per axis position (every unknown axi
 is the same batch size `N0`, every unknown axis 1 is `N1`, ...), so that `x` and
 `label`, both `[None, ...]`, combine. A Variable's stand-in array uses the symbol's
 `sentinel` (a large prime) for its size, so that any Python code reading shapes
-sees a plain int; a static param or integer constant that the sentinel entered
+sees a plain int; an output size that is a multiple of unknown sizes (`2*N0` after
+`cat([x, x])`, `N0*N1`) stands in as that multiple of the sentinels; a static param or
+integer constant that the sentinel entered
 (`reshape(x.shape[0], -1)`, the element count of a mean) is a multiple of it and is
 re-bound to the actual size when the program runs (`bind`). Output shapes are
 found by running the op on small arrays under two bindings (`PROBES`): a dim that
-changes between them is a symbol, one that doesn't is static. Limits: a size
+changes between them is a symbol (or a multiple of symbols), one that doesn't is static. Limits: a size
 derived from a symbol other than by multiplication (N + 1, N // 2) is refused
 when the op is staged; a static size that is a multiple of a sentinel (10007)
 would be mistaken for it.
@@ -249,7 +251,28 @@ def dims_of(shape):
 
 
 def has_symbol(shape):
-    return not BY_SENTINEL.keys().isdisjoint(shape)
+    """Whether a stand-in shape has an unknown size (a sentinel or a multiple of one)."""
+    return not BY_SENTINEL.keys().isdisjoint(shape) or any(
+        s >= 10007 and _sentinel_multiple(s) for s in shape)
+
+
+def size_from_probes(a, b):
+    """The dim of an output whose size was `a` and `b` under the two probe bindings: an int
+    that does not change, a Dim, or the stand-in of a multiple of unknown sizes (`2 * N0`,
+    `N0 * N1`: an int rebind_int re-binds); None for any other size (N - 1, N // 2)."""
+    if a == b:
+        return a
+    for d in SYMBOLS:
+        if (a, b) == d.probes:
+            return d
+    for k, d in enumerate(SYMBOLS):
+        for e in SYMBOLS[k:]:
+            for p, q, sentinel in ((d.probes[0], d.probes[1], d.sentinel),
+                                   (d.probes[0] * e.probes[0], d.probes[1] * e.probes[1],
+                                    d.sentinel * e.sentinel)):
+                if a % p == 0 and b % q == 0 and a // p == b // q and a:
+                    return a // p * sentinel
+    return None
 
 
 def rebind_int(value, sizes):
@@ -309,6 +332,8 @@ def symbols_in(value):
         return value.symbols
     if type(value) is SymInt:
         return frozenset((value.dim,))
+    if isinstance(value, Dim):
+        return frozenset((value,))
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         value = int(value)
         return frozenset(d for d in SYMBOLS if value >= 10007 and value % d.sentinel == 0)
@@ -326,4 +351,16 @@ def _sentinel_multiple(value):
 
 
 def format_dims(dims):
-    return ",".join(str(d) for d in dims)
+    return ",".join(map(_format_dim, dims))
+
+
+def _format_dim(d):
+    """A dim as text: `3`, `N0`, or a multiple of unknown sizes as `2*N0` / `N0*N1`."""
+    if type(d) is not int or d < 10007 or not _sentinel_multiple(d):
+        return str(d)
+    factors, rest = [], d
+    for sentinel, dim in BY_SENTINEL.items():
+        while rest % sentinel == 0:
+            rest //= sentinel
+            factors.append(dim.name)
+    return "*".join(([str(rest)] if rest != 1 else []) + factors)

@@ -5,7 +5,11 @@
   `updates` need (a plan, cached per program version and fetch list), freeing each
   intermediate array after its last use;
 - binds the unknown dims (`dims.Dim`) from the shapes of the fed arrays and checks
-  every feed's shape and dtype against its Variable;
+  every feed's shape and dtype against its Variable; when a size is unknown, checks each
+  result's shape against its Variable's dims under the sizes fed: the staging proves the
+  types for sizes of 3 and more (`dims` probes), and an op such as `x[:3]` or
+  `x.diagonal()` on a fed size below that gives another shape: refused, never a result
+  of the wrong shape;
 - reads persistable Variables from the scope (`global_scope()` unless `scope=` is
   given) and writes the updates back only after every equation has run, so a run
   that fails changes nothing;
@@ -61,7 +65,20 @@ def global_scope():
 
 class _Plan:
     __slots__ = ("steps", "n_slots", "constants", "feeds", "states", "fetch_slots", "updates",
-                 "symbols")
+                 "symbols", "shapes")
+
+    def shapes_for(self, sizes):
+        """Each step's output shapes under `sizes` (cached per binding)."""
+        key = tuple(sorted(sizes.items()))
+        shapes = self.shapes.get(key)
+        if shapes is None:
+            if len(self.shapes) >= 16:
+                self.shapes.clear()
+            shapes = self.shapes[key] = [
+                tuple(tuple(sizes.get(d.sentinel, d.sentinel) if isinstance(d, _dims.Dim) else
+                            _dims.rebind_int(d, sizes) for d in o.dims) for o in eq.outputs)
+                for *_, eq in self.steps]
+        return shapes
 
 
 class Executor:
@@ -98,7 +115,8 @@ class Executor:
                     "value in the scope; run the startup program first: "
                     "exe.run(fluxgrad.static.default_startup_program())")
             env[slot] = value
-        for impl, args, params, outs, frees, eq in plan.steps:
+        expected = plan.shapes_for(sizes) if sizes else None
+        for n, (impl, args, params, outs, frees, eq) in enumerate(plan.steps):
             if params is None:
                 params = _dims.bind(eq.params, sizes)
                 values = [env[a] if type(a) is int else _dims.bind(a[0], sizes) for a in args]
@@ -119,6 +137,8 @@ class Executor:
             else:
                 for slot, o in zip(outs, out):
                     env[slot] = o if type(o) is _ndarray else _asarray(o)
+            if expected is not None:
+                _check_shapes(eq, [env[slot] for slot in outs], expected[n], sizes)
             for slot in frees:
                 env[slot] = None
         results = [env[s] for s in plan.fetch_slots]
@@ -177,6 +197,17 @@ class Executor:
         if plan is None:
             plan = self._plans[key] = _make_plan(program, fetches)
         return plan
+
+
+def _check_shapes(eq, values, shapes, sizes):
+    for v, value, shape in zip(eq.outputs, values, shapes):
+        if value.shape != shape:
+            bound = ", ".join(f"{_dims.BY_SENTINEL[s].name}={n}" for s, n in sizes.items())
+            raise ValueError(
+                f"Executor.run: {eq.prim.name} (staged at {eq.source}) gives shape "
+                f"{list(value.shape)} for the sizes fed ({bound}), where the program was built "
+                f"for {v.type_str} (a size below 3, or one a size of the op depends on, takes "
+                "another path there); feed a larger size, or give static.data a known size")
 
 
 def _flatten(fetch_list):
@@ -269,13 +300,14 @@ def _make_plan(program, fetches):
         steps.append((eq.prim.impl, tuple(args), None if eq.symbolic else eq.params, outs, frees,
                       eq))
     plan.steps = steps
+    plan.shapes = {}
     plan.symbols = set()
     for eq in steps_eqs:
         if eq.symbolic:
             plan.symbols.update(_dims.symbols_in((eq.params, [
                 x for x in eq.inputs if not isinstance(x, Tensor)])))
             for v in eq.outputs:
-                plan.symbols.update(d for d in v.dims if isinstance(d, _dims.Dim))
+                plan.symbols.update(_dims.symbols_in(v.dims))
     plan.fetch_slots = []
     for t in targets:
         if isinstance(t, Variable):

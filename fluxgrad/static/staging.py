@@ -130,10 +130,7 @@ def infer(prim, inputs, params, sized=None, seen=None):
         other = results[1][j]
         dims = []
         for a, b in zip(out.shape, other.shape):
-            if a == b:
-                dims.append(a)
-                continue
-            sym = next((d for d in _dims.SYMBOLS if d.probes == (a, b)), None)
+            sym = _dims.size_from_probes(a, b)
             if sym is None:
                 raise ValueError(
                     f"{prim.name}: an output size is computed from an unknown dimension "
@@ -168,7 +165,7 @@ def _input_key(x):
         data = x._data
         if isinstance(x, Variable):
             shape = data.shape
-            if not _sentinels.isdisjoint(shape):  # an unknown size
+            if _dims.has_symbol(shape):  # an unknown size
                 raise _Unkeyed
             return shape, data.dtype
         if data.size > 64 or data.dtype.hasobject:
@@ -177,7 +174,6 @@ def _input_key(x):
     return _value_key(x)
 
 
-_sentinels = _dims.BY_SENTINEL.keys()  # (a view: it follows alternate_sentinels)
 _EXACT = frozenset({int, float, bool, complex, str, type(None), type(Ellipsis), dtypes.DType,
                     np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
                     np.int64, np.uint8, np.bool_, np.complex64, np.complex128})
@@ -206,8 +202,11 @@ def _probe(prim, inputs, params, sizes):
             except np.linalg.LinAlgError:
                 out = prim.impl(*[_stand_in(x, sizes, "eye") for x in inputs], **bound)
     except Exception as err:
+        hint = ("; it fails for other values of the unknown sizes (the op fits an unknown size "
+                "to a known one, say): give static.data the size this op needs"
+                if sizes else "")
         message = (f"{prim.name}: {err} (while building the static program: "
-                   f"{_describe(inputs, params)}). At {user_line()}")
+                   f"{_describe(inputs, params)}{hint}). At {user_line()}")
         try:
             new = type(err)(message)
         except Exception:
