@@ -202,7 +202,7 @@ def _batched_index(index, arrays, bdims, ndim, size, x_batched):
     out_dim = before if adjacent else 0
     if not x_batched:
         return index, arrays, None, out_dim, rank
-    batch = np.arange(size).reshape((size,) + (1,) * k)
+    batch = _positions(size, (size,) + (1,) * k)
     return index[:first] + (ARRAY,) + index[first:], [batch] + arrays, dim, out_dim, rank
 
 
