@@ -22,7 +22,7 @@ from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "zeros_like",
            "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
-           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor"]
+           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor", "shape"]
 
 
 def _dtype_like(value):
@@ -333,6 +333,13 @@ def new_full(x, size, fill_value, dtype=None, device=None, requires_grad=False):
 @tensor_method("new_tensor")
 def new_tensor(x, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def shape(input, name=None):
+    """PaddlePaddle's `paddle.shape`: x's shape as an int64 tensor; in a static program, the
+    shape of the array fed (an unknown batch size included) at every run."""
+    from .static._ops import shape as shape_of
+    return shape_of(input)
 
 
 def is_tensor(obj):

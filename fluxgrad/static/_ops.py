@@ -5,6 +5,8 @@
 - `full_like(x, value=, dtype=)`: an array of x's shape (known only when the program runs)
   filled with `value` (its output does not depend on x's values), like `ones_like` /
   `zeros_like` in eager mode, which make a constant instead;
+- `shape(x)`: x's shape as an int64 vector (PaddlePaddle's `paddle.shape`), read when the
+  program runs (so an unknown size is the size fed);
 - `stop_gradient(x)`: x itself, through which no derivative flows (`Variable.detach()`),
   like a detached tensor in eager mode."""
 import numpy as np
@@ -43,6 +45,22 @@ def full(shape, value, dtype):
 def iota(shape, axis, dtype):
     """Each entry's index along `axis`, in `shape` (sizes may be unknown)."""
     out = apply(iota_p, shape=tuple(shape), axis=axis, dtype=np.dtype(dtype))
+    return out if isinstance(out, Tensor) else Tensor(out)
+
+
+def _shape_batch(bdims, x):
+    """(Every example has the shape of x without its batch axis.)"""
+    keep = [i for i in range(x.ndim) if i != bdims[0]]
+    return apply(shape_p, x)[keep], None
+
+
+shape_p = Primitive("shape", lambda x: np.array(x.shape, np.int64), batch=_shape_batch,
+                    saves_inputs=False)
+
+
+def shape(x):
+    """x's shape as an int64 tensor (a Variable: staged, the sizes fed at every run)."""
+    out = apply(shape_p, x)
     return out if isinstance(out, Tensor) else Tensor(out)
 
 

@@ -133,6 +133,9 @@ class SymInt(int):
 
     __str__ = __repr__
 
+    def __reduce__(self):
+        return _size_of, (self.dim.index,)
+
     def __format__(self, spec):
         return self.dim.name if not spec else int.__format__(self, spec)
 
@@ -193,6 +196,17 @@ class Dim:
 
     def __repr__(self):
         return self.name
+
+    def __reduce__(self):  # (a saved program's dims are the same Dims after loading)
+        return _symbol, (self.index,)
+
+
+def _symbol(index):
+    return SYMBOLS[index]
+
+
+def _size_of(index):
+    return SYMBOLS[index].size
 
 
 _SENTINELS = (10007, 10009, 10037, 10039, 10061, 10067, 10069, 10079)

@@ -4,7 +4,7 @@ arrays made in a size known only at run time (`zeros(x.shape[0], 3)`, `arange`, 
 import numpy as np
 import torch
 
-from fluxgrad.static._ops import full, full_like, iota, stop_gradient
+from fluxgrad.static._ops import full, full_like, iota, shape, stop_gradient
 
 from . import Sample, normal
 
@@ -22,4 +22,5 @@ SAMPLES = [
            torch_fn=lambda x: x * torch.arange(3, dtype=torch.float64)[:, None]),
     Sample("iota", lambda x: x * iota(x.shape, 1, np.int64), [normal(3, 2)],
            torch_fn=lambda x: x * torch.arange(2)),
+    Sample("shape", lambda x: x * shape(x)[0], [normal(3, 2)], torch_fn=lambda x: x * 3),
 ]
