@@ -35,11 +35,33 @@ def _dtype_like(value):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (nested lists, scalars, arrays or tensors)."""
     check_device(device, "tensor")
+    if not isinstance(data, (np.ndarray, Tensor)) and _unknown(data):
+        return _staged_tensor(data, dtype)
     arr = as_array(data, dtype)
     if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor)
                                                            else data):
         arr = arr.copy()
     return Tensor(arr, requires_grad=requires_grad)
+
+
+def _staged_tensor(data, dtype):
+    """`tensor(x.shape[0])` / `tensor([x.shape[0], 3])` while a program is built: the numbers
+    as the sizes fed make them at every run."""
+    from .ops import stack
+    from .static._ops import full as staged_full
+    flat = data if isinstance(data, (tuple, list)) else [data]
+    if not all(isinstance(v, (int, float)) for v in flat):
+        raise ValueError(f"tensor: numbers computed from an unknown size can be staged as a "
+                         f"number or a flat list of numbers, got {data!r}")
+    np_dtype = (dtypes.as_dtype(dtype) if dtype is not None else
+                dtypes.result_type(*[_stand_in(v) for v in flat])).np
+    parts = [staged_full((), v, np_dtype) for v in flat]
+    return stack(parts) if isinstance(data, (tuple, list)) else parts[0]
+
+
+def _stand_in(v):
+    """A number's plain Python value (a size's stand-in), for picking the dtype."""
+    return float(v) if isinstance(v, float) else int.__int__(v)
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):

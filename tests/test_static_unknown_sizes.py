@@ -65,6 +65,9 @@ CREATION = {
     "eye(n) @ x": (lambda m, x: m.eye(x.shape[0], dtype=m.float64) @ x),
     "eye(n, 3)": (lambda m, x: m.eye(x.shape[0], 3, dtype=m.float64) * x),
     "full((), n)": (lambda m, x: x * m.full((), x.shape[0], dtype=m.float64)),
+    "x / tensor(n)": (lambda m, x: x / m.tensor(x.shape[0])),
+    "x * tensor([n, 3]).sum()": (lambda m, x: x * m.tensor([x.shape[0], 3]).sum()),
+    "x * (n * 0.5)": (lambda m, x: x * (x.shape[0] * 0.5)),
     "randn(x.shape) * 0": (lambda m, x: m.randn(x.shape, dtype=m.float64) * 0 + x),
 }
 

@@ -177,6 +177,14 @@ class SymInt(int):
     __truediv__ = _arithmetic(operator.truediv, "/")
     __rtruediv__ = _arithmetic(operator.truediv, "(divides)", reflected=True)
     __mod__ = _arithmetic(operator.mod, "%")
+    _float_mul = _arithmetic(operator.mul, "*")
+
+    def __mul__(self, other):
+        # times an int: a multiple of the sentinel, which `bind` re-binds as it is; times a
+        # float: a Derived number (else the stand-in's product would be frozen)
+        return self._float_mul(other) if isinstance(other, float) else int.__mul__(self, other)
+
+    __rmul__ = __mul__
 
     def __float__(self):
         return self._note("float()", None, int.__float__(self))
