@@ -5,11 +5,11 @@
   `updates` need (a plan, cached per program version and fetch list), freeing each
   intermediate array after its last use;
 - binds the unknown dims (`dims.Dim`) from the shapes of the fed arrays and checks
-  every feed's shape and dtype against its Variable; when a size is unknown, checks each
-  result's shape against its Variable's dims under the sizes fed: the staging proves the
-  types for sizes of 3 and more (`dims` probes), and an op such as `x[:3]` or
-  `x.diagonal()` on a fed size below that gives another shape: refused, never a result
-  of the wrong shape;
+  every feed's shape and dtype against its Variable; when an unknown size is fed below 3,
+  checks each result's shape against its Variable's dims under the sizes fed: the staging
+  proves the types for sizes of 3 and more (`dims` probes), and an op such as `x[:3]` or
+  `x.diagonal()` on a smaller size gives another shape: refused, never a result of the
+  wrong shape;
 - reads persistable Variables from the scope (`global_scope()` unless `scope=` is
   given) and writes the updates back only after every equation has run, so a run
   that fails changes nothing;
@@ -115,7 +115,8 @@ class Executor:
                     "value in the scope; run the startup program first: "
                     "exe.run(fluxgrad.static.default_startup_program())")
             env[slot] = value
-        expected = plan.shapes_for(sizes) if sizes else None
+        # the staging's probes prove the types for sizes from 3 up: smaller ones are checked
+        expected = plan.shapes_for(sizes) if sizes and min(sizes.values()) < 3 else None
         for n, (impl, args, params, outs, frees, eq) in enumerate(plan.steps):
             if params is None:
                 params = _dims.bind(eq.params, sizes)
