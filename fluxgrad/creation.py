@@ -218,6 +218,8 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     if dtype is not None and dtypes.as_dtype(dtype) == dtypes.bool_:
         raise NotImplementedError("linspace: bool is not a dtype a range can have (PyTorch "
                                   "refuses it too); compare a float range instead")
+    if _unknown(steps):
+        return _staged_linspace(start, end, steps, _range_dtype(dtype, "linspace"), "linspace")
     steps = _steps(steps, "linspace")
     if isinstance(start, Tensor) or isinstance(end, Tensor):
         return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
@@ -234,6 +236,21 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
         values = np.linspace(start, end, steps)
     t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "linspace")
+
+
+def _staged_linspace(start, end, steps, np_dtype, op):
+    """linspace with as many steps as a size known only when the program runs: NumPy's
+    `start + i * step`, the last value `end` itself (one step: `start`)."""
+    from .ops import clamp, logical_and, where
+    from .static._ops import iota
+    if np_dtype.kind not in "fc" or isinstance(start, Tensor) or isinstance(end, Tensor):
+        raise ValueError(f"{op}: a range of a size known only when the program runs is staged "
+                         f"with number ends and a float dtype (got start={start!r}, end={end!r},"
+                         f" dtype {np_dtype}); give static.data a known size")
+    i = iota((steps,), 0, np.float64)
+    last = tensor(steps, dtype="float64") - 1
+    values = start + i * ((end - start) / clamp(last, min=1))
+    return where(logical_and(i == last, last > 0), float(end), values).to(np_dtype)
 
 
 def _linspace_between_tensors(start, stop, num, dtype, requires_grad):
@@ -254,6 +271,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
              out=None, name=None):
     """`base ** linspace(start, end, steps)`."""
     check_device(device, "logspace")
+    if _unknown(steps):
+        exponents = _staged_linspace(_number(start), _number(end), steps, np.dtype(np.float64),
+                                     "logspace")
+        return (base ** exponents).to(_range_dtype(dtype, "logspace"))
     values = np.logspace(_number(start), _number(end), _steps(steps, "logspace"), base=base)
     t = Tensor(values.astype(_range_dtype(dtype, "logspace")), requires_grad=requires_grad)
     return written(t, out, "logspace")

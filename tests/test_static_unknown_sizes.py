@@ -9,7 +9,7 @@ import torch
 import fluxgrad as fg
 from fluxgrad import static
 
-SIZES = (2, 5)
+SIZES = (1, 2, 5)
 
 
 def _run(build, arrays, grad=True):
@@ -56,7 +56,8 @@ CREATION = {
     "full((n,), 2.0)": (lambda m, x: m.full((x.shape[0],), 2.0, dtype=m.float64)[:, None] * x),
     "full int": (lambda m, x: m.full([x.shape[0], 3], 2) * x),
     "zeros(x.shape)": (lambda m, x: m.zeros(x.shape, dtype=m.float64) + 2 * x),
-    "empty(n, 3) * 0": (lambda m, x: m.empty(x.shape[0], 3, dtype=m.float64) * 0 + x),
+    "empty(n, 3) * 0": (lambda m, x: (m.empty(x.shape[0], 3, dtype=m.float64) * 0)
+                        .nan_to_num() + x),
     "new_zeros": (lambda m, x: x.new_zeros(x.shape[0])[:, None] + x),
     "new_ones": (lambda m, x: x.new_ones((x.shape[0], 3)) * x),
     "arange(n)": (lambda m, x: m.arange(x.shape[0])[:, None] * x),
@@ -68,6 +69,10 @@ CREATION = {
     "x / tensor(n)": (lambda m, x: x / m.tensor(x.shape[0])),
     "x * tensor([n, 3]).sum()": (lambda m, x: x * m.tensor([x.shape[0], 3]).sum()),
     "x * (n * 0.5)": (lambda m, x: x * (x.shape[0] * 0.5)),
+    "linspace(0, 1, n)": (lambda m, x: m.linspace(0, 1, x.shape[0], dtype=m.float64)[:, None]
+                          * x),
+    "logspace(0, 2, n)": (lambda m, x: m.logspace(0, 2, x.shape[0], dtype=m.float64)[:, None]
+                          * x),
     "randn(x.shape) * 0": (lambda m, x: m.randn(x.shape, dtype=m.float64) * 0 + x),
 }
 
