@@ -326,7 +326,7 @@ def test_compiled_vmap_of_every_sample_matches_eager(sample):
     batch = [Tensor(np.stack([np.asarray(a, np.float64) * f for f in (1.0, 0.9, 1.1)]))
              for a in sample.args]
     mapped = func.vmap(sample.fn)
-    _assert_same(fluxgrad.compile(mapped)(*batch), mapped(*batch))
+    _assert_same(fluxgrad.compile(mapped, fullgraph=True)(*batch), mapped(*batch))
 
 
 @pytest.mark.parametrize("sample", [s for s in SAMPLES if REGISTRY[s.op].differentiable],
@@ -338,7 +338,8 @@ def test_compiled_jvp_of_every_sample_matches_eager(sample):
 
     def pushed(*args):
         return func.jvp(sample.fn, args[:len(primals)], args[len(primals):])
-    _assert_same(fluxgrad.compile(pushed)(*primals, *tangents), pushed(*primals, *tangents))
+    _assert_same(fluxgrad.compile(pushed, fullgraph=True)(*primals, *tangents),
+                 pushed(*primals, *tangents))
 
 
 @pytest.mark.parametrize("sample", [s for s in SAMPLES if REGISTRY[s.op].differentiable and
@@ -355,4 +356,5 @@ def test_compiled_forward_over_reverse_of_every_sample_matches_eager(sample):
 
     def hvp(*args):
         return func.jvp(func.grad(scalar, argnums=tuple(range(n))), args[:n], args[n:])
-    _assert_same(fluxgrad.compile(hvp)(*primals, *tangents), hvp(*primals, *tangents))
+    _assert_same(fluxgrad.compile(hvp, fullgraph=True)(*primals, *tangents),
+                 hvp(*primals, *tangents))

@@ -542,3 +542,20 @@ def test_batch_norm_in_training_mode_updates_its_running_statistics_at_each_run(
     for name in ("running_mean", "running_var", "num_batches_tracked"):
         got = scope.find_var(getattr(layer, name).name).get_tensor()
         np.testing.assert_allclose(got, getattr(eager, name).numpy(), rtol=1e-5)
+
+
+def test_a_program_that_squeezes_an_unknown_axis_refuses_a_size_of_1(fresh):
+    main, _ = fresh
+    x = static.data("x", [None, 2], "float64")
+    y = x.squeeze(0) * 2  # the stand-in size isn't 1: nothing is squeezed
+    exe = static.Executor()
+    np.testing.assert_array_equal(exe.run(main, feed={"x": np.ones((3, 2))}, fetch_list=[y])[0],
+                                  np.full((3, 2), 2.0))
+    with pytest.raises(ValueError, match="N0 is not 1"):
+        exe.run(main, feed={"x": np.ones((1, 2))}, fetch_list=[y])
+    other = static.Program()  # a program that doesn't squeeze takes size 1 as usual
+    with static.program_guard(other, static.Program()):
+        w = static.data("w", [None, 2], "float64")
+        total = (w * 3).sum(0)
+    np.testing.assert_array_equal(exe.run(other, feed={"w": np.ones((1, 2))},
+                                          fetch_list=[total])[0], [3.0, 3.0])

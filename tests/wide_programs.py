@@ -102,6 +102,32 @@ ALONG = {  # ops that keep the shape, along one dim
 }
 
 
+LOSSES = ["cross_entropy", "nll", "mse", "l1", "smooth_l1", "huber", "bce_logits", "kl_div",
+          "soft_margin", "poisson_nll"]
+
+
+def _loss(m, x, name, target, get, smoothing):
+    """A scalar loss of `x` (logits over its last dim, or a prediction of a fresh input)."""
+    F = m.nn.functional
+    if name in ("cross_entropy", "nll"):
+        logits = x.reshape(-1, x.shape[-1])
+        target = m.tensor(target)
+        if name == "nll":
+            return F.nll_loss(F.log_softmax(logits, -1), target)
+        return F.cross_entropy(logits, target, label_smoothing=0.1 if smoothing else 0.0)
+    y = get(target)
+    if name == "bce_logits":
+        return F.binary_cross_entropy_with_logits(x, m.sigmoid(y))
+    if name == "kl_div":
+        return F.kl_div(F.log_softmax(x, -1), F.softmax(y, -1), reduction="batchmean")
+    if name == "soft_margin":
+        return F.soft_margin_loss(x, m.sign(y.detach()))
+    if name == "poisson_nll":
+        return F.poisson_nll_loss(x, y * y)
+    return {"mse": F.mse_loss, "l1": F.l1_loss, "smooth_l1": F.smooth_l1_loss,
+            "huber": F.huber_loss}[name](x, y)
+
+
 def _broadcastable_shape(rng, shape):
     """A shape that broadcasts with `shape`: some leading dims dropped, some dims made 1."""
     drop = rng.integers(0, len(shape) + 1) if shape else 0
@@ -178,7 +204,13 @@ class Program:
                         "index", "masked_fill", "permute", "transpose", "setitem", "inplace",
                         "sort", "topk", "scatter_add", "index_add", "linear", "layer_norm"]
         if len(shape) == 2:
-            options += ["tril", "diagonal", "t", "einsum"]
+            options += ["tril", "diagonal", "t", "einsum", "embedding"]
+        if len(shape) >= 2:
+            options += ["loss", "loss", "cosine"]
+        if len(shape) == 3:
+            options += ["conv1d", "pool1d"]
+        if len(shape) == 4:
+            options += ["conv2d", "pool2d", "norm2d", "upsample"]
         if 1 in shape:
             options += ["squeeze"]
         op = options[rng.integers(len(options))]
@@ -303,6 +335,50 @@ class Program:
         if op == "layer_norm":
             self.steps.append(("layer_norm", at, self._fresh(shape[-1:]), self._fresh(shape[-1:])))
             return shape
+        if op == "loss":
+            name = LOSSES[rng.integers(len(LOSSES))]
+            if name in ("cross_entropy", "nll"):
+                target = rng.integers(0, shape[-1], int(np.prod(shape[:-1])))
+                self.steps.append(("loss", at, name, target, bool(rng.integers(2))))
+            else:
+                self.steps.append(("loss", at, name, self._fresh(shape), None))
+            return ()
+        if op == "cosine":
+            self.steps.append(("cosine", at, self._fresh(shape)))
+            return shape[:-1]
+        if op == "embedding":
+            idx = rng.integers(0, shape[0], (int(rng.integers(1, 4)), 2))
+            self.steps.append(("embedding", at, idx))
+            return idx.shape + shape[1:]
+        if op in ("conv1d", "conv2d"):
+            spatial = shape[2:]
+            kernel = tuple(int(rng.integers(1, s + 1)) for s in spatial)
+            out_channels = int(rng.integers(1, 4))
+            padding = int(rng.integers(0, 2))
+            weight = self._fresh((out_channels, shape[1]) + kernel)
+            bias = self._fresh((out_channels,)) if rng.random() < 0.5 else None
+            self.steps.append((op, at, weight, bias, padding))
+            return (shape[0], out_channels) + tuple(s + 2 * padding - k + 1
+                                                    for s, k in zip(spatial, kernel))
+        if op in ("pool1d", "pool2d"):
+            spatial = shape[2:]
+            kernel = int(rng.integers(1, min(spatial) + 1))
+            kind = ["max", "avg"][rng.integers(2)]
+            self.steps.append((op, at, kind, kernel))
+            return shape[:2] + tuple((s - kernel) // kernel + 1 for s in spatial)
+        if op == "norm2d":
+            kind = ["batch", "group", "instance"][rng.integers(3)]
+            if kind == "batch" and shape[0] * shape[2] * shape[3] == 1:
+                kind = "group"
+            if kind == "instance" and shape[2] * shape[3] == 1:
+                kind = "group"
+            self.steps.append(("norm2d", at, kind, self._fresh(shape[1:2]),
+                               self._fresh(shape[1:2])))
+            return shape
+        if op == "upsample":
+            mode = ["nearest", "bilinear"][rng.integers(2)]
+            self.steps.append(("upsample", at, mode, bool(rng.integers(2))))
+            return shape[:2] + (shape[2] * 2, shape[3] * 2)
         if op == "masked_fill":
             mask = rng.random(shape) < 0.3
             self.steps.append(("masked_fill", at, mask))
@@ -406,11 +482,36 @@ class Program:
             return m.nn.functional.linear(x, get(step[2]), bias)
         if kind == "layer_norm":
             return m.nn.functional.layer_norm(x, x.shape[-1:], get(step[2]), get(step[3]))
+        if kind == "loss":
+            return _loss(m, x, step[2], step[3], get, step[4])
+        if kind == "cosine":
+            return m.nn.functional.cosine_similarity(x, get(step[2]), dim=-1)
+        if kind == "embedding":
+            return m.nn.functional.embedding(m.tensor(step[2]), x)
+        if kind in ("conv1d", "conv2d"):
+            _, _, weight, bias, padding = step
+            conv = getattr(m.nn.functional, kind)
+            return conv(x, get(weight), None if bias is None else get(bias), padding=padding)
+        if kind in ("pool1d", "pool2d"):
+            pool = getattr(m.nn.functional, f"{step[2]}_{kind[:4]}{kind[4:]}")
+            return pool(x, step[3])
+        if kind == "norm2d":
+            F = m.nn.functional
+            weight, bias = get(step[3]), get(step[4])
+            if step[2] == "batch":
+                return F.batch_norm(x, None, None, weight, bias, training=True)
+            if step[2] == "instance":
+                return F.instance_norm(x, weight=weight, bias=bias)
+            return F.group_norm(x, 1, weight, bias)
+        if kind == "upsample":
+            align = step[3] if step[2] == "bilinear" else None
+            return m.nn.functional.interpolate(x, scale_factor=2, mode=step[2],
+                                               align_corners=align)
         if kind == "masked_fill":
             return x.masked_fill(m.tensor(step[2]), 0.5)
         raise AssertionError(kind)
 
-    def arrays(self):
-        """Inputs for the program, float64, in [-1.5, 1.5]."""
-        rng = np.random.default_rng(self.data_seed)
+    def arrays(self, draw=0):
+        """Inputs for the program, float64, in [-1.5, 1.5] (another set for each `draw`)."""
+        rng = np.random.default_rng((self.data_seed, draw))
         return [rng.uniform(-1.5, 1.5, s) for s in self.inputs]

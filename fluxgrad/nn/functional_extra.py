@@ -815,39 +815,32 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         size_average=None, reduce=None, reduction="mean"):
     """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance; `swap` uses
     the smaller of d(a, n) and d(p, n)."""
-    a, pos, neg = _tensor(anchor), _tensor(positive), _tensor(negative)
-    if not a.ndim == pos.ndim == neg.ndim:
-        raise RuntimeError(f"triplet_margin_loss: The anchor, positive, and negative tensors "
-                           f"are expected to have the same number of dimensions, but got: "
-                           f"anchor {a.ndim}D, positive {pos.ndim}D, and negative {neg.ndim}D "
-                           f"inputs")
-    d_pos = pairwise_distance(a, pos, p, eps)
-    d_neg = pairwise_distance(a, neg, p, eps)
-    if swap:
-        d_neg = _ops.minimum(d_neg, pairwise_distance(pos, neg, p, eps))
-    loss = F.relu(margin + d_pos - d_neg)
-    return F._reduce(loss, _reduction(size_average, reduce, reduction), "triplet_margin_loss")
+    return _triplet("triplet_margin_loss", anchor, positive, negative,
+                    lambda x, y: pairwise_distance(x, y, p, eps), margin, swap,
+                    _reduction(size_average, reduce, reduction))
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
                                       margin=1.0, swap=False, reduction="mean"):
-    """max(d(a, p) - d(a, n) + margin, 0) with `distance_function` d (pairwise_distance when
-    None); `swap` uses the smaller of d(a, n) and d(p, n)."""
-    distance = distance_function if distance_function is not None else pairwise_distance
+    """triplet_margin_loss with `distance_function` d (pairwise_distance when None)."""
     if margin <= 0:
         raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater "
                          f"than 0, got {margin} instead")
+    return _triplet("triplet_margin_with_distance_loss", anchor, positive, negative,
+                    distance_function if distance_function is not None else pairwise_distance,
+                    margin, swap, reduction)
+
+
+def _triplet(op, anchor, positive, negative, distance, margin, swap, reduction):
     a, pos, neg = _tensor(anchor), _tensor(positive), _tensor(negative)
     if not a.ndim == pos.ndim == neg.ndim:
-        raise RuntimeError(f"triplet_margin_with_distance_loss: The anchor, positive, and "
-                           f"negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {a.ndim}D, positive {pos.ndim}D, and "
-                           f"negative {neg.ndim}D inputs")
+        raise RuntimeError(f"{op}: The anchor, positive, and negative tensors are expected to "
+                           f"have the same number of dimensions, but got: anchor {a.ndim}D, "
+                           f"positive {pos.ndim}D, and negative {neg.ndim}D inputs")
     d_pos, d_neg = distance(a, pos), distance(a, neg)
     if swap:
         d_neg = _ops.minimum(d_neg, distance(pos, neg))
-    loss = F.relu(margin + d_pos - d_neg)
-    return F._reduce(loss, reduction, "triplet_margin_with_distance_loss")
+    return F._reduce(F.relu(margin + d_pos - d_neg), reduction, op)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,

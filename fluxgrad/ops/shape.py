@@ -166,12 +166,13 @@ def squeeze(x, axis=None, *, dim=None):
     """Drop size-1 dimensions: all of them, or those among `axis` (others are left alone)."""
     if dim is not None:
         axis = dim
-    if axis is None:
-        shape = tuple(s for s in x.shape if s != 1)
-    else:
-        axes = _dims(axis, x.ndim, "squeeze")
-        shape = tuple(s for i, s in enumerate(x.shape) if not (i in axes and s == 1))
-    return reshape(x, shape)
+    axes = range(x.ndim) if axis is None else _dims(axis, x.ndim, "squeeze")
+    shape = x.shape
+    for i in axes:
+        if i < len(shape) and type(shape[i]) is not int:  # an unknown static size
+            from ..static.dims import assume_not
+            assume_not(shape[i], {1})  # (not squeezed: the program refuses a size of 1)
+    return reshape(x, tuple(s for i, s in enumerate(shape) if not (i in axes and s == 1)))
 
 
 @tensor_method("unsqueeze")

@@ -29,7 +29,8 @@ the multiples of the sentinels used a size in a way the program can't re-bind), 
 `recorder` is a list, a SymInt compared or combined in Python (`x.shape[0] > 64`, `n - 1`)
 is noted there as text (such a use can't be re-bound either), except a comparison for
 equality with a small int (`x.shape == (3,)`), noted as (Dim, int): the trace holds for
-every size but that one.
+every size but that one. In static mode an op whose staging depends on an unknown size
+being 1 (`squeeze`) calls `assume_not`: the Executor refuses to bind that size.
 """
 import contextlib
 import operator
@@ -37,6 +38,14 @@ import operator
 import numpy as np
 
 recorder = None
+refuse_sizes = None  # set by staging: refuse_sizes(Dim, sizes) tells the program being built
+
+
+def assume_not(size, sizes):
+    """An op chose what to stage as if the unknown `size` were none of `sizes` (`squeeze(0)`
+    keeps an axis whose stand-in size isn't 1): the program refuses to run with them."""
+    if isinstance(size, SymInt) and refuse_sizes is not None:
+        refuse_sizes(size.dim, sizes)
 
 
 def _derive(op, a, b):

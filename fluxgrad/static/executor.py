@@ -171,6 +171,13 @@ class Executor:
                                  f"{list(value.shape)}, the variable is {var.type_str}")
             for d, s in zip(var.dims, value.shape):
                 if isinstance(d, _dims.Dim):
+                    if s in program.refused_sizes.get(d, ()):
+                        raise ValueError(
+                            f"Executor.run: the feed for {var.name!r} has size {s} on an axis "
+                            f"of unknown size {d.name}, but the program was built assuming "
+                            f"{d.name} is not {s} (an op such as squeeze chose what to stage "
+                            "from the stand-in size); feed another size, or give static.data "
+                            "the size")
                     bound = sizes.setdefault(d.sentinel, s)
                     if bound != s:
                         raise ValueError(

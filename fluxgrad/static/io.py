@@ -165,6 +165,7 @@ def _pruned(program, outputs):
     p.vars = {name: v for name, v in program.vars.items() if id(v) in needed}
     p.data = [v for v in program.data if id(v) in needed]
     p.aliases = {k: v for k, v in program.aliases.items() if k in needed}
+    p.refused_sizes = {d: set(v) for d, v in program.refused_sizes.items()}
     p._counter = program._counter
     return p
 

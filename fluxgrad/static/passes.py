@@ -124,7 +124,8 @@ def _known_value(x, constants):
 
 
 def _static_shape(v):
-    return not has_symbol(v._data.shape)
+    """Whether a Variable's (or a constant Tensor's) shape is known now."""
+    return not isinstance(v, Variable) or not has_symbol(v._data.shape)
 
 
 def fold(program, outputs=(), check=True):

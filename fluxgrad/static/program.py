@@ -208,6 +208,7 @@ class Program:
         self._counter = 0
         self.abstract_types = {}  # staging's memo of the output types of the ops staged here
         self.test_values = {}  # a layer's training result -> its inference one (`for_test`)
+        self.refused_sizes = {}  # Dim -> sizes an op staged here assumed it isn't (dims.assume_not)
 
     # --- building -------------------------------------------------------------------
     def new_var(self, dims, dtype, name=None, persistable=False, is_data=False):
@@ -282,6 +283,10 @@ class Program:
                         for k, (var, value) in self.updates.items()}
         self.version += 1
 
+    def refuse_sizes(self, dim, sizes):
+        """An op staged here assumed `dim` isn't one of `sizes`: the Executor refuses them."""
+        self.refused_sizes.setdefault(dim, set()).update(sizes)
+
     def set_update(self, var, value):
         """After each run, the persistable `var` takes `value` (a Variable or constant)."""
         self.updates[var.name] = (var, value)
@@ -340,6 +345,7 @@ class Program:
         p.vars, p.equations, p.data = dict(self.vars), list(self.equations), list(self.data)
         p.updates = dict(self.updates)
         p.aliases = dict(self.aliases)
+        p.refused_sizes = {d: set(v) for d, v in self.refused_sizes.items()}
         p._counter = self._counter
         if for_test:
             from .for_test import for_test as inference

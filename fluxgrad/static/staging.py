@@ -42,6 +42,7 @@ class _Programs:
 
 
 programs = _Programs()
+_dims.refuse_sizes = lambda dim, sizes: programs.main.refuse_sizes(dim, sizes)
 
 
 def current():

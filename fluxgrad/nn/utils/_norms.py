@@ -1,9 +1,11 @@
-"""The arithmetic shared by the weight-norm and spectral-norm reparametrizations (both APIs)."""
+"""What the weight-norm and spectral-norm reparametrizations share (both APIs): their
+arithmetic, and the checks of the hook-based ones."""
 import builtins
 
 from ... import ops
 from ..._core.grad_mode import no_grad
 from .. import functional as F
+from ..parameter import Parameter
 
 
 def norm_except_dim(v, dim):
@@ -48,3 +50,16 @@ def spectral_dim(module, dim):
     if dim is not None:
         return dim
     return 1 if "ConvTranspose" in type(module).__name__ else 0
+
+
+def hooked_parameter(module, name, hook_type, op):
+    """The parameter `name` of `module` that a hook of `hook_type` (named `op`) will normalise;
+    refused when the module has no such parameter or such a hook on it already."""
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, hook_type) and hook.name == name:
+            raise RuntimeError(f"Cannot register two {op} hooks on the same parameter {name}")
+    weight = module._parameters.get(name)
+    if not isinstance(weight, Parameter):
+        raise ValueError(f"{op}: module {type(module).__name__} has no parameter named "
+                         f"{name!r}")
+    return weight

@@ -12,7 +12,7 @@ from ..._core.grad_mode import no_grad
 from ...random import randn
 from .. import functional as F
 from ..parameter import Parameter
-from ._norms import as_matrix, power_iteration, spectral_dim
+from ._norms import as_matrix, hooked_parameter, power_iteration, spectral_dim
 
 __all__ = ["spectral_norm", "remove_spectral_norm"]
 
@@ -42,14 +42,7 @@ class SpectralNorm:
 
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divide `module.<name>` by its largest singular value before each call."""
-    for hook in module._forward_pre_hooks.values():
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter "
-                               f"{name}")
-    weight = module._parameters.get(name)
-    if not isinstance(weight, Parameter):
-        raise ValueError(f"spectral_norm: module {type(module).__name__} has no parameter named "
-                         f"{name!r}")
+    weight = hooked_parameter(module, name, SpectralNorm, "spectral_norm")
     fn = SpectralNorm(name, n_power_iterations, spectral_dim(module, dim) % weight.ndim, eps)
     with no_grad():
         h, w = as_matrix(weight, fn.dim).shape

@@ -10,7 +10,7 @@ import warnings
 
 from ..._core.grad_mode import no_grad
 from ..parameter import Parameter
-from ._norms import norm_except_dim, weight_norm as _weight_norm
+from ._norms import hooked_parameter, norm_except_dim, weight_norm as _weight_norm
 
 __all__ = ["weight_norm", "remove_weight_norm"]
 
@@ -34,14 +34,7 @@ def weight_norm(module, name="weight", dim=0):
     """Reparametrize `module.<name>` as a norm `<name>_g` times a direction `<name>_v`."""
     warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                   "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=2)
-    for hook in module._forward_pre_hooks.values():
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter "
-                               f"{name}")
-    weight = module._parameters.get(name)
-    if not isinstance(weight, Parameter):
-        raise ValueError(f"weight_norm: module {type(module).__name__} has no parameter named "
-                         f"{name!r}")
+    weight = hooked_parameter(module, name, WeightNorm, "weight_norm")
     fn = WeightNorm(name, dim)
     with no_grad():
         g = norm_except_dim(weight, fn.dim)
