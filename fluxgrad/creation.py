@@ -3,6 +3,10 @@
 Every factory takes PyTorch's keywords (`dtype=`, `device=`, `requires_grad=`,
 `out=`) and PaddlePaddle's forms (`zeros([2, 3], 'float32')`, a positional dtype).
 `device` may only name the CPU.
+
+While a static program is built, a size taken from an unknown dimension (`zeros(x.shape[0],
+3)`, `arange(x.shape[0])`, `eye(x.shape[1])`, see `static.dims`) makes the array at every
+run in the size fed (`static._ops.full` / `iota`), instead of a constant of the stand-in size.
 """
 import math
 
@@ -11,13 +15,14 @@ import numpy as np
 from ._core import dtypes
 from ._core.devices import check_device
 from ._core.outputs import written
+from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
 from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
 
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "zeros_like",
            "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
-           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor"]
+           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor", "shape"]
 
 
 def _dtype_like(value):
@@ -30,11 +35,33 @@ def _dtype_like(value):
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of `data` (nested lists, scalars, arrays or tensors)."""
     check_device(device, "tensor")
+    if not isinstance(data, (np.ndarray, Tensor)) and _unknown(data):
+        return _staged_tensor(data, dtype)
     arr = as_array(data, dtype)
     if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor)
                                                            else data):
         arr = arr.copy()
     return Tensor(arr, requires_grad=requires_grad)
+
+
+def _staged_tensor(data, dtype):
+    """`tensor(x.shape[0])` / `tensor([x.shape[0], 3])` while a program is built: the numbers
+    as the sizes fed make them at every run."""
+    from .ops import stack
+    from .static._ops import full as staged_full
+    flat = data if isinstance(data, (tuple, list)) else [data]
+    if not all(isinstance(v, (int, float)) for v in flat):
+        raise ValueError(f"tensor: numbers computed from an unknown size can be staged as a "
+                         f"number or a flat list of numbers, got {data!r}")
+    np_dtype = (dtypes.as_dtype(dtype) if dtype is not None else
+                dtypes.result_type(*[_stand_in(v) for v in flat])).np
+    parts = [staged_full((), v, np_dtype) for v in flat]
+    return stack(parts) if isinstance(data, (tuple, list)) else parts[0]
+
+
+def _stand_in(v):
+    """A number's plain Python value (a size's stand-in), for picking the dtype."""
+    return float(v) if isinstance(v, float) else int.__int__(v)
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
@@ -63,12 +90,30 @@ def _float(dtype):
     return dtypes.as_dtype(dtype).np if dtype is not None else dtypes.default_float.np
 
 
+def _unknown(*numbers):
+    """Whether a program is being built and one of `numbers` (ints, or one tuple of them) was
+    computed from an unknown size: the array is then staged, its sizes re-bound at every run."""
+    if not _static_state.armed:
+        return False
+    from .static import dims
+    from .static.staging import programs
+    return (_static_state.enabled or programs.tracing) and dims.mentions_symbol(numbers)
+
+
+def _shape_of(args):
+    return tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
 def _filled(fill, args, dtype, device, requires_grad, out, op):
     """zeros/ones/empty: PyTorch's `*size` or PaddlePaddle's `(shape, dtype)`."""
     check_device(device, op)
     if len(args) == 2 and _dtype_like(args[1]) and dtype is None:
         args, dtype = args[:1], args[1]
-    t = Tensor(fill(sizes(args, op), _float(dtype)), requires_grad=requires_grad)
+    shape = sizes(args, op)
+    if _unknown(args):
+        from .static._ops import full as staged_full
+        return staged_full(_shape_of(args), 1 if fill is np.ones else 0, _float(dtype))
+    t = Tensor(fill(shape, _float(dtype)), requires_grad=requires_grad)
     return written(t, out, op)
 
 
@@ -92,7 +137,11 @@ def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=
         fill_value = fill_value.item()
     if dtype is None:
         dtype = dtypes.result_type(fill_value)
-    t = Tensor(np.full(sizes((size,), "full"), fill_value, dtypes.as_dtype(dtype).np),
+    shape = sizes((size,), "full")
+    if _unknown(size, fill_value):
+        from .static._ops import full as staged_full
+        return staged_full(_shape_of((size,)), fill_value, dtypes.as_dtype(dtype).np)
+    t = Tensor(np.full(shape, fill_value, dtypes.as_dtype(dtype).np),
                requires_grad=requires_grad)
     return written(t, out, "full")
 
@@ -110,6 +159,8 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
         start, end = 0, start
     _check_range(start, end, step)
     dtype = dtypes.result_type(start, end, step) if dtype is None else dtypes.as_dtype(dtype)
+    if _unknown(start, end, step):
+        return _staged_arange(start, end, step, dtype)
     if dtype is dtypes.int64:  # its length, too, from the ends and step as integers, as PyTorch
         start, end, step = int(start), int(end), int(step)
         _check_range(start, end, step)
@@ -120,6 +171,19 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
         values = np.arange(start, end, step)
     t = Tensor(values.astype(dtype.np), requires_grad=requires_grad)
     return written(t, out, "arange")
+
+
+def _staged_arange(start, end, step, dtype):
+    """arange whose ends or step come from an unknown size: `start + step * index`, with as
+    many entries as the size fed makes (a length that is not the size itself or a multiple of
+    it is refused when staged, see `static.dims`)."""
+    from .static._ops import iota
+    if not all(isinstance(v, int) for v in (start, end, step)):
+        raise ValueError(f"arange: a float range whose ends come from an unknown size can't be "
+                         f"staged (start={start}, end={end}, step={step}); give integer ends "
+                         "and step, or give static.data a known size")
+    index = iota((-((start - end) // step),), 0, dtype.np)
+    return index if (start, step) == (0, 1) else (start + step * index).to(dtype)
 
 
 def _check_range(start, end, step):
@@ -154,6 +218,8 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     if dtype is not None and dtypes.as_dtype(dtype) == dtypes.bool_:
         raise NotImplementedError("linspace: bool is not a dtype a range can have (PyTorch "
                                   "refuses it too); compare a float range instead")
+    if _unknown(steps):
+        return _staged_linspace(start, end, steps, _range_dtype(dtype, "linspace"), "linspace")
     steps = _steps(steps, "linspace")
     if isinstance(start, Tensor) or isinstance(end, Tensor):
         return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
@@ -170,6 +236,21 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
         values = np.linspace(start, end, steps)
     t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "linspace")
+
+
+def _staged_linspace(start, end, steps, np_dtype, op):
+    """linspace with as many steps as a size known only when the program runs: NumPy's
+    `start + i * step`, the last value `end` itself (one step: `start`)."""
+    from .ops import clamp, logical_and, where
+    from .static._ops import iota
+    if np_dtype.kind not in "fc" or isinstance(start, Tensor) or isinstance(end, Tensor):
+        raise ValueError(f"{op}: a range of a size known only when the program runs is staged "
+                         f"with number ends and a float dtype (got start={start!r}, end={end!r},"
+                         f" dtype {np_dtype}); give static.data a known size")
+    i = iota((steps,), 0, np.float64)
+    last = tensor(steps, dtype="float64") - 1
+    values = start + i * ((end - start) / clamp(last, min=1))
+    return where(logical_and(i == last, last > 0), float(end), values).to(np_dtype)
 
 
 def _linspace_between_tensors(start, stop, num, dtype, requires_grad):
@@ -190,6 +271,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
              out=None, name=None):
     """`base ** linspace(start, end, steps)`."""
     check_device(device, "logspace")
+    if _unknown(steps):
+        exponents = _staged_linspace(_number(start), _number(end), steps, np.dtype(np.float64),
+                                     "logspace")
+        return (base ** exponents).to(_range_dtype(dtype, "logspace"))
     values = np.logspace(_number(start), _number(end), _steps(steps, "logspace"), base=base)
     t = Tensor(values.astype(_range_dtype(dtype, "logspace")), requires_grad=requires_grad)
     return written(t, out, "logspace")
@@ -199,6 +284,10 @@ def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, na
     check_device(device, "eye")
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: sizes must be non-negative, got n={n}, m={m}")
+    if _unknown(n, m):
+        from .static._ops import iota
+        shape = (n, n if m is None else m)
+        return (iota(shape, 0, np.int64) == iota(shape, 1, np.int64)).to(_float(dtype))
     t = Tensor(np.eye(int(n), None if m is None else int(m), dtype=_float(dtype)),
                requires_grad=requires_grad)
     return written(t, out, "eye")
@@ -287,6 +376,13 @@ def new_full(x, size, fill_value, dtype=None, device=None, requires_grad=False):
 @tensor_method("new_tensor")
 def new_tensor(x, data, dtype=None, device=None, requires_grad=False):
     return tensor(data, dtype=dtype or x.dtype, device=device, requires_grad=requires_grad)
+
+
+def shape(input, name=None):
+    """PaddlePaddle's `paddle.shape`: x's shape as an int64 tensor; in a static program, the
+    shape of the array fed (an unknown batch size included) at every run."""
+    from .static._ops import shape as shape_of
+    return shape_of(input)
 
 
 def is_tensor(obj):

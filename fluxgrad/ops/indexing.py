@@ -219,7 +219,7 @@ def _batched_index(index, arrays, bdims, ndim, size, x_batched):
     out_dim = before if adjacent else 0
     if not x_batched:
         return index, arrays, None, out_dim, rank
-    batch = np.arange(size).reshape((size,) + (1,) * k)
+    batch = _positions(size, (size,) + (1,) * k)
     return index[:first] + (ARRAY,) + index[first:], [batch] + arrays, dim, out_dim, rank
 
 
@@ -519,12 +519,21 @@ def _known(index):
     return not _value_unknown(index) and index.size > 0
 
 
+def _positions(n, shape):
+    """0, 1, .., n - 1 in `shape`: an op when n may be a size known only when a static program
+    runs (its stand-in is at least 10007, see `static.dims`), so that it is staged."""
+    if type(n) is int and n < 10007:
+        return np.arange(n).reshape(shape)
+    from ..creation import arange
+    return arange(n).reshape(shape)
+
+
 def _along(shape, dim, index):
     """Index arrays picking x[i0, .., index[i], .., in] for every position i of `index` (a
     0-d index into a 1-d tensor picks one entry)."""
     if not index.ndim:
         return (ARRAY,), [index]
-    grids = [np.arange(n).reshape((1,) * d + (n,) + (1,) * (len(shape) - d - 1))
+    grids = [_positions(n, (1,) * d + (n,) + (1,) * (len(shape) - d - 1))
              for d, n in enumerate(shape)]
     grids[dim] = index
     return (ARRAY,) * len(shape), grids

@@ -32,11 +32,13 @@ from .staging import programs as _programs
 from . import passes
 from .transforms import forward_grad, gradients, grad
 from . import nn
+from .io import load, load_inference_model, save, save_inference_model
 
 __all__ = ["data", "Program", "Variable", "Equation", "program_guard", "default_main_program",
            "default_startup_program", "Executor", "Scope", "global_scope", "gradients",
            "InputSpec", "nn", "passes", "enable_static", "disable_static", "in_dynamic_mode",
-           "create_parameter", "scope_guard", "cpu_places", "grad", "forward_grad"]
+           "create_parameter", "scope_guard", "cpu_places", "grad", "forward_grad",
+           "append_backward", "save", "load", "save_inference_model", "load_inference_model"]
 
 
 def enable_static():
@@ -130,3 +132,19 @@ def create_parameter(shape, dtype, name=None, is_bias=False, default_initializer
     param = Module.create_parameter(None, shape, dtype, is_bias, default_initializer, attr)
     from .parameters import to_static_parameter
     return to_static_parameter(param, name)
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None):
+    """PaddlePaddle's `append_backward`: stages the gradients of `loss` with respect to the
+    program's trainable parameters (or `parameter_list`: Variables or names) and returns
+    [(parameter, gradient)] (pairs without a gradient path are left out)."""
+    program = loss.program
+    if parameter_list is None:
+        params = [p for p in program.all_parameters() if p._requires_grad]
+    else:
+        params = [program.var(p) if isinstance(p, str) else p for p in parameter_list]
+    skip = {v if isinstance(v, str) else v.name for v in (no_grad_set or ())}
+    params = [p for p in params if p.name not in skip]
+    grads = gradients([loss], params)
+    return [(p, g) for p, g in zip(params, grads) if g is not None]
+

@@ -22,7 +22,7 @@ from .._core.dispatch import apply
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from . import staging
-from .dims import Dim
+from .dims import Dim, has_symbol
 from .executor import evaluate
 from .program import Program, Variable
 
@@ -80,7 +80,7 @@ def _union(*lists):
 
 def _zeros(v, where):
     """Zeros like Variable `v`, staged into sub-program `where` when its shape is unknown."""
-    if not any(isinstance(d, Dim) for d in v.dims):
+    if not has_symbol(v._data.shape):
         return Tensor(np.zeros(v._data.shape, v._data.dtype))
     from ._ops import full_like
     with staging.guard(where):

@@ -4,11 +4,13 @@ An unknown dimension is a symbol `Dim`, one per axis position (every unknown axi
 is the same batch size `N0`, every unknown axis 1 is `N1`, ...), so that `x` and
 `label`, both `[None, ...]`, combine. A Variable's stand-in array uses the symbol's
 `sentinel` (a large prime) for its size, so that any Python code reading shapes
-sees a plain int; a static param or integer constant that the sentinel entered
+sees a plain int; an output size that is a multiple of unknown sizes (`2*N0` after
+`cat([x, x])`, `N0*N1`) stands in as that multiple of the sentinels; a static param or
+integer constant that the sentinel entered
 (`reshape(x.shape[0], -1)`, the element count of a mean) is a multiple of it and is
 re-bound to the actual size when the program runs (`bind`). Output shapes are
 found by running the op on small arrays under two bindings (`PROBES`): a dim that
-changes between them is a symbol, one that doesn't is static. Limits: a size
+changes between them is a symbol (or a multiple of symbols), one that doesn't is static. Limits: a size
 derived from a symbol other than by multiplication (N + 1, N // 2) is refused
 when the op is staged; a static size that is a multiple of a sentinel (10007)
 would be mistaken for it.
@@ -55,7 +57,8 @@ def _derive(op, a, b):
     kind = DerivedInt if type(value) is int else DerivedFloat if type(value) is float else None
     if kind is None:
         return value
-    return kind(value, lambda sizes: op(_bound_value(a, sizes), _bound_value(b, sizes)))
+    return kind(value, lambda sizes: op(_bound_value(a, sizes), _bound_value(b, sizes)),
+                symbols_in((a, b)))
 
 
 def _stand_in_value(v):
@@ -82,7 +85,8 @@ def _reflected(op):
 
 class Derived:
     """A number computed from unknown sizes in Python while a program is built: its stand-in
-    value, and `compute(sizes)` to recompute it from the bound sizes."""
+    value, `compute(sizes)` to recompute it from the bound sizes, and `symbols`, the Dims it
+    was computed from."""
     __slots__ = ()
     __add__, __radd__ = _forward(operator.add), _reflected(operator.add)
     __sub__, __rsub__ = _forward(operator.sub), _reflected(operator.sub)
@@ -96,18 +100,18 @@ class Derived:
 
 
 class DerivedInt(Derived, int):
-    def __new__(cls, value, compute):
+    def __new__(cls, value, compute, symbols):
         self = int.__new__(cls, value)
-        self.compute = compute
+        self.compute, self.symbols = compute, symbols
         return self
 
     __hash__ = int.__hash__
 
 
 class DerivedFloat(Derived, float):
-    def __new__(cls, value, compute):
+    def __new__(cls, value, compute, symbols):
         self = float.__new__(cls, value)
-        self.compute = compute
+        self.compute, self.symbols = compute, symbols
         return self
 
     __hash__ = float.__hash__
@@ -137,6 +141,9 @@ class SymInt(int):
         return self.dim.name
 
     __str__ = __repr__
+
+    def __reduce__(self):
+        return _size_of, (self.dim.index,)
 
     def __format__(self, spec):
         return self.dim.name if not spec else int.__format__(self, spec)
@@ -179,6 +186,14 @@ class SymInt(int):
     __truediv__ = _arithmetic(operator.truediv, "/")
     __rtruediv__ = _arithmetic(operator.truediv, "(divides)", reflected=True)
     __mod__ = _arithmetic(operator.mod, "%")
+    _float_mul = _arithmetic(operator.mul, "*")
+
+    def __mul__(self, other):
+        # times an int: a multiple of the sentinel, which `bind` re-binds as it is; times a
+        # float: a Derived number (else the stand-in's product would be frozen)
+        return self._float_mul(other) if isinstance(other, float) else int.__mul__(self, other)
+
+    __rmul__ = __mul__
 
     def __float__(self):
         return self._note("float()", None, int.__float__(self))
@@ -198,6 +213,17 @@ class Dim:
 
     def __repr__(self):
         return self.name
+
+    def __reduce__(self):  # (a saved program's dims are the same Dims after loading)
+        return _symbol, (self.index,)
+
+
+def _symbol(index):
+    return SYMBOLS[index]
+
+
+def _size_of(index):
+    return SYMBOLS[index].size
 
 
 _SENTINELS = (10007, 10009, 10037, 10039, 10061, 10067, 10069, 10079)
@@ -256,7 +282,28 @@ def dims_of(shape):
 
 
 def has_symbol(shape):
-    return not BY_SENTINEL.keys().isdisjoint(shape)
+    """Whether a stand-in shape has an unknown size (a sentinel or a multiple of one)."""
+    return not BY_SENTINEL.keys().isdisjoint(shape) or any(
+        s >= 10007 and _sentinel_multiple(s) for s in shape)
+
+
+def size_from_probes(a, b):
+    """The dim of an output whose size was `a` and `b` under the two probe bindings: an int
+    that does not change, a Dim, or the stand-in of a multiple of unknown sizes (`2 * N0`,
+    `N0 * N1`: an int rebind_int re-binds); None for any other size (N - 1, N // 2)."""
+    if a == b:
+        return a
+    for d in SYMBOLS:
+        if (a, b) == d.probes:
+            return d
+    for k, d in enumerate(SYMBOLS):
+        for e in SYMBOLS[k:]:
+            for p, q, sentinel in ((d.probes[0], d.probes[1], d.sentinel),
+                                   (d.probes[0] * e.probes[0], d.probes[1] * e.probes[1],
+                                    d.sentinel * e.sentinel)):
+                if a % p == 0 and b % q == 0 and a // p == b // q and a:
+                    return a // p * sentinel
+    return None
 
 
 def rebind_int(value, sizes):
@@ -310,9 +357,41 @@ def mentions_symbol(value):
     return False
 
 
+def symbols_in(value):
+    """The Dims `value` (a param, a scalar or a container of them) was computed from."""
+    if isinstance(value, Derived):
+        return value.symbols
+    if type(value) is SymInt:
+        return frozenset((value.dim,))
+    if isinstance(value, Dim):
+        return frozenset((value,))
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        value = int(value)
+        return frozenset(d for d in SYMBOLS if value >= 10007 and value % d.sentinel == 0)
+    if isinstance(value, dict):
+        value = list(value.values())
+    elif isinstance(value, slice):
+        value = (value.start, value.stop, value.step)
+    if isinstance(value, (tuple, list)):
+        return frozenset().union(*map(symbols_in, value))
+    return frozenset()
+
+
 def _sentinel_multiple(value):
     return any(value % s == 0 for s in BY_SENTINEL)
 
 
 def format_dims(dims):
-    return ",".join(str(d) for d in dims)
+    return ",".join(map(_format_dim, dims))
+
+
+def _format_dim(d):
+    """A dim as text: `3`, `N0`, or a multiple of unknown sizes as `2*N0` / `N0*N1`."""
+    if type(d) is not int or d < 10007 or not _sentinel_multiple(d):
+        return str(d)
+    factors, rest = [], d
+    for sentinel, dim in BY_SENTINEL.items():
+        while rest % sentinel == 0:
+            rest //= sentinel
+            factors.append(dim.name)
+    return "*".join(([str(rest)] if rest != 1 else []) + factors)

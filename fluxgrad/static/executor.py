@@ -5,7 +5,11 @@
   `updates` need (a plan, cached per program version and fetch list), freeing each
   intermediate array after its last use;
 - binds the unknown dims (`dims.Dim`) from the shapes of the fed arrays and checks
-  every feed's shape and dtype against its Variable;
+  every feed's shape and dtype against its Variable; when an unknown size is fed below 3,
+  checks each result's shape against its Variable's dims under the sizes fed: the staging
+  proves the types for sizes of 3 and more (`dims` probes), and an op such as `x[:3]` or
+  `x.diagonal()` on a smaller size gives another shape: refused, never a result of the
+  wrong shape;
 - reads persistable Variables from the scope (`global_scope()` unless `scope=` is
   given) and writes the updates back only after every equation has run, so a run
   that fails changes nothing;
@@ -61,7 +65,20 @@ def global_scope():
 
 class _Plan:
     __slots__ = ("steps", "n_slots", "constants", "feeds", "states", "fetch_slots", "updates",
-                 "symbolic")
+                 "symbols", "shapes")
+
+    def shapes_for(self, sizes):
+        """Each step's output shapes under `sizes` (cached per binding)."""
+        key = tuple(sorted(sizes.items()))
+        shapes = self.shapes.get(key)
+        if shapes is None:
+            if len(self.shapes) >= 16:
+                self.shapes.clear()
+            shapes = self.shapes[key] = [
+                tuple(tuple(sizes.get(d.sentinel, d.sentinel) if isinstance(d, _dims.Dim) else
+                            _dims.rebind_int(d, sizes) for d in o.dims) for o in eq.outputs)
+                for *_, eq in self.steps]
+        return shapes
 
 
 class Executor:
@@ -83,6 +100,13 @@ class Executor:
         plan = self._plan(program, fetches)
         env = list(plan.constants)
         sizes = self._bind_feeds(plan, program, feed or {}, env)
+        unbound = [d for d in plan.symbols if d.sentinel not in sizes]
+        if unbound:
+            names = ", ".join(sorted(d.name for d in unbound))
+            carriers = sorted({v.name for v in program.data for d in unbound if d in v.dims})
+            raise RuntimeError(
+                f"Executor.run: the fetched values have the unknown size {names}, which the "
+                f"feed does not give: feed one of the data variables {carriers} as well")
         for slot, var in plan.states:
             value = scope.values.get(var.name)
             if value is None:
@@ -91,7 +115,9 @@ class Executor:
                     "value in the scope; run the startup program first: "
                     "exe.run(fluxgrad.static.default_startup_program())")
             env[slot] = value
-        for impl, args, params, outs, frees, eq in plan.steps:
+        # the staging's probes prove the types for sizes from 3 up: smaller ones are checked
+        expected = plan.shapes_for(sizes) if sizes and min(sizes.values()) < 3 else None
+        for n, (impl, args, params, outs, frees, eq) in enumerate(plan.steps):
             if params is None:
                 params = _dims.bind(eq.params, sizes)
                 values = [env[a] if type(a) is int else _dims.bind(a[0], sizes) for a in args]
@@ -112,6 +138,8 @@ class Executor:
             else:
                 for slot, o in zip(outs, out):
                     env[slot] = o if type(o) is _ndarray else _asarray(o)
+            if expected is not None:
+                _check_shapes(eq, [env[slot] for slot in outs], expected[n], sizes)
             for slot in frees:
                 env[slot] = None
         results = [env[s] for s in plan.fetch_slots]
@@ -161,6 +189,13 @@ class Executor:
             if name not in program.vars:
                 raise KeyError(f"Executor.run: feed names {name!r}, which is not a variable of "
                                f"the program (its data: {[v.name for v in program.data]})")
+        if plan.symbols:  # a size may also come from a feed no fetched value reads
+            fed = {id(var) for _, var in plan.feeds}
+            for var in program.data:
+                if id(var) not in fed and var.name in feed:
+                    for d, s in zip(var.dims, np.shape(feed[var.name])):
+                        if isinstance(d, _dims.Dim):
+                            sizes.setdefault(d.sentinel, s)
         return sizes
 
     def _plan(self, program, fetches):
@@ -170,6 +205,17 @@ class Executor:
         if plan is None:
             plan = self._plans[key] = _make_plan(program, fetches)
         return plan
+
+
+def _check_shapes(eq, values, shapes, sizes):
+    for v, value, shape in zip(eq.outputs, values, shapes):
+        if value.shape != shape:
+            bound = ", ".join(f"{_dims.BY_SENTINEL[s].name}={n}" for s, n in sizes.items())
+            raise ValueError(
+                f"Executor.run: {eq.prim.name} (staged at {eq.source}) gives shape "
+                f"{list(value.shape)} for the sizes fed ({bound}), where the program was built "
+                f"for {v.type_str} (a size below 3, or one a size of the op depends on, takes "
+                "another path there); feed a larger size, or give static.data a known size")
 
 
 def _flatten(fetch_list):
@@ -262,6 +308,14 @@ def _make_plan(program, fetches):
         steps.append((eq.prim.impl, tuple(args), None if eq.symbolic else eq.params, outs, frees,
                       eq))
     plan.steps = steps
+    plan.shapes = {}
+    plan.symbols = set()
+    for eq in steps_eqs:
+        if eq.symbolic:
+            plan.symbols.update(_dims.symbols_in((eq.params, [
+                x for x in eq.inputs if not isinstance(x, Tensor)])))
+            for v in eq.outputs:
+                plan.symbols.update(_dims.symbols_in(v.dims))
     plan.fetch_slots = []
     for t in targets:
         if isinstance(t, Variable):

@@ -11,6 +11,7 @@ Variables the same way (not trainable).
 import itertools
 
 from ..nn.parameter import Parameter
+from .for_test import stage_both_modes
 from .program import Variable
 from .staging import programs
 
@@ -59,7 +60,9 @@ def _to_persistable(tensor, cls, name, prefix):
 
 def adopt_parameters(module):
     """Replace the eager parameters of `module` and its sub-modules by ParamVariables, and
-    their buffers by persistable Variables."""
+    their buffers by persistable Variables; layers that differ in inference stage both
+    modes (`for_test`)."""
+    stage_both_modes(module)
     for m in module.modules():
         table = m._parameters
         for key, p in table.items():

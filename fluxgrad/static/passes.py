@@ -19,7 +19,7 @@ program's `aliases` maps it to its replacement, and the Executor follows that ma
 import numpy as np
 
 from .._core.tensor import Tensor
-from .dims import Dim
+from .dims import has_symbol
 from .program import Equation, Variable
 
 __all__ = ["dce", "cse", "fold", "simplify", "optimize"]
@@ -125,7 +125,7 @@ def _known_value(x, constants):
 
 def _static_shape(v):
     """Whether a Variable's (or a constant Tensor's) shape is known now."""
-    return not isinstance(v, Variable) or not any(isinstance(d, Dim) for d in v.dims)
+    return not isinstance(v, Variable) or not has_symbol(v._data.shape)
 
 
 def fold(program, outputs=(), check=True):

@@ -207,6 +207,7 @@ class Program:
         self.version = 0
         self._counter = 0
         self.abstract_types = {}  # staging's memo of the output types of the ops staged here
+        self.test_values = {}  # a layer's training result -> its inference one (`for_test`)
         self.refused_sizes = {}  # Dim -> sizes an op staged here assumed it isn't (dims.assume_not)
 
     # --- building -------------------------------------------------------------------
@@ -318,13 +319,38 @@ class Program:
     def global_block(self):
         return self
 
+    def var(self, name):
+        """The Variable called `name` (PaddlePaddle's `block.var`)."""
+        v = self.vars.get(name)
+        if v is None:
+            raise ValueError(f"var {name!r} is not in this program (its variables: "
+                             f"{sorted(self.vars)[:20]})")
+        return v
+
+    def has_var(self, name):
+        return name in self.vars
+
+    def list_vars(self):
+        return iter(self.vars.values())
+
+    def all_parameters(self):
+        """The trainable persistable Variables (the Layers' and `create_parameter`'s)."""
+        from .parameters import ParamVariable
+        return [v for v in self.vars.values() if isinstance(v, ParamVariable)]
+
     def clone(self, for_test=False):
+        """A copy; `for_test=True`: PaddlePaddle's test program, with dropout and batch norm
+        layers in inference mode and no updates (see `for_test`)."""
         p = Program()
         p.vars, p.equations, p.data = dict(self.vars), list(self.equations), list(self.data)
-        p.updates = {} if for_test else dict(self.updates)
+        p.updates = dict(self.updates)
         p.aliases = dict(self.aliases)
         p.refused_sizes = {d: set(v) for d, v in self.refused_sizes.items()}
         p._counter = self._counter
+        if for_test:
+            from .for_test import for_test as inference
+            return inference(self, p)
+        p.test_values = dict(self.test_values)
         return p
 
     # --- reading ----------------------------------------------------------------------

@@ -7,8 +7,9 @@ they issue on the underlying Variables (a BatchedTensor of a Variable reaching i
 past its vmap: refused). With no Variable among the inputs it returns NotImplemented (eager
 mode computes; in static mode such a value is a constant of the program) unless
 `constants` is set (vmap repeating a constant over a batch of unknown size), or the op is a
-random draw (`prim.draws`) while a program is built (static mode on, or `programs.tracing`
-for fluxgrad.compile): that is staged, so that every run draws. Otherwise the output
+random draw (`prim.draws`) or its params hold an unknown size (`zeros(x.shape[0], 3)`)
+while a program is built (static mode on, or `programs.tracing` for fluxgrad.compile): that
+is staged, so that every run draws, or makes the size fed. Otherwise the output
 Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
 on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
 see `dims`), or its `abstract` rule (control flow, random draws); a program remembers the
@@ -77,7 +78,8 @@ def stage(prim, inputs, params, constants=False):
     if program is None:
         # a random draw is staged whenever a program is being built, inputs or not: its
         # numbers must be drawn at every run, not once now
-        if not (getattr(prim, "draws", False) and (state.enabled or programs.tracing)):
+        if not ((state.enabled or programs.tracing) and (
+                getattr(prim, "draws", False) or _dims.mentions_symbol(params))):
             return NotImplemented
         program = programs.main
     for x in inputs:
@@ -130,10 +132,7 @@ def infer(prim, inputs, params, sized=None, seen=None):
         other = results[1][j]
         dims = []
         for a, b in zip(out.shape, other.shape):
-            if a == b:
-                dims.append(a)
-                continue
-            sym = next((d for d in _dims.SYMBOLS if d.probes == (a, b)), None)
+            sym = _dims.size_from_probes(a, b)
             if sym is None:
                 raise ValueError(
                     f"{prim.name}: an output size is computed from an unknown dimension "
@@ -168,7 +167,7 @@ def _input_key(x):
         data = x._data
         if isinstance(x, Variable):
             shape = data.shape
-            if not _sentinels.isdisjoint(shape):  # an unknown size
+            if _dims.has_symbol(shape):  # an unknown size
                 raise _Unkeyed
             return shape, data.dtype
         if data.size > 64 or data.dtype.hasobject:
@@ -177,7 +176,6 @@ def _input_key(x):
     return _value_key(x)
 
 
-_sentinels = _dims.BY_SENTINEL.keys()  # (a view: it follows alternate_sentinels)
 _EXACT = frozenset({int, float, bool, complex, str, type(None), type(Ellipsis), dtypes.DType,
                     np.float16, np.float32, np.float64, np.int8, np.int16, np.int32,
                     np.int64, np.uint8, np.bool_, np.complex64, np.complex128})
@@ -208,8 +206,11 @@ def _probe(prim, inputs, params, sizes):
             except IntegerDivisionByZero:  # zeros stood in for a divisor: ones won't
                 out = prim.impl(*[_stand_in(x, sizes, "ones") for x in inputs], **bound)
     except Exception as err:
+        hint = ("; it fails for other values of the unknown sizes (the op fits an unknown size "
+                "to a known one, say): give static.data the size this op needs"
+                if sizes else "")
         message = (f"{prim.name}: {err} (while building the static program: "
-                   f"{_describe(inputs, params)}). At {user_line()}")
+                   f"{_describe(inputs, params)}{hint}). At {user_line()}")
         try:
             new = type(err)(message)
         except Exception:
