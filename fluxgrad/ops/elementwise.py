@@ -877,14 +877,21 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 
 # --- composites: signs, angles, sinc -----------------------------------------------------------
+# the rules take arrays too (a plain backward pass): `apply(sign_p, ...)`, not `sign`
+copysign_p = binary("copysign", np.copysign,
+                    lambda x, y, out: apply(sign_p, x) * apply(sign_p, out),
+                    lambda x, y, out: apply(sign_p, out) ** 2 * 0.0, saves_out=True)  # +0
+
+
 @tensor_method("copysign")
 def copysign(x, y):
     """|x| with the sign of y (its sign bit: -0.0 counts as negative); a floating result.
-    The gradient in x is sign(x) times y's sign (0 where x is 0), none in y, as PyTorch."""
+    The gradient in x is sign(x) times y's sign (0 where x is 0), zero in y, as PyTorch."""
     x, y = promote(x, y)
     x = float_result(x if isinstance(x, Tensor) else Tensor(x))
-    negative_y = signbit(y) if isinstance(y, Tensor) else math.copysign(1.0, y) < 0
-    return where(negative_y, -abs(x), abs(x))
+    if isinstance(y, Tensor) and y._data.dtype != x._data.dtype:
+        y = cast(y, x.dtype)
+    return apply(copysign_p, x, y)
 
 
 @tensor_method("rad2deg")

@@ -153,6 +153,8 @@ def _arithmetic_samples():
     samples += _pairs("pow", fg.pow, _torch("pow"), make_x=_positive)
     samples += _pairs("atan2", fg.atan2, _torch("atan2"), make_y=_nonzero)
     samples += _pairs("logaddexp", fg.logaddexp, _torch("logaddexp"))
+    samples += _pairs("copysign", fg.copysign, _torch("copysign"), make_x=_nonzero,
+                      make_y=_nonzero)
     x, y = normal(3, 4, seed=1), normal(3, 4, seed=2)
     samples += [
         Sample("add", lambda x: x + 2.5, [x], lambda x: x + 2.5),
@@ -402,8 +404,8 @@ def _sign_and_angle_samples():
     x = away_from(normal(3, 4, seed=13), [0.0])
     y = np.array([1.0, -1.0, 2.5, -0.5] * 3).reshape(3, 4)  # FD must not cross a sign change
     return [
-        Sample("where", fg.copysign, [x, y], lambda a, b: __import__("torch").copysign(a, b)),
-        Sample("where", lambda a: fg.copysign(a, -2.0), [x],
+        Sample("copysign", fg.copysign, [x, y], lambda a, b: __import__("torch").copysign(a, b)),
+        Sample("copysign", lambda a: fg.copysign(a, -2.0), [x],
                lambda a: __import__("torch").copysign(a, -2.0)),
         Sample("mul", fg.rad2deg, [x], _torch("rad2deg")),
         Sample("mul", fg.deg2rad, [x], _torch("deg2rad")),
