@@ -20,7 +20,7 @@ from .._core.dispatch import apply
 from .._core.errors import DTypeError, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
-from ..creation import ones_like, zeros_like
+from ..creation import arange, ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import float_result, linear, normalize_axis, promote_all
 from .elementwise import (abs, cast, eq, exp, isnan, log, logical_and, logical_or, maximum,
@@ -282,8 +282,8 @@ def _index_partials(arg):
     # the gradient goes only to the element whose index is returned, as torch.max(dim)
     def partials(x, out, axis):
         a = axis[0]
-        # each element's index along the axis, made by ops (so an unknown static size stays so)
-        positions = cumsum(ones_like(x, dtype=dtypes.int64), a) - 1
+        # each element's index along the axis, by an op (a static program stages an unknown size)
+        positions = arange(x.shape[a]).reshape([-1 if i == a else 1 for i in range(x.ndim)])
         return cast(eq(positions, arg(x, a, True)), x.dtype)
     return partials
 
