@@ -8,8 +8,9 @@ inputs). With `lift`, the eager state the function reads and writes (parameters,
 `.grad`, optimizer state: see `state`) becomes further inputs and outputs, and
 `backward()` / `opt.step()` inside it are staged (what is staged under `no_grad` is cut
 from later backward() passes, as eager mode records no graph there); `Traced.state` says
-how to read and write that state at each call (None when the trace touched none). The
-program is then optimised by `static.passes.optimize`. Returns a `Traced`.
+how to read and write that state at each call (None when the trace touched none). Writes
+through views (`y[:, 0] += 1`, `y.view(-1)[i] = v`) are staged as out-of-place ops that
+write on into the base (see `views`). The program is then optimised by `static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
@@ -33,7 +34,7 @@ from .._core.tensor import Tensor
 from .. import autograd, random as _random
 from ..static import passes, staging
 from ..static.program import Program, Variable
-from . import signature, state as _state
+from . import signature, state as _state, views as _views
 
 
 class Traced:
@@ -62,18 +63,20 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     rng = _random.default_generator
     rng_before = rng.np, rng.np.bit_generator.state
     tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
+    views = _views.Views(tracer)
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
-    if lift:
-        _static_state.stage = functools.partial(_lifting_stage, saved[0], tracer)
+    _static_state.stage = functools.partial(
+        views.stage, functools.partial(_lifting_stage, saved[0], tracer) if lift else saved[0])
     _engine.backward = autograd.backward = tracer.backward if lift else \
         functools.partial(_refused_backward, fn)
     staging.programs.tracing = True  # random draws stage: every call draws anew
     try:
         with staging.guard(program, Program()), \
-                tracer.patched() if lift else contextlib.nullcontext():
+                tracer.patched() if lift else contextlib.nullcontext(), views.patched():
             leaves = iter(inputs)
             result = fn(*signature.substitute(args, leaves),
                         **signature.substitute(kwargs, leaves))
+            views.refresh_all()  # a view returned, or held as state, reads the last writes
     finally:
         (_static_state.stage, _engine.backward, autograd.backward,
          staging.programs.tracing) = saved
