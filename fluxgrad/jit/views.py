@@ -98,15 +98,19 @@ class Views:
         base_entry = self.table.get(id(base))
         entry.writable = callable(prim.view) and (base_entry is None or base_entry.writable)
         shape = out._data.shape
-        if prim.name == "reshape" or (prim.name not in _READ_FREE and
-                                      not layout.flags.c_contiguous):
+        if not entry.writable and not callable(prim.view):  # a broadcast: never written into
+            try:
+                entry.layout = np.broadcast_to(layout, shape)
+            except ValueError:
+                entry.layout = _c_layout(shape)
+        elif prim.name in _READ_FREE or prim.name == "as_strided" and layout.flags.c_contiguous:
+            entry.layout = prim.impl(layout, **params)
+        elif prim.name in ("reshape", "as_strided"):
             entry.layout = layout.view()
             try:
                 entry.layout.shape = shape  # refused where NumPy's reshape would copy
-            except AttributeError:
+            except (AttributeError, ValueError):
                 entry.base, entry.layout = None, _c_layout(shape)  # a copy: no view
-        elif prim.name in _READ_FREE or prim.name == "as_strided":
-            entry.layout = prim.impl(layout, **params)
         else:
             entry.layout = _c_layout(shape)
         entry.seen = self._token(base) if entry.base is not None else None
