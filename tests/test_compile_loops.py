@@ -116,3 +116,88 @@ def test_differentiating_a_loop_that_dce_left_without_its_iterations_raises(prog
     with static.program_guard(optimized, static.Program()):
         with pytest.raises(RuntimeError, match="keeps no values of its iterations"):
             static.gradients([y.sum()], [x])
+
+
+# --- the generated code runs the loops (from the second call on; the first runs the trace's
+# Executor) -----------------------------------------------------------------------------------
+def _second_call(compiled, *args):
+    compiled(*args)
+    return compiled(*args)
+
+
+def test_the_generated_code_writes_the_loop_body_as_a_function_and_the_loop_as_a_while():
+    compiled = fg.compile(halve_and_squash)
+    x = fg.tensor(_x())
+    for n in (10, 10000):
+        out = _second_call(compiled, x, fg.tensor(n))
+        np.testing.assert_allclose(out.numpy(), halve_and_squash_numpy(_x(), n), rtol=1e-12)
+    source = compiled.source(x, fg.tensor(10))
+    assert "def _body(" in source and "def _cond(" in source and "    while _cond(" in source
+    assert "_while_loop(" not in source  # not the impl walking the sub-programs
+
+
+def test_a_generated_scan_writes_its_outputs_into_one_buffer_and_leaves_its_initial_value():
+    xs = np.random.default_rng(1).standard_normal((50, 3))
+    compiled = fg.compile(decay_and_sine)
+    args = (fg.zeros(3, dtype=fg.float64), fg.tensor(xs))
+    want_carry, want_ys = decay_and_sine_numpy(np.zeros(3), xs)
+    for _ in range(3):  # a write into the constant initial buffer would show in later calls
+        carry, ys = compiled(*args)
+        np.testing.assert_allclose(carry.numpy(), want_carry, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(ys.numpy(), want_ys, rtol=1e-12, atol=1e-12)
+    assert "_index_put_into(" in compiled.source(*args)
+
+
+def test_the_generated_gradient_loop_is_the_chain_rule_over_the_iterations():
+    n = 12
+    compiled = fg.compile(fg.func.grad(lambda x, n: halve_and_squash(x, n).sum()))
+    grad = _second_call(compiled, fg.tensor(_x()), fg.tensor(n))
+    y, dy = _x(), np.ones(5)
+    for _ in range(n):
+        y = np.tanh(y * 0.5 + 1.0)
+        dy = dy * 0.5 * (1 - y ** 2)
+    np.testing.assert_allclose(grad.numpy(), dy, rtol=1e-10)
+    source = compiled.source(fg.tensor(_x()), fg.tensor(n))
+    assert "def _body_grad(" in source and "_while_loop_grad(" not in source
+
+
+def test_the_gradient_of_a_generated_scan_matches_eager_mode():
+    def loss(init, xs):
+        carry, ys = decay_and_sine(init, xs)
+        return (ys * ys).sum() + carry.sum()
+    init, xs = fg.zeros(3, dtype=fg.float64), fg.tensor(np.random.default_rng(3).random((8, 3)))
+    got = _second_call(fg.compile(fg.func.grad(loss, argnums=(0, 1))), init, xs)
+    want = fg.func.grad(loss, argnums=(0, 1))(init, xs)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_a_generated_cond_takes_each_branch():
+    def f(x):
+        return nn.cond(x.sum() > 0, lambda: x * 2, lambda: x.exp())
+    compiled = fg.compile(f)
+    for sign in (1, -1):
+        x = fg.tensor(sign * np.abs(_x()))
+        want = x.numpy() * 2 if sign > 0 else np.exp(x.numpy())
+        np.testing.assert_allclose(_second_call(compiled, x).numpy(), want, rtol=1e-12)
+    source = compiled.source(x)
+    assert "def _then(" in source and "def _else(" in source and "_cond(" not in source
+
+
+def test_a_loop_inside_a_loop_body_is_generated_inside_its_function():
+    def f(x, n):
+        i = fg.zeros((), dtype=fg.int64)
+
+        def body(i, y):
+            return [i + 1, halve_and_squash(y, i) + 1.0]  # i inner iterations
+        return nn.while_loop(lambda i, y: i < n, body, [i, x])[1]
+
+    def numpy_f(x, n):
+        y = x.copy()
+        for i in range(n):
+            y = halve_and_squash_numpy(y, i) + 1.0
+        return y
+    compiled = fg.compile(f)
+    np.testing.assert_allclose(_second_call(compiled, fg.tensor(_x()), fg.tensor(5)).numpy(),
+                               numpy_f(_x(), 5), rtol=1e-12)
+    assert compiled.source(fg.tensor(_x()), fg.tensor(5)).count("    while ") == 2

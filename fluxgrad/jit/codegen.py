@@ -19,7 +19,9 @@ there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` i
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
 staged the equation as a comment. A large matrix product writes into a dead buffer too
 (`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
-written as one loop over cache-sized chunks (`fusion`). The source is registered with
+written as one loop over cache-sized chunks (`fusion`). Control flow (`while_loop`, `scan`,
+`cond`) is written as Python statements calling generated functions for its sub-programs,
+defined before the main one (`loops`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
 
 The large arrays (>= `SCRATCH_BYTES`) a call allocates and frees again (nothing returned
@@ -44,8 +46,9 @@ import numpy as np
 
 from .._core.tensor import Tensor
 from ..static import dims as _dims
+from ..static.control_flow import ControlOp
 from ..static.program import Equation, Variable
-from . import buffers, fusion
+from . import buffers, fusion, loops
 
 _ndarray = np.ndarray
 _may_share_memory = np.may_share_memory
@@ -114,7 +117,7 @@ class _Names:
             self.of_var[id(v)] = self.fresh(v.name)
 
     def fresh(self, base):
-        base = base.lstrip("_") or "v"
+        base = base.lstrip("_0123456789") or "v"  # a sub-program's "7_a" is "a" (or "a_1")
         if not base.isidentifier() or keyword.iskeyword(base):
             base = "v_" + "".join(c if c.isalnum() else "_" for c in base)
         name, k = base, 1
@@ -139,6 +142,13 @@ class _Names:
             self.used.add(name)
             self.globals[name] = prim.impl
             self._impls[id(prim)] = name
+        return name
+
+    def helper(self, base, value):
+        """The global name of a helper function the code calls (registered once)."""
+        name = self._impls.get(id(value))
+        if name is None:
+            name = self._impls[id(value)] = self.global_name(base, value)
         return name
 
     def global_name(self, base, value):
@@ -197,7 +207,7 @@ def generate(traced, name, first):
     for key, n in reuse.delete_at.items():
         if key not in keep:
             deletions.setdefault(n, []).append(read[key])
-    body, comments = [], {}
+    body, comments, functions = [], {}, []
     unused_inputs = [names.var(v) for v in traced.inputs
                      if id(v) not in last_use and id(v) not in keep]
     if unused_inputs:
@@ -223,6 +233,15 @@ def generate(traced, name, first):
         eq = equations[n]
         args = [names.var(x) if isinstance(x, Variable) else
                 names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
+        lines = loops.emit(eq, args, [names.var(o) for o in eq.outputs], names, functions) \
+            if isinstance(eq.prim, ControlOp) else None
+        if lines is not None:
+            body += [lines[0] + _comment(eq.source, len(lines[0]), comments)] + lines[1:]
+            dead = [names.var(x) for x in deletions.get(n, ())]
+            if dead:
+                body.append(f"del {', '.join(dead)}")
+            n += 1
+            continue
         buffer = reuse.out_of.get(id(eq))
         if buffer is not None:
             args.append(buffers.out_argument(eq, names.var(buffer)))
@@ -256,7 +275,8 @@ def generate(traced, name, first):
         body.append(f"{pool}.append({workspace})")
     body.append(f"return ({', '.join(results)}{',' if len(results) == 1 else ''})")
     params = ", ".join(names.var(v) for v in traced.inputs)
-    source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body)
+    source = "".join(f"{f}\n\n" for f in functions) + f"def {name}({params}):\n" + "".join(
+        f"    {line}\n" for line in body)
     filename = f"<fluxgrad.compile {name} #{next(_ids)}>"
     lines = source.splitlines(True)
     linecache.cache[filename] = (len(source), None, lines, filename)
