@@ -201,3 +201,24 @@ def test_a_loop_inside_a_loop_body_is_generated_inside_its_function():
     np.testing.assert_allclose(_second_call(compiled, fg.tensor(_x()), fg.tensor(5)).numpy(),
                                numpy_f(_x(), 5), rtol=1e-12)
     assert compiled.source(fg.tensor(_x()), fg.tensor(5)).count("    while ") == 2
+
+
+def test_a_saved_loop_and_its_gradient_run_with_numpy_alone(tmp_path, run_without_fluxgrad):
+    def loss(init, xs):
+        carry, ys = decay_and_sine(init, xs)
+        return (ys * ys).sum() + carry.sum()
+    init, xs = np.zeros(3), np.random.default_rng(4).random((6, 3))
+    compiled = fg.compile(fg.func.value_and_grad(loss, argnums=1))
+    value, grad = compiled(fg.tensor(init), fg.tensor(xs))
+    compiled.save(tmp_path / "scan_step.py")
+    np.savez(tmp_path / "io.npz", init=init, xs=xs, value=value.numpy(), grad=grad.numpy())
+    run_without_fluxgrad(
+        "from scan_step import wrapper\n"
+        "io = np.load('io.npz')\n"
+        "value, grad = wrapper(io['init'], io['xs'])\n"
+        "np.testing.assert_allclose(value, io['value'], rtol=1e-12)\n"
+        "np.testing.assert_allclose(grad, io['grad'], rtol=1e-12)\n"
+        "assert not any(m.partition('.')[0] == 'fluxgrad' for m in sys.modules)\n"
+        "print('ok')\n")
+    c, ys = decay_and_sine_numpy(init, xs)
+    np.testing.assert_allclose(value.numpy(), (ys * ys).sum() + c.sum(), rtol=1e-12)

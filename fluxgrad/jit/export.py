@@ -60,7 +60,7 @@ def save(path, function, source):
     lines = []
     for name, value in namespace.items():
         if name.startswith("_") and name not in ("__builtins__", function.__name__) and \
-                name in source:
+                name in source and not _defined_by(value, function):
             # a pool of workspaces starts empty (the first call makes one)
             text = "[]" if isinstance(value, Scratch) else writer.expr(value, name)
             lines.append(f"{name} = {text}")
@@ -76,6 +76,12 @@ def save(path, function, source):
         np.savez(os.path.splitext(path)[0] + ".npz", **writer.arrays)
     with open(path, "w") as f:
         f.write(text)
+
+
+def _defined_by(value, function):
+    """Whether `value` is a function the generated source defines (a loop body)."""
+    return isinstance(value, types.FunctionType) and \
+        value.__code__.co_filename == function.__code__.co_filename
 
 
 class _Writer:

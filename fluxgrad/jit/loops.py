@@ -114,11 +114,11 @@ def _while_grad(eq, args, outs, names, functions):
     own_codes = [code for c, code in zip(captures[:n_own], caps) if _is_float(c)]
     state = [names.fresh("s") for _ in p["b_args"]]
     results = [names.fresh("g") for _ in totals]
-    reverse, zeros = names.helper("_reversed", reversed), names.helper("_zeros_like",
-                                                                        np.zeros_like)
+    names.used.add("reversed")  # the builtin
+    zeros = names.helper("_zeros_like", np.zeros_like)
     lines = [f"{', '.join(bars)}, = {_tuple(args[1:1 + n_args])}"]
     lines += [f"{t} = {zeros}({code})" for t, code in zip(totals, own_codes)]
-    lines.append(f"for {', '.join(state)}, in {reverse}({kept}[()]):")
+    lines.append(f"for {', '.join(state)}, in reversed({kept}[()]):")
     lines.append(f"    {', '.join(bars + results)}, = {body}({', '.join(state + bars + caps)})")
     lines += [f"    {t} = {t} + {r}" for t, r in zip(totals, results)]
     return lines
