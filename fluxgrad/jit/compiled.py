@@ -11,9 +11,10 @@ miss the function is traced (`tracing`), optimised, run once equation by equatio
 unknown, if the trace proves right for every size (`symbolic.trace_verified`); else it
 stays concrete. With `fullgraph=False` a trace that fails makes the structure run eagerly
 (`_fall_back`: one warning). Called on static Variables (inside another compiled
-function's trace, or in static mode) it stages `fn` inline; called under vmap or forward
-mode on batched or dual tensors it runs `fn` inline (eagerly, its ops through their
-batching and JVP rules).
+function's trace, or in static mode) it stages `fn` inline. Called under vmap on batched
+tensors it runs the batched function, traced and compiled once per pattern of batch layers
+(`batched`); under forward mode on dual tensors it runs `fn` inline (eagerly, its ops
+through their JVP rules).
 
 Gradients: when grad mode is on and an argument requires grad, the call is ONE node of the
 eager graph (`CompiledFunction`, an `autograd.Function`). Its forward runs the forward part
@@ -41,7 +42,8 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import codegen, guards, joint, signature, state as _state, symbolic, tracing as _trace
+from . import batched, codegen, guards, joint, signature, state as _state, symbolic, \
+    tracing as _trace
 
 
 class _Entry:
@@ -107,6 +109,7 @@ class Compiled:
         self._warned = set()
         self._hot = guards.miss
         self._last = None  # the entry of the latest call (a new trace says what changed)
+        self._batched = {}  # under vmap: pattern of batch layers -> `batched._Batched`
         _live.add(self)
 
     def reset(self):
@@ -117,6 +120,7 @@ class Compiled:
         self._warned.clear()
         self._hot = guards.miss
         self._last = None
+        self._batched.clear()
 
     def __call__(self, *args, **kwargs):
         if not kwargs:
@@ -126,11 +130,13 @@ class Compiled:
         if _static_state.armed and _staging(args, kwargs):
             return self.fn(*args, **kwargs)  # called while staging: inline it
         if _batch_state.sizes or _forward_state.level:
-            for t in signature.flatten_args(args, kwargs)[1]:
-                if type(t) is BatchedTensor or t._tangent is not None:
-                    # under vmap / forward mode: fn's ops run through their rules (the code
-                    # generated for one example's arrays would not see the batch or tangents)
-                    return self.fn(*args, **kwargs)
+            leaves = signature.flatten_args(args, kwargs)[1]
+            if any(t._tangent is not None for t in leaves):
+                # forward mode: fn's ops run through their JVP rules (the code generated for
+                # the primal arrays would not see the tangents)
+                return self.fn(*args, **kwargs)
+            if any(type(t) is BatchedTensor for t in leaves):
+                return batched.call(self, args, kwargs)  # the batched function, compiled
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
