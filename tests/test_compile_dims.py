@@ -263,14 +263,25 @@ def test_a_compiled_training_step_takes_symbolic_batch_sizes_and_matches_eager()
     assert compiled.trace_count == 2
 
 
-def test_saving_code_with_symbolic_sizes_is_refused_before_writing(tmp_path):
-    compiled = fluxgrad.compile(lambda x: x.sum(0) / x.shape[0])
+def test_saved_code_with_symbolic_sizes_reads_them_from_its_arguments(tmp_path,
+                                                                      run_without_fluxgrad):
+    def f(x):
+        return x.sum(0) / x.shape[0] + fluxgrad.zeros(x.shape[1]) + x.mean()
+    compiled = fluxgrad.compile(f)
     for n in (2, 3):
-        compiled(Tensor(np.ones((n, 2))))
-    with pytest.raises(NotImplementedError, match="standalone"):
-        compiled.save(tmp_path / "step.py")
-    assert not (tmp_path / "step.py").exists()
-    fixed = fluxgrad.compile(lambda x: x.sum(0) / x.shape[0], dynamic=False)
-    fixed(Tensor(np.ones((2, 2))))
+        compiled(Tensor(np.ones((n, 4))))
+    assert compiled.traces[-1].symbolic_dims == ("x.shape[0]",)
+    compiled.save(tmp_path / "step.py")
+    xs = [np.random.default_rng(n).standard_normal((n, 4)) for n in (1, 5, 8)]
+    np.savez(tmp_path / "io.npz", *xs, *[f(Tensor(x)).numpy() for x in xs])
+    run_without_fluxgrad(
+        "from step import f\n"
+        "io = np.load('io.npz')\n"
+        "for k in range(3):\n"
+        "    got, = f(io[f'arr_{k}'])\n"
+        "    np.testing.assert_allclose(got, io[f'arr_{k + 3}'], rtol=1e-12)\n"
+        "print('ok')\n")
+    fixed = fluxgrad.compile(f, dynamic=False)
+    fixed(Tensor(np.ones((2, 4))))
     fixed.save(tmp_path / "fixed.py")  # concrete sizes export as before
     assert (tmp_path / "fixed.py").exists()

@@ -208,7 +208,8 @@ class Compiled:
     def save(self, path, *args, **kwargs):
         """Write the generated code for the signature of these arguments (none: the most
         recently used one) to `path` as a module that runs with NumPy alone; arrays it
-        needs go to an `.npz` next to it (`jit.export`)."""
+        needs go to an `.npz` next to it (`jit.export`: sizes traced as unknown are read from
+        the arguments; random draws come from NumPy's Generator, with a `seed=` argument)."""
         from . import export
         if args or kwargs:
             entry = self._entry_for(args, kwargs)
@@ -221,11 +222,6 @@ class Compiled:
             raise RuntimeError(f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} has not "
                                "been called yet: call it once, or pass example arguments "
                                "(save(path, *args))")
-        if random_ops.draws_in(entry.traced.program):
-            raise NotImplementedError(
-                f"Compiled.save: {getattr(self.fn, '__name__', 'fn')} draws random numbers "
-                "(rand, dropout, ...), which need fluxgrad's generator; a standalone module "
-                "can't draw them yet. Pass the random values in as arguments to export it")
         export.save(path, entry.forward, entry.source)
 
     def program(self, *args, **kwargs):
