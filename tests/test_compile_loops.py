@@ -222,3 +222,16 @@ def test_a_saved_loop_and_its_gradient_run_with_numpy_alone(tmp_path, run_withou
         "print('ok')\n")
     c, ys = decay_and_sine_numpy(init, xs)
     np.testing.assert_allclose(value.numpy(), (ys * ys).sum() + c.sum(), rtol=1e-12)
+
+
+def test_a_scan_under_grad_keeps_no_copy_of_its_output_buffer_per_iteration():
+    def loss(init, xs):
+        carry, ys = decay_and_sine(init, xs)
+        return (ys * ys).sum() + carry.sum()
+    init, xs = fg.zeros(3, dtype=fg.float64), fg.tensor(np.random.default_rng(5).random((50, 3)))
+    compiled = fg.compile(fg.func.grad(loss, argnums=1))
+    np.testing.assert_allclose(_second_call(compiled, init, xs).numpy(),
+                               fg.func.grad(loss, argnums=1)(init, xs).numpy(), rtol=1e-12)
+    loop, = [eq for eq in compiled.program(init, xs).equations if eq.prim.name == "while_loop"]
+    assert loop.params["kept"] == (0, 1)  # the counter and the carry, not the buffer (2)
+    assert "_index_put_into(" in compiled.source(init, xs)

@@ -19,10 +19,11 @@ source), or None where a sub-program has an equation whose size is known only at
 (the Executor's `evaluate` refuses those too: the impl's call stays).
 
 A loop keeps each iteration's values (its trajectory) only where its reverse-mode loop reads
-them (the param `keep`, which `passes.dce` turns off). A loop that writes a loop value at an
-index (`index_put`: scan's output buffer, `ys[i] = y`) that its body reads nowhere else, and
-keeps no trajectory, writes in place, into a copy of the initial value made before the loop:
-one buffer, not a new array per iteration.
+them (the param `keep`, which `passes.dce` turns off), and of those only the ones it reads
+(`kept`). A loop that writes a loop value at an index (`index_put`: scan's output buffer,
+`ys[i] = y`) that its body reads nowhere else, and that its trajectory does not keep, writes
+in place, into a copy of the initial value made before the loop: one buffer, not a new array
+per iteration.
 """
 import numpy as np
 
@@ -78,10 +79,12 @@ def _tuple(items):
 
 def _while(eq, args, outs, names, functions):
     p = eq.params
-    n, keep = p["n"], p.get("keep", True)
+    n, keep, kept = p["n"], p.get("keep", True), p.get("kept")
+    kept = () if not keep else range(n) if kept is None else kept
     captures = list(p["captures"])
     caps = args[n:]
-    in_place = () if keep else _written_at_an_index(p["body"], p["b_args"], p["b_outs"])
+    in_place = [k for k in _written_at_an_index(p["body"], p["b_args"], p["b_outs"])
+                if k not in kept]
     cond = _function(p["cond"], list(p["c_args"]) + captures, [p["c_out"]], names, functions,
                      "cond")
     body = _function(p["body"], list(p["b_args"]) + captures, list(p["b_outs"]), names,
@@ -95,7 +98,8 @@ def _while(eq, args, outs, names, functions):
         lines.append(f"{trajectory} = []")
     lines.append(f"while {cond}({call_args})[0]:")
     if keep:
-        lines.append(f"    {trajectory}.append({_tuple(state)})")
+        lines.append(f"    {trajectory}.append("
+                     f"{_tuple([v if k in kept else 'None' for k, v in enumerate(state)])})")
     lines.append(f"    {', '.join(state)}, = {body}({call_args})")
     lines.append(f"{outs[n]} = {names.helper('_trajectory', _trajectory)}"
                  f"({trajectory if keep else '[]'})")

@@ -12,7 +12,8 @@ beside the values (its body staged again, plus its JVP). Reverse mode: each bran
 VJP staged into it (cond); a loop body's VJP is replayed backwards over the values the
 forward loop kept, one per iteration, so a trip count known only at run time is fine
 (while_loop, scan; when no equation reads those values, `passes.dce` has the loop keep
-none); that backward loop can't be differentiated again yet. With prim on, a
+none, and of each iteration only the values the backward loop reads: the param `kept`); that
+backward loop can't be differentiated again yet. With prim on, a
 cond is transposed by the same VJP, restricted to its tangent inputs.
 In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
@@ -222,7 +223,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     return list(result[:-1])
 
 
-def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n, keep=True):
+def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n, keep=True,
+                kept=None):
     state = list(values[:n])
     base = {id(c): v for c, v in zip(captures, values[n:])}
     trajectory = []
@@ -232,7 +234,8 @@ def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n,
         if not bool(evaluate(cond, env, [c_out])[0]):
             break
         if keep:
-            trajectory.append(state)
+            trajectory.append(state if kept is None else
+                              [v if k in kept else None for k, v in enumerate(state)])
         env = dict(base)
         env.update((id(a), v) for a, v in zip(b_args, state))
         state = evaluate(body, env, list(b_outs))
@@ -260,6 +263,11 @@ def _while_vjp(out_bar, out, inputs, needs, params):
                  float_caps, seeds)
     cts = tuple(_zeros(x, body) if g is None else g
                 for x, g in zip([b_args[i] for i in float_pos] + float_caps, cts))
+    # the forward loop keeps, of each iteration, only the values this backward loop reads
+    # (a scan's output buffer, which grows with the trip count, is not among them)
+    read = {id(x) for eq in _needed_equations(body, list(cts)) for x in eq.inputs}
+    params["kept"] = tuple(sorted(set(params.get("kept") or ()) | {
+        k for k, a in enumerate(b_args) if id(a) in read}))
     bars = [out_bar[i] for i in float_pos]
     n_own = len(captures)
     captures = tuple(_union(captures, _needed_captures(body, cts)))
