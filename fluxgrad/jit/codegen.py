@@ -233,10 +233,12 @@ def generate(traced, name, first):
         eq = equations[n]
         args = [names.var(x) if isinstance(x, Variable) else
                 names.value(x._data if isinstance(x, Tensor) else x, "c") for x in eq.inputs]
-        lines = loops.emit(eq, args, [names.var(o) for o in eq.outputs], names, functions) \
+        lines = loops.emit(eq, args, [names.var(o) if id(o) in last_use or id(o) in keep else
+                                      None for o in eq.outputs], names, functions,
+                           lambda eq, width: _comment(eq.source, width, comments)) \
             if isinstance(eq.prim, ControlOp) else None
         if lines is not None:
-            body += [lines[0] + _comment(eq.source, len(lines[0]), comments)] + lines[1:]
+            body += lines
             dead = [names.var(x) for x in deletions.get(n, ())]
             if dead:
                 body.append(f"del {', '.join(dead)}")
