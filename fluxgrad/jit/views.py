@@ -86,7 +86,7 @@ class Views:
     def _layout(self, t):
         entry = self.table.get(id(t))
         if entry is not None:
-            return entry.layout
+            return self._resolved(entry).layout
         if isinstance(t, Variable):
             return _c_layout(t._data.shape)
         return t._data
@@ -94,10 +94,18 @@ class Views:
     def _enter(self, prim, base, params, out):
         entry = _View()
         entry.view, entry.base, entry.prim, entry.params = out, base, prim, params
-        layout = self._layout(base)
         base_entry = self.table.get(id(base))
         entry.writable = callable(prim.view) and (base_entry is None or base_entry.writable)
-        shape = out._data.shape
+        entry.layout = None  # worked out when first needed (most views are only read)
+        entry.seen = self._token(base)
+        self.table[id(out)] = entry
+
+    def _resolved(self, entry):
+        """`entry` with its layout, and with no base if NumPy's impl would have copied."""
+        if entry.layout is not None:
+            return entry
+        prim, params, shape = entry.prim, entry.params, entry.view._data.shape
+        layout = self._layout(entry.base)
         if not entry.writable and not callable(prim.view):  # a broadcast: never written into
             try:
                 entry.layout = np.broadcast_to(layout, shape)
@@ -113,8 +121,7 @@ class Views:
                 entry.base, entry.layout = None, _c_layout(shape)  # a copy: no view
         else:
             entry.layout = _c_layout(shape)
-        entry.seen = self._token(base) if entry.base is not None else None
-        self.table[id(out)] = entry
+        return entry
 
     def _token(self, t):
         """What identifies t's current value (a Variable's name changes with its value)."""
@@ -130,7 +137,7 @@ class Views:
         base = entry.base
         self.refresh(base)
         token = self._token(base)
-        if token == entry.seen:
+        if token == entry.seen or self._resolved(entry).base is None:
             return
         new = apply(entry.prim, base, **entry.params)
         self.table.pop(id(new), None)
@@ -152,13 +159,14 @@ class Views:
             return _substitute(x)
         if not entry.writable:
             _broadcast_refused(x)
+        self._resolved(entry)
         self.refresh(x)
         return _substitute(x)
 
     def rebase_inplace(self, x, result):
         _REBASE(x, result)
         entry = self.table.get(id(x))
-        if entry is None or entry.base is None:
+        if entry is None or self._resolved(entry).base is None:
             return x
         base = entry.base
         self.refresh(base)
