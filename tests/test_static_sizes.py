@@ -142,3 +142,21 @@ def test_squeezing_a_fitted_size_refuses_the_sizes_that_make_it_one():
     assert got.shape == (3, 3)
     with pytest.raises(ValueError, match="N0 is not 2"):
         exe.run(main, feed={"x": np.ones((2, 3))}, fetch_list=[y])
+
+
+def test_unfold_over_the_unknown_size_gives_the_windows_and_refuses_sizes_below_one_window():
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [None, 3], "float64")
+            y = x.unfold(0, 2, 1)
+    finally:
+        fg.disable_static()
+    exe = static.Executor()
+    for n in (2, 5, 17):
+        a = np.random.default_rng(n).standard_normal((n, 3))
+        got, = exe.run(main, feed={"x": a}, fetch_list=[y])
+        np.testing.assert_array_equal(got, torch.tensor(a).unfold(0, 2, 1).numpy())
+    with pytest.raises(ValueError, match="N0 is not 1"):
+        exe.run(main, feed={"x": np.ones((1, 3))}, fetch_list=[y])
