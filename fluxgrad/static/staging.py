@@ -7,9 +7,10 @@ they issue on the underlying Variables (a BatchedTensor of a Variable reaching i
 past its vmap: refused). With no Variable among the inputs it returns NotImplemented (eager
 mode computes; in static mode such a value is a constant of the program) unless
 `constants` is set (vmap repeating a constant over a batch of unknown size), or the op is a
-random draw (`prim.draws`) or its params hold an unknown size (`zeros(x.shape[0], 3)`)
-while a program is built (static mode on, or `programs.tracing` for fluxgrad.compile): that
-is staged, so that every run draws, or makes the size fed. Otherwise the output
+random draw (`prim.draws`), an effect (`prim.effect`: a print) or its params hold an unknown
+size (`zeros(x.shape[0], 3)`) while a program is built (static mode on, or
+`programs.tracing` for fluxgrad.compile): that is staged, so that every run draws (prints),
+or makes the size fed. Otherwise the output
 Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
 on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
 see `dims`), or its `abstract` rule (control flow, random draws); a program remembers the
@@ -79,7 +80,8 @@ def stage(prim, inputs, params, constants=False):
         # a random draw is staged whenever a program is being built, inputs or not: its
         # numbers must be drawn at every run, not once now
         if not ((state.enabled or programs.tracing) and (
-                getattr(prim, "draws", False) or _dims.mentions_symbol(params))):
+                getattr(prim, "draws", False) or getattr(prim, "effect", False) or
+                _dims.mentions_symbol(params))):
             return NotImplemented
         program = programs.main
     for x in inputs:

