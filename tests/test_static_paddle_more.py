@@ -83,3 +83,40 @@ def test_print_of_a_constant_is_staged_and_prints_at_each_run(capsys):
 def test_print_refuses_an_unknown_phase():
     with pytest.raises(ValueError, match="print_phase must be one of"):
         static.Print(fg.ones(2), print_phase="sideways")
+
+
+def test_clone_for_test_runs_functional_dropout_as_the_identity(scoped):
+    def build():
+        x = static.data("x", [None, 3], "float32")
+        h = static.nn.fc(x, 4, activation="relu")
+        d = F.dropout(h, 0.5, training=True)
+        return x, h, d, static.nn.fc(d, 2)
+    main, startup, (x, h, d, y) = _build(build)
+    test = main.clone(for_test=True)
+    exe = static.Executor()
+    exe.run(startup)
+    a = np.random.default_rng(0).standard_normal((6, 3)).astype(np.float32)
+    hidden, dropped = exe.run(main, feed={"x": a}, fetch_list=[h, d])
+    assert (dropped == 0).any() and not np.allclose(dropped, hidden)  # training drops
+    hidden, dropped, out = exe.run(test, feed={"x": a}, fetch_list=[h, d, y])
+    np.testing.assert_array_equal(dropped, hidden)  # the clone's dropout is the identity
+    scope = static.global_scope()
+    w, b = (scope.find_var(p.name).get_tensor() for p in main.all_parameters()[2:])
+    np.testing.assert_allclose(out, hidden @ w + b, rtol=1e-5, atol=1e-6)
+
+
+def test_clone_for_test_runs_dropout_after_batch_norm_in_inference_mode(scoped):
+    """The dropout's inference value is the batch norm's training value, whose own inference
+    value (the running statistics) the clone reads."""
+    fg.manual_seed(0)
+    norm = fg.nn.BatchNorm1d(3)
+    a = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
+    norm.eval()
+    want = norm(fg.tensor(a)).detach().numpy()
+    norm.train()
+    main, startup, y = _build(lambda: F.dropout(norm(static.data("x", [None, 3], "float32")),
+                                                0.5, training=True))
+    exe = static.Executor()
+    exe.run(startup)
+    got, = exe.run(main.clone(for_test=True), feed={"x": a}, fetch_list=[y])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
