@@ -120,3 +120,84 @@ def test_clone_for_test_runs_dropout_after_batch_norm_in_inference_mode(scoped):
     exe.run(startup)
     got, = exe.run(main.clone(for_test=True), feed={"x": a}, fetch_list=[y])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def _scope_value(name):
+    return static.global_scope().find_var(name).get_tensor()
+
+
+def test_nn_conv2d_and_batch_norm_compute_as_torch_and_update_the_moving_statistics(scoped):
+    torch = pytest.importorskip("torch")
+    def build():
+        img = static.data("img", [None, 2, 5, 5], "float64")
+        c = static.nn.conv2d(img, 3, 3, stride=2, padding=1, name="conv")
+        return static.nn.batch_norm(c, act="relu", momentum=0.9, name="bn",
+                                    moving_mean_name="bn.mean", moving_variance_name="bn.var")
+    main, startup, y = _build(build)
+    exe = static.Executor()
+    exe.run(startup)
+    a = np.random.default_rng(2).standard_normal((4, 2, 5, 5))
+    got, = exe.run(main, feed={"img": a}, fetch_list=[y])
+    conv = torch.nn.functional.conv2d(torch.tensor(a), torch.tensor(_scope_value("conv.w_0")),
+                                      torch.tensor(_scope_value("conv.b_0")), 2, 1)
+    norm = torch.nn.BatchNorm2d(3, momentum=0.1).double()
+    want = torch.relu(norm(conv)).detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(_scope_value("bn.mean"), norm.running_mean.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(_scope_value("bn.var"), norm.running_var.numpy(), rtol=1e-10)
+    norm.eval()  # the clone for test reads the moving statistics
+    got, = exe.run(main.clone(for_test=True), feed={"img": a}, fetch_list=[y])
+    np.testing.assert_allclose(got, torch.relu(norm(conv)).detach().numpy(), rtol=1e-10)
+
+
+def test_nn_layer_norm_and_embedding_compute_as_torch(scoped):
+    torch = pytest.importorskip("torch")
+    def build():
+        x = static.data("x", [None, 2, 3], "float64")
+        ids = static.data("ids", [None, 4], "int64")
+        return (static.nn.layer_norm(x, begin_norm_axis=1, name="ln"),
+                static.nn.embedding(ids, [7, 3], padding_idx=-1, dtype="float64", name="emb"))
+    main, startup, (ln, emb) = _build(build)
+    exe = static.Executor()
+    exe.run(startup)
+    a = np.random.default_rng(3).standard_normal((5, 2, 3))
+    ids = np.array([[0, 6, 2, 6], [1, 1, 3, 5], [2, 2, 2, 2], [6, 0, 4, 4], [5, 5, 1, 0]])
+    got_ln, got_emb = exe.run(main, feed={"x": a, "ids": ids}, fetch_list=[ln, emb])
+    want = torch.nn.functional.layer_norm(torch.tensor(a), (2, 3)).numpy()  # scale 1, shift 0
+    np.testing.assert_allclose(got_ln, want, rtol=1e-10, atol=1e-12)
+    table = _scope_value("emb.w_0")
+    assert not table[6].any()  # padding_idx -1 is the last row, zeros
+    np.testing.assert_array_equal(got_emb, table[ids])
+
+
+def test_nn_case_and_switch_case_choose_their_branch_when_the_program_runs():
+    def build():
+        i = static.data("i", [1], "int64")
+        pick = static.nn.switch_case(i, {1: lambda: fg.full([1], 10.0), 3: lambda: fg.full(
+            [1], 30.0)}, default=lambda: fg.full([1], -1.0))
+        last = static.nn.switch_case(i, [lambda: fg.full([1], 0.0), lambda: fg.full([1], 1.0)])
+        first = static.nn.case([(i < 2, lambda: fg.full([1], 1.0)),
+                                (i < 4, lambda: fg.full([1], 2.0))])
+        return pick, last, first
+    main, _, outs = _build(build)
+    exe = static.Executor()
+    for i, want in ((1, (10, 1, 1)), (3, (30, 1, 2)), (0, (-1, 0, 1)), (7, (-1, 1, 2))):
+        got = exe.run(main, feed={"i": np.array([i])}, fetch_list=list(outs))
+        assert [float(g[0]) for g in got] == list(want)
+
+
+def test_layers_refuse_bad_arguments_naming_them():
+    fg.enable_static()
+    try:
+        with static.program_guard(static.Program(), static.Program()):
+            x = static.data("x", [None, 3], "float32")
+            with pytest.raises(ValueError, match="conv2d: expects a 4-d input"):
+                static.nn.conv2d(x, 2, 3)
+            with pytest.raises(ValueError, match="begin_norm_axis"):
+                static.nn.layer_norm(x, begin_norm_axis=2)
+            with pytest.raises(ValueError, match="data_layout"):
+                static.nn.batch_norm(x, data_layout="NWC")
+            with pytest.raises(TypeError, match="pred_fn_pairs"):
+                static.nn.case([])
+    finally:
+        fg.disable_static()
