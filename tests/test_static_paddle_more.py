@@ -201,3 +201,45 @@ def test_layers_refuse_bad_arguments_naming_them():
                 static.nn.case([])
     finally:
         fg.disable_static()
+
+
+def test_accuracy_is_computed_at_every_run_as_the_eager_metric(scoped):
+    def build():
+        x = static.data("x", [None, 4], "float32")
+        label = static.data("label", [None, 1], "int64")
+        return static.accuracy(x, label, k=1), static.accuracy(x, label, k=2)
+    main, _, (top1, top2) = _build(build)
+    exe = static.Executor()
+    rng = np.random.default_rng(4)
+    for n in (3, 8):
+        scores = rng.standard_normal((n, 4)).astype(np.float32)
+        labels = rng.integers(0, 4, (n, 1))
+        got1, got2 = exe.run(main, feed={"x": scores, "label": labels}, fetch_list=[top1, top2])
+        ranks = np.argsort(-scores, axis=1)
+        assert got1 == np.float32(np.mean(ranks[:, 0] == labels[:, 0]))
+        assert got2 == np.float32(np.mean((ranks[:, :2] == labels).any(axis=1)))
+
+
+def test_a_global_var_starts_at_its_value_and_keeps_its_updates(scoped):
+    def build():
+        step = static.create_global_var([1], 5.0, "float32", persistable=True, name="step")
+        static.default_main_program().set_update(step, step + 1)
+        return step
+    main, startup, step = _build(build)
+    exe = static.Executor()
+    exe.run(startup)
+    got = [float(exe.run(main, fetch_list=[step])[0][0]) for _ in range(3)]
+    assert got == [5.0, 6.0, 7.0]
+
+
+def test_compiled_program_name_scope_and_device_guard_change_nothing(scoped):
+    def build():
+        with static.name_scope("block"), static.device_guard("cpu"):
+            x = static.data("x", [None, 2], "float64")
+            return x * 3
+    main, _, y = _build(build)
+    compiled = static.CompiledProgram(main, static.BuildStrategy()).with_data_parallel()
+    got, = static.Executor().run(compiled, feed={"x": np.ones((2, 2))}, fetch_list=[y.name])
+    np.testing.assert_array_equal(got, np.full((2, 2), 3.0))
+    with pytest.raises(TypeError, match="CompiledProgram: expected"):
+        static.CompiledProgram("main")

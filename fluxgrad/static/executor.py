@@ -92,6 +92,7 @@ class Executor:
         from .staging import programs
         if program is None:
             program = programs.main
+        program = getattr(program, "_program", program)  # a CompiledProgram's
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run: program must be a fluxgrad.static.Program, got "
                             f"{type(program).__name__}")
