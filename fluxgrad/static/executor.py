@@ -312,9 +312,8 @@ def _make_plan(program, fetches):
                       eq))
     plan.steps = steps
     plan.shapes = {}
-    plan.fitted = frozenset(n for n, eq in enumerate(steps_eqs) if any(
-        isinstance(d, _dims.Size) or type(d) is int and d >= _dims.FIRST_STAND_IN and
-        _dims.symbols_in(d) for o in eq.outputs for d in o.dims))
+    plan.fitted = frozenset(n for n, eq in enumerate(steps_eqs)
+                            if any(_dims.sizes_in(o.dims) for o in eq.outputs))
     plan.symbols = set()
     for eq in steps_eqs:
         if eq.symbolic:
