@@ -43,6 +43,11 @@ CASES = {
     "x[2:n-1]": (lambda m, F, x: x[2:x.shape[0] - 1], (3,)),
     "x[:4]": (lambda m, F, x: x[:4] + 1, (3,)),
     "x[3:4]": (lambda m, F, x: x[3:4], (2,)),
+    "x[1:-1:2]": (lambda m, F, x: x[1:-1:2], (3,)),
+    "cumsum of x[1:]": (lambda m, F, x: x[1:].cumsum(0), (3,)),
+    "sort of x[1:]": (lambda m, F, x: x[1:].sort(0)[0], (3,)),
+    "x[1:].T @ x[1:]": (lambda m, F, x: x[1:].T @ x[1:], (3,)),
+    "softmax over x[:-2]": (lambda m, F, x: m.softmax(x[:-2], 0), (3,)),
     "x[1:] - x[:-1]": (lambda m, F, x: x[1:] - x[:-1], (3,)),
     "narrow": (lambda m, F, x: x.narrow(0, 1, x.shape[0] - 1), (3,)),
     "diff": (lambda m, F, x: m.diff(x, dim=0), (3,)),
@@ -58,6 +63,9 @@ CASES = {
     "conv2d": (lambda m, F, x: F.conv2d(
         x.reshape(1, 1, x.shape[0], 4), m.ones(2, 1, 2, 2, dtype=m.float64), padding=(1, 0)),
         (4,)),
+    "conv_transpose1d": (lambda m, F, x: F.conv_transpose1d(
+        x.transpose(0, 1).unsqueeze(0), m.ones(3, 2, 3, dtype=m.float64) * 0.5, stride=2,
+        padding=1), (3,)),
     "max_pool1d": (lambda m, F, x: F.max_pool1d(x.transpose(0, 1).unsqueeze(0), 2), (3,)),
     "avg_pool1d": (lambda m, F, x: F.avg_pool1d(x.transpose(0, 1).unsqueeze(0), 3, 2, 1),
                    (3,)),
