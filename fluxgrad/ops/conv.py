@@ -636,7 +636,11 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
             pads[2 * a + 1] += max(0, (out - 1) * stride[a] + eff - size)
     pads = tuple(pads)
     for a in range(2):
-        if x.shape[2 + a] + pads[2 * a] + pads[2 * a + 1] < dilation[a] * (kernel[a] - 1) + 1:
+        reach = dilation[a] * (kernel[a] - 1) + 1 - pads[2 * a] - pads[2 * a + 1]
+        if type(x.shape[2 + a]) is not int and reach > 0:  # an unknown static size
+            from ..static.dims import assume_not
+            assume_not(x.shape[2 + a], range(reach))  # (the program refuses smaller ones)
+        if x.shape[2 + a] < reach:
             raise ValueError(f"{op}: the kernel {kernel} is larger than the padded input "
                              f"{list(x.shape[2:])}")
     return kernel, stride, pads, dilation

@@ -55,8 +55,9 @@ def _normalize(index):
             static.append(e)
             continue
         if t is slice:
-            if not all(type(v) is int or v is None for v in (e.start, e.stop, e.step)):
-                e = slice(*(None if v is None else operator.index(v)
+            if not all(isinstance(v, int) or v is None for v in (e.start, e.stop, e.step)):
+                # (an int subclass stays: a size computed from a static program's unknown one)
+                e = slice(*(v if v is None or isinstance(v, int) else operator.index(v)
                             for v in (e.start, e.stop, e.step)))
             static.append(e)
             continue

@@ -581,11 +581,13 @@ def narrow(x, dim, start, length):
         raise ShapeError("narrow: can't be applied to a 0-d tensor")
     dim = _dim(dim, x.ndim, "narrow")
     n = x.shape[dim]
-    start = int(start) + (n if int(start) < 0 else 0)
+    # (an int subclass stays: a size computed from a static program's unknown one)
+    start, length = (v if isinstance(v, int) else int(v) for v in (start, length))
+    start = start + (n if start < 0 else 0)
     if not 0 <= start <= n or length < 0 or start + length > n:
         raise IndexOutOfRange(f"narrow: start {start} and length {length} fall outside dimension "
                          f"{dim} of size {n}")
-    return x[(slice(None),) * dim + (slice(start, start + int(length)),)]
+    return x[(slice(None),) * dim + (slice(start, start + length),)]
 
 
 @tensor_method("select")

@@ -102,6 +102,9 @@ def unfold(x, dimension, size, step):
     dimension becomes the number of windows and a new last dimension holds each window."""
     d = _dim(dimension, x.ndim, "unfold")
     n = x.shape[d] if x.ndim else 1
+    if type(n) is not int:  # an unknown static size: the program refuses those below `size`
+        from ..static.dims import assume_not
+        assume_not(n, range(size))
     if step <= 0 or size < 0 or size > n:
         raise ShapeError(f"unfold: windows of size {size} with step {step} don't fit "
                            f"dimension {dimension} of size {n}; the size must be at most {n} "

@@ -11,8 +11,9 @@ Modules: `program` (the IR: Variable, Equation, Program), `dims` (unknown sizes)
 `evaluate` for sub-programs), `transforms` (grad, forward_grad, linearize, transpose),
 `jacobian` (lazy Jacobian/Hessian), `passes` (DCE, CSE, folding, simplification),
 `control_flow` (`nn.cond`, `nn.while_loop`, `nn.scan`), `parameters` (Layers' parameters as
-persistable Variables), `_ops` (the two primitives static mode adds: full_like,
-stop_gradient).
+persistable Variables), `_ops` (the primitives static mode adds: full_like, full, iota, shape,
+stop_gradient), `printing` (`Print`), `compat` (PaddlePaddle spellings that change nothing
+here: `name_scope`, `device_guard`, `CompiledProgram`, ...).
 
 A Layer called in static mode keeps persistable Variables as its parameters from then on
 (their values live in the scope). In `Variable.shape` an unknown size is an int (its
@@ -33,12 +34,17 @@ from . import passes
 from .transforms import forward_grad, gradients, grad
 from . import nn
 from .io import load, load_inference_model, save, save_inference_model
+from .printing import Print
+from .compat import (BuildStrategy, CompiledProgram, ExecutionStrategy, accuracy,
+                     create_global_var, device_guard, name_scope)
 
 __all__ = ["data", "Program", "Variable", "Equation", "program_guard", "default_main_program",
            "default_startup_program", "Executor", "Scope", "global_scope", "gradients",
            "InputSpec", "nn", "passes", "enable_static", "disable_static", "in_dynamic_mode",
            "create_parameter", "scope_guard", "cpu_places", "grad", "forward_grad",
-           "append_backward", "save", "load", "save_inference_model", "load_inference_model"]
+           "append_backward", "save", "load", "save_inference_model", "load_inference_model",
+           "Print", "name_scope", "device_guard", "CompiledProgram", "BuildStrategy",
+           "ExecutionStrategy", "accuracy", "create_global_var"]
 
 
 def enable_static():

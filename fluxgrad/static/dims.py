@@ -10,10 +10,16 @@ integer constant that the sentinel entered
 (`reshape(x.shape[0], -1)`, the element count of a mean) is a multiple of it and is
 re-bound to the actual size when the program runs (`bind`). Output shapes are
 found by running the op on small arrays under two bindings (`PROBES`): a dim that
-changes between them is a symbol (or a multiple of symbols), one that doesn't is static. Limits: a size
-derived from a symbol other than by multiplication (N + 1, N // 2) is refused
-when the op is staged; a static size that is a multiple of a sentinel (10007)
-would be mistaken for it.
+changes between them is a symbol (or a multiple of symbols), one that doesn't is static. A size
+that is neither (`x[1:]`: N - 1, `x[::2]`: (N + 1) // 2, a convolution's
+(N + 2p - k) // s + 1, `cat` with a known size: N + 3) is fitted, from runs of the op at many
+sizes of one unknown dim, as a `Size`: max(0, (a*N + b) // q) with a, q >= 1; it stands in as a
+prime of its own (`Size.stand_in`, above the sentinels; `pretty_shape` gives it as a `SizeInt`),
+and the Executor checks at run time that every step whose output has one gives that size.
+Limits: a size computed from two unknown sizes other than by multiplication (N0 + N1) is refused
+when the op is staged; a static size that is a multiple of a sentinel (10007) or of a Size's
+stand-in would be mistaken for it; a Size's stand-in is numbered in the order Sizes are made,
+so a program saved with one (`static.save`) loads into a process that makes them in that order.
 
 A number computed in Python from an unknown size while a program is built (`1.0 /
 x.shape[0]`, `x.shape[0] - 1`) is a `Derived` int or float: the stand-in value, plus how
@@ -43,9 +49,20 @@ refuse_sizes = None  # set by staging: refuse_sizes(Dim, sizes) tells the progra
 
 def assume_not(size, sizes):
     """An op chose what to stage as if the unknown `size` were none of `sizes` (`squeeze(0)`
-    keeps an axis whose stand-in size isn't 1): the program refuses to run with them."""
-    if isinstance(size, SymInt) and refuse_sizes is not None:
+    keeps an axis whose stand-in size isn't 1): the program refuses to run with them (with
+    the sizes of its dim that give them, for a Size)."""
+    if refuse_sizes is None:
+        return
+    if isinstance(size, SymInt):
         refuse_sizes(size.dim, sizes)
+    elif isinstance(size, SizeInt):
+        expr = size.expr
+        solutions = [expr.solve(s) for s in sizes]
+        if None in solutions:
+            raise ValueError(f"the size {expr.name} is {sorted(sizes)} for every large "
+                             f"{expr.dim.name}, where the program was built as if it were not; "
+                             "give static.data a known size")
+        refuse_sizes(expr.dim, {n for ns in solutions for n in ns})
 
 
 def _derive(op, a, b):
@@ -228,10 +245,136 @@ def _size_of(index):
 
 _SENTINELS = (10007, 10009, 10037, 10039, 10061, 10067, 10069, 10079)
 _ALTERNATES = (10091, 10093, 10099, 10103, 10111, 10133, 10139, 10141)
-_PROBES = ((3, 29), (5, 31), (7, 37), (11, 41), (13, 43), (17, 47), (19, 53), (23, 59))
+# the sizes staging runs an op at: each pair's difference and ratio its own, so that no size
+# a + k*N of one dim has another dim's pair (N0 + 2 would be N1 with (3, 29) and (5, 31))
+_PROBES = ((3, 29), (5, 37), (7, 47), (11, 59), (13, 67), (17, 79), (19, 89), (23, 97))
 SYMBOLS = tuple(Dim(i, s, a, p) for i, (s, a, p) in
                 enumerate(zip(_SENTINELS, _ALTERNATES, _PROBES)))
 BY_SENTINEL = {d.sentinel: d for d in SYMBOLS}
+
+
+class Size:
+    """A size computed from one unknown size N: max(0, (a*N + b) // q), with a, q >= 1, and
+    at most `hi` where that is not None (`x[:4]`: min(N, 4)) (see the module docstring); made
+    once per (dim, a, b, q, hi) by `size_of`."""
+    __slots__ = ("dim", "a", "b", "q", "hi", "stand_in", "name")
+
+    def __init__(self, dim, a, b, q, hi, stand_in):
+        self.dim, self.a, self.b, self.q, self.hi = dim, a, b, q, hi
+        self.stand_in = stand_in
+        term = dim.name if a == 1 else f"{a}*{dim.name}"
+        if b:
+            term += f"{b:+d}"
+        self.name = term if q == 1 else f"({term})//{q}"
+        if hi is not None:
+            self.name = f"min({self.name},{hi})"
+
+    def __repr__(self):
+        return self.name
+
+    def __reduce__(self):
+        return size_of, (self.dim, self.a, self.b, self.q, self.hi)
+
+    def evaluate(self, sizes):
+        n = sizes.get(self.dim.sentinel)
+        if n is None:
+            return self.stand_in
+        size = max(0, (self.a * n + self.b) // self.q)
+        return size if self.hi is None or size < self.hi else self.hi
+
+    def size(self):
+        """This size as `Variable.shape` gives it (a SizeInt)."""
+        return SizeInt(self)
+
+    def solve(self, value):
+        """The sizes of `dim` for which this size is `value` (from 0 up; None: all from some
+        size up)."""
+        a, b, q = self.a, self.b, self.q
+        if self.hi is not None and value >= self.hi:
+            return range(0) if value > self.hi else None  # (None: every size from one up)
+        low = max(0, -(-(q * value - b) // a)) if value else 0
+        return range(low, max(low, -(-(q * (value + 1) - b) // a)))
+
+
+class SizeInt(DerivedInt):
+    """A Size as `Variable.shape` gives it: its stand-in, recomputed from the bound sizes."""
+
+    def __new__(cls, expr):
+        self = DerivedInt.__new__(cls, expr.stand_in, expr.evaluate, frozenset((expr.dim,)))
+        self.expr = expr
+        return self
+
+    def __repr__(self):
+        return self.expr.name
+
+    __str__ = __repr__
+    __hash__ = int.__hash__
+
+    def __reduce__(self):
+        return _size_int, (self.expr,)
+
+
+def _size_int(expr):
+    return SizeInt(expr)
+
+
+SIZES = {}  # stand-in -> Size
+_BY_FORM = {}  # (dim, a, b, q) -> Size
+FIRST_STAND_IN = 10151  # the first prime above the sentinels and their alternates
+
+
+def size_of(dim, a, b, q, hi=None):
+    """The dim max(0, (a*N + b) // q) (at most `hi`) of the unknown size N = `dim`: a Dim, a
+    multiple of its sentinel, or a Size."""
+    if q == 1 and b == 0 and hi is None:
+        return dim if a == 1 else a * dim.sentinel
+    key = (dim, a, b, q, hi)
+    size = _BY_FORM.get(key)
+    if size is None:
+        stand_in = max(SIZES, default=FIRST_STAND_IN - 2) + 2
+        while any(stand_in % k == 0 for k in range(3, int(stand_in ** 0.5) + 1, 2)):
+            stand_in += 2
+        size = _BY_FORM[key] = SIZES[stand_in] = Size(dim, a, b, q, hi, stand_in)
+    return size
+
+
+# the sizes an output's size is fitted on (`fit`): small ones, where slices empty, and a few
+# larger ones of every residue of small strides
+FIT_SIZES = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 24, 29, 30, 31, 37, 64)
+
+
+def fit(dim, observed):
+    """The dim of an output whose size was `observed[n]` when `dim` was n (sizes where the op
+    failed are left out): a Size, a Dim or a multiple of it; None if none fits."""
+    ns = sorted(observed)
+    if len(ns) < 8 or ns[-1] < 29:
+        return None
+    top = observed[ns[-1]]
+    # a size that stops growing (`x[:4]`) is clamped: the affine part fits below the clamp
+    clamp = top if observed[ns[-2]] == top == observed[ns[-3]] and top > 0 else None
+    rising = [n for n in ns if observed[n] != clamp]
+    if len(rising) >= 2 and observed[rising[-1]] > observed[rising[0]]:
+        slope = (observed[rising[-1]] - observed[rising[0]]) / (rising[-1] - rising[0])
+    elif clamp is not None:
+        slope = None  # from 0 straight to the clamp: try slopes up to 4
+    else:
+        return None
+    for q in range(1, 17):
+        slopes = range(1, 4 * q + 1) if slope is None else \
+            range(max(1, int(slope * q) - 1), int(slope * q) + 2)
+        for a in slopes:
+            lo, hi = -float("inf"), float("inf")
+            for n in ns:
+                out = observed[n]
+                if out == clamp:
+                    lo = max(lo, q * out - a * n)
+                elif out:
+                    lo, hi = max(lo, q * out - a * n), min(hi, q * out + q - 1 - a * n)
+                else:
+                    hi = min(hi, q - 1 - a * n)
+            if lo <= hi and lo != -float("inf"):
+                return size_of(dim, a, int(lo), q, clamp)
+    return None
 
 
 @contextlib.contextmanager
@@ -254,8 +397,8 @@ def _swap():
 
 def could_be_sentinel(size):
     """Whether a static size would be mistaken for a multiple of a sentinel."""
-    return size >= 10007 and any(size % d.sentinel == 0 or size % d.alternate == 0
-                                 for d in SYMBOLS)
+    return size >= 10007 and (any(size % d.sentinel == 0 or size % d.alternate == 0
+                                  for d in SYMBOLS) or any(size % s == 0 for s in SIZES))
 
 
 def symbol_for_axis(axis, op="static.data"):
@@ -266,19 +409,32 @@ def symbol_for_axis(axis, op="static.data"):
 
 
 def stand_in_shape(dims):
-    if Dim not in map(type, dims):  # (known sizes: the common case, without a loop)
+    types = set(map(type, dims))
+    if Dim not in types and Size not in types:  # (known sizes: the common case, without a loop)
         return tuple(dims)
-    return tuple(d.sentinel if isinstance(d, Dim) else d for d in dims)
+    return tuple(d.sentinel if isinstance(d, Dim) else d.stand_in if isinstance(d, Size) else d
+                 for d in dims)
 
 
 def pretty_shape(shape):
-    """A stand-in shape with its unknown sizes as SymInts (printed by name)."""
-    return tuple(BY_SENTINEL[s].size if s in BY_SENTINEL else s for s in shape)
+    """A stand-in shape with its unknown sizes as SymInts (printed by name), its Sizes as
+    SizeInts."""
+    return tuple(BY_SENTINEL[s].size if s in BY_SENTINEL else
+                 SIZES[s].size() if s in SIZES else s for s in shape)
 
 
 def dims_of(shape):
-    """The dims (ints and Dims) of a stand-in shape."""
-    return tuple(BY_SENTINEL.get(s, s) for s in shape)
+    """The dims (ints, Dims and Sizes) of a stand-in shape."""
+    return tuple(BY_SENTINEL.get(s) or SIZES.get(s, s) for s in shape)
+
+
+def bind_dim(d, sizes):
+    """The size a dim (an int, a Dim or a Size) has under `sizes`."""
+    if isinstance(d, Dim):
+        return sizes.get(d.sentinel, d.sentinel)
+    if isinstance(d, Size):
+        return d.evaluate(sizes)
+    return rebind_int(d, sizes)
 
 
 def has_symbol(shape):
@@ -306,6 +462,67 @@ def size_from_probes(a, b):
     return None
 
 
+def lost_size(value):
+    """An int in `value` (params, scalars) that looks computed from an unknown size but is a
+    plain int (`operator.index`, `int()` dropped the Derived it was): within 64 of a multiple
+    of a sentinel without being one, nor a multiple of 10 (10000 is taken for a known size).
+    None if there is none."""
+    t = type(value)
+    if isinstance(value, (tuple, list)):
+        return next((v for v in map(lost_size, value) if v is not None), None)
+    if t is dict:
+        return lost_size(list(value.values()))
+    if t is slice:
+        return lost_size((value.start, value.stop, value.step))
+    if t is int or isinstance(value, np.integer) and not isinstance(value, np.bool_):
+        v = abs(int(value))
+        if v < 10007 - 64 or v % 10 == 0 or _sentinel_multiple(v):
+            return None
+        for s in BY_SENTINEL:
+            k = max(1, round(v / s))
+            if abs(v - k * s) <= 64 and k <= 64:
+                return int(value)
+    return None
+
+
+def sizes_in(value):
+    """The Sizes a value (a shape, params, a scalar) mentions: a Size, a SizeInt, an int a
+    Size's stand-in divides, or containers of them."""
+    t = type(value)
+    if t is Size:
+        return [value]
+    if t is SizeInt:
+        return [value.expr]
+    if t is slice:
+        value = (value.start, value.stop, value.step)
+    elif t is dict:
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        return [s for v in value for s in sizes_in(v)]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and \
+            value >= FIRST_STAND_IN:
+        return [size for stand_in, size in SIZES.items() if int(value) % stand_in == 0]
+    return []
+
+
+def size_from_units(probed, sizes, dims):
+    """The dim whose sizes under the two probe bindings were `probed`, as a multiple of one of
+    `sizes` (Sizes), maybe times one of them or of `dims`: the Size, or the int stand-in of
+    the multiple; None if there is none."""
+    a, b = probed
+    bindings = [{d.sentinel: d.probes[k] for d in SYMBOLS} for k in (0, 1)]
+    units = [(s, s.evaluate(bindings[0]), s.evaluate(bindings[1]), s.stand_in) for s in sizes]
+    others = [(None, 1, 1, 1)] + units + [(d, *d.probes, d.sentinel) for d in dims]
+    for size, p, q, stand_in in units:
+        for other, p2, q2, stand_in2 in others:
+            p1, q1 = p * p2, q * q2
+            if p1 and q1 and a % p1 == 0 and b % q1 == 0 and a // p1 == b // q1:
+                if a == p1 and other is None:
+                    return size
+                return a // p1 * stand_in * stand_in2
+    return None
+
+
 def rebind_int(value, sizes):
     """`value` with each factor of a sentinel replaced by the bound size."""
     if value < 10007:
@@ -315,6 +532,11 @@ def rebind_int(value, sizes):
         while rest % sentinel == 0 and rest:
             rest //= sentinel
             out *= size
+    if rest >= FIRST_STAND_IN and SIZES:
+        for stand_in, size in SIZES.items():
+            while rest % stand_in == 0:
+                rest //= stand_in
+                out *= size.evaluate(sizes)
     return value if out == 1 and rest == value else out * rest
 
 
@@ -365,9 +587,14 @@ def symbols_in(value):
         return frozenset((value.dim,))
     if isinstance(value, Dim):
         return frozenset((value,))
+    if isinstance(value, Size):
+        return frozenset((value.dim,))
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         value = int(value)
-        return frozenset(d for d in SYMBOLS if value >= 10007 and value % d.sentinel == 0)
+        if value < 10007:
+            return frozenset()
+        return frozenset([d for d in SYMBOLS if value % d.sentinel == 0] +
+                         [e.dim for s, e in SIZES.items() if value % s == 0])
     if isinstance(value, dict):
         value = list(value.values())
     elif isinstance(value, slice):
@@ -378,7 +605,8 @@ def symbols_in(value):
 
 
 def _sentinel_multiple(value):
-    return any(value % s == 0 for s in BY_SENTINEL)
+    return any(value % s == 0 for s in BY_SENTINEL) or (
+        value >= FIRST_STAND_IN and value in SIZES or any(value % s == 0 for s in SIZES))
 
 
 def format_dims(dims):
@@ -386,7 +614,7 @@ def format_dims(dims):
 
 
 def _format_dim(d):
-    """A dim as text: `3`, `N0`, or a multiple of unknown sizes as `2*N0` / `N0*N1`."""
+    """A dim as text: `3`, `N0`, `N0-1`, or a multiple of unknown sizes as `2*N0` / `N0*N1`."""
     if type(d) is not int or d < 10007 or not _sentinel_multiple(d):
         return str(d)
     factors, rest = [], d
@@ -394,4 +622,8 @@ def _format_dim(d):
         while rest % sentinel == 0:
             rest //= sentinel
             factors.append(dim.name)
+    for stand_in, size in SIZES.items():
+        while rest % stand_in == 0:
+            rest //= stand_in
+            factors.append(f"({size.name})")
     return "*".join(([str(rest)] if rest != 1 else []) + factors)

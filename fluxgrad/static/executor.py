@@ -9,7 +9,8 @@
   checks each result's shape against its Variable's dims under the sizes fed: the staging
   proves the types for sizes of 3 and more (`dims` probes), and an op such as `x[:3]` or
   `x.diagonal()` on a smaller size gives another shape: refused, never a result of the
-  wrong shape;
+  wrong shape; the results whose sizes were fitted to an unknown size (`dims.Size`: `x[1:]`)
+  are checked so at every size;
 - reads persistable Variables from the scope (`global_scope()` unless `scope=` is
   given) and writes the updates back only after every equation has run, so a run
   that fails changes nothing;
@@ -65,7 +66,7 @@ def global_scope():
 
 class _Plan:
     __slots__ = ("steps", "n_slots", "constants", "feeds", "states", "fetch_slots", "updates",
-                 "symbols", "shapes")
+                 "symbols", "shapes", "fitted")
 
     def shapes_for(self, sizes):
         """Each step's output shapes under `sizes` (cached per binding)."""
@@ -75,8 +76,7 @@ class _Plan:
             if len(self.shapes) >= 16:
                 self.shapes.clear()
             shapes = self.shapes[key] = [
-                tuple(tuple(sizes.get(d.sentinel, d.sentinel) if isinstance(d, _dims.Dim) else
-                            _dims.rebind_int(d, sizes) for d in o.dims) for o in eq.outputs)
+                tuple(tuple(_dims.bind_dim(d, sizes) for d in o.dims) for o in eq.outputs)
                 for *_, eq in self.steps]
         return shapes
 
@@ -92,6 +92,7 @@ class Executor:
         from .staging import programs
         if program is None:
             program = programs.main
+        program = getattr(program, "_program", program)  # a CompiledProgram's
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run: program must be a fluxgrad.static.Program, got "
                             f"{type(program).__name__}")
@@ -115,8 +116,10 @@ class Executor:
                     "value in the scope; run the startup program first: "
                     "exe.run(fluxgrad.static.default_startup_program())")
             env[slot] = value
-        # the staging's probes prove the types for sizes from 3 up: smaller ones are checked
-        expected = plan.shapes_for(sizes) if sizes and min(sizes.values()) < 3 else None
+        # the staging's probes prove the types for sizes from 3 up: smaller ones are checked,
+        # and so are the sizes fitted to an unknown one (`dims.Size`) at every size
+        small = bool(sizes) and min(sizes.values()) < 3
+        expected = plan.shapes_for(sizes) if small or plan.fitted and sizes else None
         for n, (impl, args, params, outs, frees, eq) in enumerate(plan.steps):
             if params is None:
                 params = _dims.bind(eq.params, sizes)
@@ -138,7 +141,7 @@ class Executor:
             else:
                 for slot, o in zip(outs, out):
                     env[slot] = o if type(o) is _ndarray else _asarray(o)
-            if expected is not None:
+            if expected is not None and (small or n in plan.fitted):
                 _check_shapes(eq, [env[slot] for slot in outs], expected[n], sizes)
             for slot in frees:
                 env[slot] = None
@@ -309,6 +312,8 @@ def _make_plan(program, fetches):
                       eq))
     plan.steps = steps
     plan.shapes = {}
+    plan.fitted = frozenset(n for n, eq in enumerate(steps_eqs)
+                            if any(_dims.sizes_in(o.dims) for o in eq.outputs))
     plan.symbols = set()
     for eq in steps_eqs:
         if eq.symbolic:

@@ -7,8 +7,12 @@ the inference one is recorded as its stand-in for tests (`Program.test_values`, 
 Variable -> inference Variable). `clone(for_test=True)` makes a program that reads the
 inference values wherever the training ones were read, without the updates (running
 statistics) of training; the Executor runs only what a fetch needs, so the extra
-equations cost nothing in training runs. Functional calls (`F.dropout(x, training=True)`)
-are staged as written, in training mode in the clone too.
+equations cost nothing in training runs. Functional dropout (`F.dropout(x, p,
+training=True)`) records its input as its inference value (`infers_as`), so the clone runs it
+as the identity too, as PaddlePaddle's clone sets `is_test` on every dropout op. A training
+value fetched from the clone is its inference value (`Program.aliases`), and an inference
+value that is itself another layer's training value (dropout after batch norm) is that
+layer's inference value.
 """
 from .._core.static_mode import state
 
@@ -42,6 +46,14 @@ class BothModes:
         return out
 
 
+def infers_as(out, test):
+    """While a program is built, the training result `out` of a layer or function has the
+    inference value `test` (a Variable of the same program, or the same Variable)."""
+    from .program import Variable
+    if state.enabled and isinstance(out, Variable) and out is not test:
+        out.program.test_values[id(out)] = (out, test)
+
+
 def stage_both_modes(module):
     """Give each sub-layer of `module` that differs in inference a BothModes forward."""
     kinds = _differs_in_inference()
@@ -57,12 +69,18 @@ def for_test(program, clone):
     if not test_values:
         return clone
     from .program import Equation
+
+    def inference(x):
+        while id(x) in test_values:
+            x = test_values[id(x)][1]
+        return x
     equations = []
     for eq in program.equations:
         if any(id(x) in test_values for x in eq.inputs):
-            eq = Equation(eq.prim, tuple(test_values[id(x)][1] if id(x) in test_values else x
-                                         for x in eq.inputs),
-                          eq.outputs, eq.params, eq.source, eq.symbolic)
+            eq = Equation(eq.prim, tuple(map(inference, eq.inputs)), eq.outputs, eq.params,
+                          eq.source, eq.symbolic)
         equations.append(eq)
     clone.equations = equations
+    for train, _ in test_values.values():
+        clone.aliases[id(train)] = inference(train)
     return clone

@@ -7,7 +7,8 @@ the Variables, followed by a well-formedness check (`check=False` leaves it to t
 - `cse`: one equation for each (primitive, inputs, params) computed twice;
 - `fold`: run equations whose inputs are all known now (a `full_like` of a known shape, an
   op of constants) and use their values as constants;
-  random draws (`prim.draws`) are effects: never folded nor merged, and kept by `dce`;
+  random draws (`prim.draws`) are effects: never folded nor merged, and kept by `dce`; so is
+  a print (`prim.effect`: `static.Print`), except that `dce` drops it when its result is unused;
 - `simplify`: the zeros and ones that linearize and transpose leave: an op that is linear
   in an input that is zero gives zeros (`Primitive.linear` says which ops), `x * 1`, `x / 1`,
   `x + 0`, `x - 0` and `alias(x)` give x;
@@ -93,7 +94,8 @@ def cse(program, outputs=(), check=True):
     seen, replaced, kept = {}, {}, []
     for eq in program.equations:
         eq = _rewrite_inputs(eq, replaced)
-        if getattr(eq.prim, "draws", False):  # two draws are two different samples
+        if getattr(eq.prim, "draws", False) or getattr(eq.prim, "effect", False):
+            # two draws are two different samples; two prints print twice
             kept.append(eq)
             continue
         try:
@@ -135,7 +137,8 @@ def fold(program, outputs=(), check=True):
     for eq in program.equations:
         eq = _rewrite_inputs(eq, replaced)
         shape_only = eq.prim.name == "full_like" and _static_shape(eq.inputs[0])
-        draws = getattr(eq.prim, "draws", False)  # drawn at every run, never now
+        # drawn (printed) at every run, never now
+        draws = getattr(eq.prim, "draws", False) or getattr(eq.prim, "effect", False)
         if draws or (not shape_only and (eq.symbolic or any(
                 isinstance(x, Variable) and id(x) not in constants for x in eq.inputs))):
             kept.append(eq)

@@ -7,9 +7,10 @@ they issue on the underlying Variables (a BatchedTensor of a Variable reaching i
 past its vmap: refused). With no Variable among the inputs it returns NotImplemented (eager
 mode computes; in static mode such a value is a constant of the program) unless
 `constants` is set (vmap repeating a constant over a batch of unknown size), or the op is a
-random draw (`prim.draws`) or its params hold an unknown size (`zeros(x.shape[0], 3)`)
-while a program is built (static mode on, or `programs.tracing` for fluxgrad.compile): that
-is staged, so that every run draws, or makes the size fed. Otherwise the output
+random draw (`prim.draws`), an effect (`prim.effect`: a print) or its params hold an unknown
+size (`zeros(x.shape[0], 3)`) while a program is built (static mode on, or
+`programs.tracing` for fluxgrad.compile): that is staged, so that every run draws (prints),
+or makes the size fed. Otherwise the output
 Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
 on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
 see `dims`), or its `abstract` rule (control flow, random draws); a program remembers the
@@ -79,7 +80,8 @@ def stage(prim, inputs, params, constants=False):
         # a random draw is staged whenever a program is being built, inputs or not: its
         # numbers must be drawn at every run, not once now
         if not ((state.enabled or programs.tracing) and (
-                getattr(prim, "draws", False) or _dims.mentions_symbol(params))):
+                getattr(prim, "draws", False) or getattr(prim, "effect", False) or
+                _dims.mentions_symbol(params))):
             return NotImplemented
         program = programs.main
     for x in inputs:
@@ -124,24 +126,86 @@ def infer(prim, inputs, params, sized=None, seen=None):
     if not sized and not any(_dims.has_symbol(x._data.shape) for x in inputs
                              if isinstance(x, Variable)):
         return [(out.shape, out.dtype) for out in _probe(prim, inputs, params, {})]
+    lost = _dims.lost_size((params, [x for x in inputs if not isinstance(x, Tensor)]))
+    if lost is not None and _dims.recorder is None:
+        raise ValueError(
+            f"{prim.name}: the number {lost} ({_describe(inputs, params)}) looks computed from "
+            f"an unknown size, but as a plain int, which the program can't recompute for the "
+            f"size fed; keep the size as `x.shape[0] - 1` (no int() or operator.index on it). "
+            f"At {user_line()}")
     results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
                for k in (0, 1)]
     first = results[0]
     types = []
+    samples = {}
+    involved = None
     for j, out in enumerate(first):
         other = results[1][j]
         dims = []
-        for a, b in zip(out.shape, other.shape):
+        for axis, (a, b) in enumerate(zip(out.shape, other.shape)):
             sym = _dims.size_from_probes(a, b)
+            if sym is not None and a != b:
+                if involved is None:
+                    involved = _dims.symbols_in((params, [
+                        x.dims if isinstance(x, Variable) else x for x in inputs
+                        if not isinstance(x, Tensor) or isinstance(x, Variable)]))
+                if not _dims.symbols_in(sym) <= involved:
+                    sym = None  # another dim's probes by coincidence (N0 - 1 when N0*N1 is)
+            if sym is None:
+                sym = _fitted(prim, inputs, params, j, axis, (a, b), samples)
             if sym is None:
                 raise ValueError(
                     f"{prim.name}: an output size is computed from an unknown dimension "
-                    f"({_describe(inputs, params)}); only the unknown size itself or a "
-                    f"multiple of it can be staged. Give static.data a known size. "
-                    f"At {user_line()}")
+                    f"({_describe(inputs, params)}) in a way a program can't stage (only "
+                    f"max(0, (a*N + b) // q) of one unknown size N); give static.data a "
+                    f"known size. At {user_line()}")
             dims.append(sym)
         types.append((tuple(dims), out.dtype))
     return types
+
+
+def _fitted(prim, inputs, params, j, axis, probed, samples):
+    """The Size of axis `axis` of output `j`, whose sizes under the two probe bindings were
+    `probed`: a multiple of a Size of an input (times a Dim, maybe) with those sizes (the
+    common case: an op that keeps it, flattens it), else
+    one fitted from runs of the op at many sizes of each unknown dim involved (`samples`
+    keeps them across the outputs). None where none fits, and while fluxgrad.compile traces
+    (its programs re-bind multiples of sizes only)."""
+    if _dims.recorder is not None:
+        return None
+    involved = _dims.symbols_in(params) | _dims.symbols_in(
+        [x for x in inputs if not isinstance(x, Tensor)])
+    sizes = dict.fromkeys(_dims.sizes_in((params, [
+        x._data.shape if isinstance(x, Variable) else x for x in inputs
+        if not isinstance(x, Tensor) or isinstance(x, Variable)])))
+    for x in inputs:
+        if isinstance(x, Variable):
+            involved |= _dims.symbols_in(x.dims)
+    known = _dims.size_from_units(probed, sizes, involved)
+    if known is not None:
+        return known
+    found = None
+    for d in sorted(involved, key=lambda d: d.index):
+        observed = samples.get(d)
+        if observed is None:
+            observed = samples[d] = {}
+            base = {e.sentinel: e.probes[0] for e in _dims.SYMBOLS}
+            for n in _dims.FIT_SIZES:
+                try:
+                    observed[n] = [o.shape for o in
+                                   _probe(prim, inputs, params, {**base, d.sentinel: n})]
+                except Exception:
+                    continue  # the op refuses that size: so will it at run time
+        sizes = {n: shapes[j][axis] for n, shapes in observed.items()
+                 if j < len(shapes) and axis < len(shapes[j])}
+        if len(set(sizes.values())) <= 1:
+            continue  # the size doesn't depend on d
+        if found is not None:
+            return None  # on two unknown sizes
+        found = _dims.fit(d, sizes)
+        if found is None:
+            return None
+    return found
 
 
 class _Unkeyed(Exception):

@@ -1,10 +1,12 @@
 """Samples for the ops static mode adds: `full_like`, which static mode stages for seeds
-and zeros, `stop_gradient` (a Variable's detach()), and `full` / `iota`, which it stages for
-arrays made in a size known only at run time (`zeros(x.shape[0], 3)`, `arange`, `eye`)."""
+and zeros, `stop_gradient` (a Variable's detach()), `full` / `iota`, which it stages for
+arrays made in a size known only at run time (`zeros(x.shape[0], 3)`, `arange`, `eye`), and
+`print` (`static.Print`, the identity that prints)."""
 import numpy as np
 import torch
 
 from fluxgrad.static._ops import full, full_like, iota, shape, stop_gradient
+from fluxgrad.static.printing import Print
 
 from . import Sample, normal
 
@@ -23,4 +25,6 @@ SAMPLES = [
     Sample("iota", lambda x: x * iota(x.shape, 1, np.int64), [normal(3, 2)],
            torch_fn=lambda x: x * torch.arange(2)),
     Sample("shape", lambda x: x * shape(x)[0], [normal(3, 2)], torch_fn=lambda x: x * 3),
+    Sample("print", lambda x: Print(x, message="a registry sample", summarize=2),
+           [normal(3, 2)], torch_fn=lambda x: x),
 ]
