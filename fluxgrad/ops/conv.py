@@ -174,8 +174,10 @@ def _conv_weight_impl(x, y, *, stride, pads, dilation, groups, kernel):
     for images in _image_blocks(n, image_bytes):
         cols = _cols(xp[images], kernel, stride, dilation, (ho, wo), groups)
         block = rows[images.start * ho * wo:images.stop * ho * wo]
-        if groups == 1:
-            w2[0] += (cols[:, 0].T @ block[:, 0]).T  # this order is the faster one for 3 channels
+        if groups == 1 and cols.shape[2] < co:
+            w2[0] += (cols[:, 0].T @ block[:, 0]).T  # measured faster for narrow columns
+        elif groups == 1:
+            w2[0] += block[:, 0].T @ cols[:, 0]
         else:
             w2 += np.matmul(block.transpose(1, 2, 0), cols.transpose(1, 0, 2))
     return w2.reshape(co, *kernel, cg).transpose(0, 3, 1, 2)
