@@ -98,8 +98,8 @@ def _crop(xp, pads, size):
 # Activations are [N, C, H, W] arrays whose memory is channels-last ([N, H, W, C]): then the
 # columns are (N*H*W, C*kh*kw) rows and every convolution is one 2-d matmul per group. The
 # columns are built for a block of images at a time, small enough to stay in cache: a block's
-# copy is read by its matmul while it is still there, and no step allocates (and faults in)
-# an im2col of the whole batch.
+# copy is read by its matmul while it is still there, and no call holds an im2col of the
+# whole batch.
 _BLOCK_BYTES = 1 << 20
 
 
@@ -160,7 +160,8 @@ def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
         cols = cols.reshape(groups, kh, kw, m, ho, wo, cg)
         block = x[images]
         for i, j, out_rows, out_cols, x_rows, x_cols in taps:
-            block[:, x_rows, x_cols] += cols[:, i, j, :, out_rows, out_cols].transpose(1, 2, 3, 0, 4)
+            tap = cols[:, i, j, :, out_rows, out_cols]
+            block[:, x_rows, x_cols] += tap.transpose(1, 2, 3, 0, 4)
     return x.reshape(n, *size, groups * cg).transpose(0, 3, 1, 2)
 
 
