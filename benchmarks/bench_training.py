@@ -9,10 +9,12 @@ step (target <= 1.0x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
 <= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
-`cpu`: the compiled steps' CPU time per step against PyTorch's (robust to the load of other
-processes on a shared machine) with their page faults, and `memory`: the peak traced memory
+`cpu`: the eager and compiled steps' CPU time per step against PyTorch's (robust to the load
+of other processes on a shared machine) with their page faults, `memory`: the peak traced memory
 (tracemalloc, which sees NumPy's buffers) of one compiled step against one eager fluxgrad
-step, counting what each keeps between steps (target: no higher).
+step, counting what each keeps between steps (target: no higher), and `layers`: the CNN's
+convolutions and poolings one by one, the CPU time of fluxgrad's array work against
+PyTorch's kernels.
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
 """
@@ -204,12 +206,12 @@ def memory():
 
 
 def cpu_times(steps=30):
-    """The compiled steps' CPU time (`thread_time`: robust to other processes' load, page
-    faults included) against PyTorch's, medians, back to back and interleaved, and the page
+    """The eager and compiled steps' CPU time (`thread_time`: robust to other processes' load,
+    page faults included) against PyTorch's, medians, back to back and interleaved, and the page
     faults per step of each (a step that allocates fresh memory every time pays for them)."""
     import resource
-    print("compiled steps, CPU time per step (thread_time), medians; page faults per step:")
-    for name in ("mlp-compiled", "cnn-compiled"):
+    print("CPU time per step (thread_time), medians; page faults per step:")
+    for name in ("mlp", "cnn", "mlp-compiled", "cnn-compiled"):
         title, ours, theirs, _, target = CASES[name]()
         for step in (ours, theirs, ours, theirs):
             step()
