@@ -9,10 +9,12 @@ step (target <= 1.0x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
 <= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
-`cpu`: the compiled steps' CPU time per step against PyTorch's (robust to the load of other
-processes on a shared machine) with their page faults, and `memory`: the peak traced memory
+`cpu`: the eager and compiled steps' CPU time per step against PyTorch's (robust to the load
+of other processes on a shared machine) with their page faults, `memory`: the peak traced memory
 (tracemalloc, which sees NumPy's buffers) of one compiled step against one eager fluxgrad
-step, counting what each keeps between steps (target: no higher).
+step, counting what each keeps between steps (target: no higher), and `layers`: the CNN's
+convolutions and poolings one by one, the CPU time of fluxgrad's array work against
+PyTorch's kernels.
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
 """
@@ -204,12 +206,12 @@ def memory():
 
 
 def cpu_times(steps=30):
-    """The compiled steps' CPU time (`thread_time`: robust to other processes' load, page
-    faults included) against PyTorch's, medians, back to back and interleaved, and the page
+    """The eager and compiled steps' CPU time (`thread_time`: robust to other processes' load,
+    page faults included) against PyTorch's, medians, back to back and interleaved, and the page
     faults per step of each (a step that allocates fresh memory every time pays for them)."""
     import resource
-    print("compiled steps, CPU time per step (thread_time), medians; page faults per step:")
-    for name in ("mlp-compiled", "cnn-compiled"):
+    print("CPU time per step (thread_time), medians; page faults per step:")
+    for name in ("mlp", "cnn", "mlp-compiled", "cnn-compiled"):
         title, ours, theirs, _, target = CASES[name]()
         for step in (ours, theirs, ours, theirs):
             step()
@@ -229,11 +231,78 @@ def cpu_times(steps=30):
               f"(target <= {target}x)", flush=True)
 
 
+def conv_layers(repeat=41):
+    """The CNN case's convolutions and poolings one by one: the CPU time (thread_time,
+    medians, interleaved) of each fluxgrad primitive's array work (its impl, no dispatch)
+    against PyTorch's kernel for the same work, on the CNN's shapes at batch 32."""
+    from fluxgrad.ops import conv as C
+    rng = np.random.default_rng(0)
+
+    def activation(n, c, h, w):  # fluxgrad's activations are channels-last in memory
+        return rng.standard_normal((n, h, w, c)).astype(np.float32).transpose(0, 3, 1, 2)
+
+    def medians(ours, theirs):
+        ours(), theirs()
+        times = {ours: [], theirs: []}
+        for _ in range(repeat):
+            for step in (ours, theirs):
+                start = time.thread_time()
+                step()
+                times[step].append(time.thread_time() - start)
+        return [float(np.median(times[f])) * 1e3 for f in (ours, theirs)]
+
+    print("CNN layers, CPU time per call (thread_time), medians: fluxgrad impl / torch kernel")
+    geometry = dict(stride=(1, 1), pads=(1, 1, 1, 1), dilation=(1, 1), groups=1)
+    backward = torch.ops.aten.convolution_backward
+    totals = [0.0, 0.0]
+    for c_in, c_out, size in ((3, 32, 32), (32, 64, 16), (64, 128, 8)):
+        x, y = activation(32, c_in, size, size), activation(32, c_out, size, size)
+        w = rng.standard_normal((c_out, c_in, 3, 3)).astype(np.float32)
+        tx, ty, tw = (torch.tensor(np.ascontiguousarray(a)) for a in (x, y, w))
+        work = [("forward", lambda: C.conv2d_p.impl(x, w, **geometry),
+                 lambda: torch.conv2d(tx, tw, None, 1, 1)),
+                ("weight grad", lambda: C.conv2d_weight_p.impl(x, y, kernel=(3, 3), **geometry),
+                 lambda: backward(ty, tx, tw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                  [False, True, False]))]
+        if c_in > 3:  # the first layer's input needs no gradient
+            work.insert(1, ("input grad",
+                            lambda: C.conv2d_input_p.impl(y, w, size=(size, size), **geometry),
+                            lambda: backward(ty, tx, tw, None, [1, 1], [1, 1], [1, 1], False,
+                                             [0, 0], 1, [True, False, False])))
+        for what, ours, theirs in work:
+            t_ours, t_theirs = medians(ours, theirs)
+            totals[0] += t_ours
+            totals[1] += t_theirs
+            print(f"  conv {c_in:>3}->{c_out:<3} {size:>2}x{size:<2} {what:<12} {t_ours:7.2f}ms "
+                  f"{t_theirs:7.2f}ms {t_ours / t_theirs:6.2f}x", flush=True)
+    pool = dict(kernel=(2, 2), stride=(2, 2), pads=(0, 0, 0, 0), dilation=(1, 1))
+    for c, size in ((32, 32), (64, 16)):
+        x, g = activation(32, c, size, size), activation(32, c, size // 2, size // 2)
+        argmax = C.max_pool2d_p.impl(x, **pool)[1]
+        tx = torch.tensor(np.ascontiguousarray(x), requires_grad=True)
+        tg = torch.tensor(np.ascontiguousarray(g))
+        t_out, t_idx = torch.nn.functional.max_pool2d_with_indices(tx, 2)
+        work = [("max pool", lambda: C.max_pool2d_p.impl(x, **pool),
+                 lambda: torch.nn.functional.max_pool2d_with_indices(tx.detach(), 2)),
+                ("its scatter", lambda: C.max_pool2d_scatter_p.impl(g, argmax, size=(size, size),
+                                                                    **pool),
+                 lambda: torch.ops.aten.max_pool2d_with_indices_backward(
+                     tg, tx.detach(), [2, 2], [2, 2], [0, 0], [1, 1], False, t_idx))]
+        for what, ours, theirs in work:
+            t_ours, t_theirs = medians(ours, theirs)
+            totals[0] += t_ours
+            totals[1] += t_theirs
+            print(f"  {what:<12} {c:>3}x{size:<2}x{size:<11} {t_ours:7.2f}ms {t_theirs:7.2f}ms "
+                  f"{t_ours / t_theirs:6.2f}x", flush=True)
+    print(f"  {'all of the above':<35} {totals[0]:7.2f}ms {totals[1]:7.2f}ms "
+          f"{totals[0] / totals[1]:6.2f}x")
+
+
 CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11,
          "mlp-compiled": lambda: mlp(compiled_training_step, 0.9, ", compiled"),
          "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled"),
          "small-compiled": small_mlp}
-REPORTS = {"memory": memory, "cpu": cpu_times}
+REPORTS = {"memory": memory, "cpu": cpu_times, "layers": conv_layers}
 
 
 def main(names):

@@ -1,4 +1,4 @@
-"""Convolution and pooling on NCHW tensors, on BLAS: im2col by stride tricks, then one matmul.
+"""Convolution and pooling on NCHW tensors, on BLAS: im2col by stride tricks, then matmuls.
 
 Convolution is bilinear, and its two transposes are ops of the same kind, so
 three primitives close under differentiation (to any order):
@@ -7,7 +7,7 @@ with <conv2d(x, w), y> = <x, conv2d_input(y, w)> = <w, conv2d_weight(x, y)>.
 `conv2d_input` is the transposed convolution (`conv_transpose2d`). Max pooling
 backward scatters the cotangent to each window's argmax, and that scatter's
 transpose gathers from it; average pooling is linear with its transpose beside it.
-Python loops here run over kernel offsets (kh * kw), never over pixels.
+Python loops here run over kernel offsets (kh * kw) and blocks of images, never over pixels.
 Under vmap, the batch joins an existing axis: an input's N axis, or the channels
 (and groups) of a convolution whose weight is batched.
 `pads` are explicit (top, bottom, left, right), so 'same' padding may be uneven.
@@ -96,45 +96,91 @@ def _crop(xp, pads, size):
 
 
 # Activations are [N, C, H, W] arrays whose memory is channels-last ([N, H, W, C]): then the
-# columns are (N*H*W, C*kh*kw) rows and every convolution is one 2-d matmul per group.
+# columns are (N*H*W, C*kh*kw) rows and every convolution is one 2-d matmul per group. The
+# columns are built for a block of images at a time, small enough to stay in cache: a block's
+# copy is read by its matmul while it is still there, and no call holds an im2col of the
+# whole batch.
+_BLOCK_BYTES = 1 << 20
+
+
+def _image_blocks(n, image_bytes):
+    """Slices of the N images whose columns take about `_BLOCK_BYTES` each (at least one image)."""
+    step = max(1, min(n, _BLOCK_BYTES // max(1, image_bytes)))
+    return [slice(start, min(n, start + step)) for start in range(0, n, step)]
+
+
 def _conv_impl(x, w, *, stride, pads, dilation, groups):
-    n = x.shape[0]
+    n, (co, cg) = x.shape[0], w.shape[:2]
     kernel = w.shape[2:]
     xp = _padded_nhwc(x, pads)
     out_hw = (_out_size(xp.shape[1], 0, kernel[0], stride[0], dilation[0]),
               _out_size(xp.shape[2], 0, kernel[1], stride[1], dilation[1]))
-    cols = _cols(xp, kernel, stride, dilation, out_hw, groups)
     w2 = _weight_rows(w, groups)
-    if groups == 1:
-        return _nchw(cols[:, 0] @ w2[0].T, n, out_hw)
-    y = np.matmul(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1))
-    return _nchw(y.transpose(1, 0, 2).reshape(cols.shape[0], groups * y.shape[2]), n, out_hw)
+    out = np.empty((n, *out_hw, groups, co // groups), np.result_type(x, w))
+    image_bytes = out_hw[0] * out_hw[1] * kernel[0] * kernel[1] * cg * groups * xp.itemsize
+    for images in _image_blocks(n, image_bytes):
+        cols = _cols(xp[images], kernel, stride, dilation, out_hw, groups)
+        rows = out[images].reshape(cols.shape[0], groups, co // groups)
+        if groups == 1:
+            np.matmul(cols[:, 0], w2[0].T, out=rows[:, 0])
+        else:
+            np.matmul(cols.transpose(1, 0, 2), w2.transpose(0, 2, 1), out=rows.transpose(1, 0, 2))
+    return out.reshape(n, *out_hw, co).transpose(0, 3, 1, 2)
+
+
+def _tap_span(size, out, pad, k, stride, dilation):
+    """Along one axis, the outputs whose kernel tap `k` lands inside the unpadded input (a
+    slice of them) and the input positions they land on (a slice of those)."""
+    start = k * dilation - pad
+    first = max(0, -(start // stride))
+    last = min(out - 1, (size - 1 - start) // stride)
+    count = last - first + 1
+    at = start + first * stride
+    return slice(first, first + count), slice(at, at + stride * (count - 1) + 1, stride)
 
 
 def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
     n, co, ho, wo = y.shape
     _, cg, kh, kw = w.shape
-    # one (rows, C_out/g) @ (C_out/g, C/g) product per group and kernel offset
+    # one (rows, C_out/g) @ (C_out/g, C/g) product per group and kernel offset, added into x
+    # where that offset lands inside it (what lands on the padding is never computed)
     w9 = w.reshape(groups, co // groups, cg, kh * kw).transpose(0, 3, 1, 2)
-    cols = np.matmul(_rows(y, groups).transpose(1, 0, 2)[:, None], w9)
-    cols = cols.reshape(groups, kh, kw, n, ho, wo, cg)
-    xp = np.zeros((n, size[0] + pads[0] + pads[1], size[1] + pads[2] + pads[3], groups, cg),
-                  cols.dtype)
-    for i, j, (_, _, rows, columns) in _offsets((kh, kw), stride, dilation, (ho, wo)):
-        xp[:, rows, columns] += cols[:, i, j].transpose(1, 2, 3, 0, 4)
-    xp = xp.reshape(xp.shape[:3] + (groups * cg,)).transpose(0, 3, 1, 2)
-    return _crop(xp, pads, size)
+    rows = _rows(y, groups).transpose(1, 0, 2).reshape(groups, n, ho * wo, co // groups)
+    x = np.zeros((n, *size, groups, cg), np.result_type(y, w))
+    taps = []
+    for i in range(kh):
+        out_rows, x_rows = _tap_span(size[0], ho, pads[0], i, stride[0], dilation[0])
+        for j in range(kw):
+            out_cols, x_cols = _tap_span(size[1], wo, pads[2], j, stride[1], dilation[1])
+            if out_rows.stop > out_rows.start and out_cols.stop > out_cols.start:
+                taps.append((i, j, out_rows, out_cols, x_rows, x_cols))
+    for images in _image_blocks(n, ho * wo * kh * kw * cg * groups * x.itemsize):
+        m = images.stop - images.start
+        cols = np.matmul(rows[:, images].reshape(groups, 1, m * ho * wo, co // groups), w9)
+        cols = cols.reshape(groups, kh, kw, m, ho, wo, cg)
+        block = x[images]
+        for i, j, out_rows, out_cols, x_rows, x_cols in taps:
+            tap = cols[:, i, j, :, out_rows, out_cols]
+            block[:, x_rows, x_cols] += tap.transpose(1, 2, 3, 0, 4)
+    return x.reshape(n, *size, groups * cg).transpose(0, 3, 1, 2)
 
 
 def _conv_weight_impl(x, y, *, stride, pads, dilation, groups, kernel):
     n, co, ho, wo = y.shape
     cg = x.shape[1] // groups
-    cols = _cols(_padded_nhwc(x, pads), kernel, stride, dilation, (ho, wo), groups)
+    xp = _padded_nhwc(x, pads)
     rows = _rows(y, groups)
-    if groups == 1:
-        w2 = (rows[:, 0].T @ cols[:, 0])[None]
-    else:
-        w2 = np.matmul(rows.transpose(1, 2, 0), cols.transpose(1, 0, 2))
+    w2 = np.zeros((groups, co // groups, kernel[0] * kernel[1] * cg), np.result_type(x, y))
+    image_bytes = ho * wo * kernel[0] * kernel[1] * cg * groups * xp.itemsize
+    for images in _image_blocks(n, image_bytes):
+        cols = _cols(xp[images], kernel, stride, dilation, (ho, wo), groups)
+        block = rows[images.start * ho * wo:images.stop * ho * wo]
+        if groups == 1 and cols.shape[2] < co:
+            w2[0] += (cols[:, 0].T @ block[:, 0]).T  # measured faster for narrow columns
+        elif groups == 1:
+            w2[0] += block[:, 0].T @ cols[:, 0]
+        else:
+            w2 += np.matmul(block.transpose(1, 2, 0), cols.transpose(1, 0, 2))
     return w2.reshape(co, *kernel, cg).transpose(0, 3, 1, 2)
 
 

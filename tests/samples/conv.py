@@ -65,6 +65,12 @@ SAMPLES = [
     _with_args(_conv_t(groups=2, dilation=2), normal(1, 4, 3, 3), normal(4, 1, 2, 2, seed=1)),
     _conv_weight(1, 1, 1, 1, (3, 3), normal(2, 3, 5, 5), normal(2, 4, 5, 5, seed=1)),
     _conv_weight(2, 0, 1, 2, (2, 2), normal(1, 4, 5, 5), normal(1, 2, 2, 2, seed=1)),
+    # images large enough that the convolutions run over several blocks of images, the last
+    # one shorter (fluxgrad/ops/conv.py's _BLOCK_BYTES)
+    _with_args(_conv(padding=1), normal(5, 2, 48, 48), normal(3, 2, 3, 3, seed=1)),
+    _with_args(_conv_t(stride=2, padding=1, output_padding=1), normal(3, 3, 40, 40),
+               normal(3, 4, 3, 3, seed=1)),
+    _conv_weight(1, 1, 1, 2, (3, 3), normal(5, 4, 32, 32), normal(5, 2, 32, 32, seed=1)),
     Sample("conv2d", lambda x, w: fg.conv1d(x, w, None, 2, 1),
            [normal(2, 3, 7), normal(4, 3, 3, seed=1)],
            lambda x, w: TF.conv1d(x, w, None, 2, 1)),
