@@ -633,6 +633,8 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 # --- normalisation ------------------------------------------------------------------------
 class _BatchNorm(Module):
     _ndims = (2, 3, 4)
+    _version = 2
+    _added_buffers = ("num_batches_tracked",)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, *, bias=True):
