@@ -1,4 +1,4 @@
-"""nn.init.sparse_ and PyTorch's private fan helpers that user code calls."""
+"""nn.init.sparse_, calculate_gain and PyTorch's private fan helpers that user code calls."""
 import math
 
 import pytest
@@ -28,3 +28,10 @@ def test_private_fan_helpers_match_pytorch():
         for mode in ("fan_in", "fan_out"):
             assert nn.init._calculate_correct_fan(fluxgrad.empty(*shape), mode) == \
                 torch.nn.init._calculate_correct_fan(torch.empty(*shape), mode)
+
+
+def test_calculate_gain_values_and_types_match_pytorch():
+    torch = pytest.importorskip("torch")
+    for name in ("linear", "conv2d", "sigmoid", "tanh", "relu", "leaky_relu", "selu"):
+        ours, theirs = nn.init.calculate_gain(name), torch.nn.init.calculate_gain(name)
+        assert ours == theirs and type(ours) is type(theirs)
