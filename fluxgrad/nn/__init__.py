@@ -1,4 +1,5 @@
-"""`fluxgrad.nn`: Module (Layer), Parameter, layers, losses, `functional`, `init`, `utils`."""
+"""`fluxgrad.nn`: Module (Layer), Parameter, layers, losses, `functional`, `init`, `utils`;
+`modules` gives them PyTorch's submodule paths."""
 from . import functional, init, utils
 from .layers import *  # noqa: F401,F403
 from .extra_layers import *  # noqa: F401,F403
@@ -11,7 +12,7 @@ from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import extra_layers, layers, loss, losses_extra, paddle_layers, rnn, transformer
-from . import parallel
+from . import modules, parallel
 
 initializer = init
 
