@@ -13,9 +13,10 @@ from .transformer import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import extra_layers, layers, loss, losses_extra, paddle_layers, rnn, transformer
 from . import modules, parallel
+from .parallel import DataParallel, DistributedDataParallel
 
 initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
-            "ClipGradByNorm", "ClipGradByValue"] + layers.__all__ + extra_layers.__all__
+            "ClipGradByNorm", "ClipGradByValue", "DataParallel", "DistributedDataParallel"] + layers.__all__ + extra_layers.__all__
            + loss.__all__ + losses_extra.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)
