@@ -100,11 +100,11 @@ class Tensor(metaclass=TensorType):
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def numpy(self):
+    def numpy(self, *, force=False):
         """The data as an ndarray (shared, not copied; never part of the graph). Refused, as
-        PyTorch refuses it, for a tensor that requires grad: a write through the array would
-        go unseen by autograd."""
-        if self._requires_grad:
+        PyTorch refuses it, for a tensor that requires grad (a write through the array would
+        go unseen by autograd) unless `force` (then as tensor.detach().numpy())."""
+        if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data

@@ -50,8 +50,8 @@ UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "ta
 
 def unpack_dual(tensor):
     """(primal, tangent) of a dual tensor, also as `.primal` and `.tangent`; tangent is None
-    if it carries none."""
-    tangent = batching.tangent_of(tensor)
+    if it carries none (as every tensor does once its dual level has closed)."""
+    tangent = batching.tangent_of(tensor) if state.level else None
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     return UnpackedDualTensor(batching.without_tangent(tensor), tangent)

@@ -83,6 +83,10 @@ class Uniform(Distribution):
         return (self.low + self.high) / 2
 
     @property
+    def mode(self):
+        return self.high * math.nan
+
+    @property
     def variance(self):
         return (self.high - self.low) ** 2 / 12
 
@@ -132,6 +136,12 @@ class Bernoulli(Distribution):
     @property
     def mean(self):
         return self.probs
+
+    @property
+    def mode(self):
+        # a fair coin has no mode
+        one = (self.probs > 0.5).to(self.probs.dtype)
+        return ops.where(self.probs == 0.5, math.nan, one)
 
     @property
     def variance(self):
@@ -187,6 +197,10 @@ class Categorical(Distribution):
     @property
     def mean(self):
         return full_like(self.probs[..., 0], math.nan)
+
+    @property
+    def mode(self):
+        return ops.argmax(self.probs, -1)
 
     @property
     def variance(self):

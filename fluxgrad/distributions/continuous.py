@@ -1,5 +1,5 @@
 """Continuous families on the real line, as torch.distributions: Exponential, Laplace, Cauchy,
-Gumbel, Weibull, HalfNormal, StudentT, Gamma, Chi2 and Beta.
+HalfCauchy, Gumbel, Weibull, HalfNormal, StudentT, Gamma, Chi2 and Beta.
 
 Formulas are torch's (same parameter names and attributes). `rsample` is the reparameterised
 draw where torch has one; Gamma, Chi2, Beta and StudentT draw their gamma variates from the
@@ -17,7 +17,7 @@ from .. import random_ops
 from . import constraints
 from .distribution import Distribution, LocationScale, broadcast_all
 
-__all__ = ["Exponential", "Laplace", "Cauchy", "Gumbel", "Weibull", "HalfNormal", "StudentT",
+__all__ = ["Exponential", "Laplace", "Cauchy", "HalfCauchy", "Gumbel", "Weibull", "HalfNormal", "StudentT",
            "Gamma", "Chi2", "Beta"]
 
 _EULER = 0.57721566490153286061
@@ -151,6 +151,47 @@ class Cauchy(LocationScale):
 
     def entropy(self):
         return math.log(4 * math.pi) + ops.log(self.scale)
+
+
+class HalfCauchy(Distribution):
+    """|x| for x drawn from Cauchy(0, scale)."""
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, scale, validate_args=None):
+        (self.scale,) = broadcast_all(scale)
+        self._cauchy = Cauchy(0.0, self.scale, validate_args=False)
+        super().__init__(self.scale.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.scale * 0 + math.inf
+
+    @property
+    def mode(self):
+        return self.scale * 0
+
+    @property
+    def variance(self):
+        return self.scale * 0 + math.inf
+
+    def rsample(self, sample_shape=()):
+        return ops.abs(self._cauchy.rsample(sample_shape))
+
+    def log_prob(self, value):
+        self._validate_sample(value)
+        return ops.where(value >= 0, self._cauchy.log_prob(value) + math.log(2), -math.inf)
+
+    def cdf(self, value):
+        self._validate_sample(value)
+        return 2 * self._cauchy.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self._cauchy.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self._cauchy.entropy() - math.log(2)
 
 
 class Gumbel(LocationScale):

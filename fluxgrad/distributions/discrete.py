@@ -237,6 +237,10 @@ class OneHotCategorical(Distribution):
         return self.probs
 
     @property
+    def mode(self):
+        return F.one_hot(self._categorical.mode, self.probs.shape[-1]).to(self.probs.dtype)
+
+    @property
     def variance(self):
         return self.probs * (1 - self.probs)
 

@@ -1,16 +1,17 @@
 """Distributions built from others, as torch.distributions: Independent (batch dims read as
 event dims), MixtureSameFamily (a Categorical mixture of one batched family) and
 TransformedDistribution (a base pushed through transforms), with LogNormal as
-Normal through ExpTransform."""
+Normal through ExpTransform and Pareto as Exponential through exp and a scale."""
 from .. import ops
 from .._core.grad_mode import no_grad
 from ..nn import functional as F
 from . import constraints
 from .basic import Categorical, Normal
-from .distribution import Distribution
-from .transforms import ExpTransform, Transform, _sum_rightmost
+from .continuous import Exponential
+from .distribution import Distribution, broadcast_all
+from .transforms import AffineTransform, ExpTransform, Transform, _sum_rightmost
 
-__all__ = ["Independent", "MixtureSameFamily", "TransformedDistribution", "LogNormal"]
+__all__ = ["Independent", "MixtureSameFamily", "TransformedDistribution", "LogNormal", "Pareto"]
 
 
 class Independent(Distribution):
@@ -262,3 +263,41 @@ class LogNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() + self.loc
+
+
+class Pareto(TransformedDistribution):
+    """scale * exp(e) for e drawn from Exponential(alpha): support [scale, inf)."""
+    arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
+    has_rsample = True
+
+    def __init__(self, scale, alpha, validate_args=None):
+        self.scale, self.alpha = broadcast_all(scale, alpha)
+        base = Exponential(self.alpha, validate_args=validate_args)
+        super().__init__(base, [ExpTransform(), AffineTransform(loc=0, scale=self.scale)],
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        batch_shape = tuple(batch_shape)
+        return Pareto(self.scale.expand(*batch_shape), self.alpha.expand(*batch_shape),
+                      validate_args=False)
+
+    @property
+    def support(self):
+        return constraints.greater_than_eq(self.scale)
+
+    @property
+    def mean(self):
+        a = ops.clamp(self.alpha, min=1)  # infinite for alpha <= 1
+        return a * self.scale / (a - 1)
+
+    @property
+    def mode(self):
+        return self.scale
+
+    @property
+    def variance(self):
+        a = ops.clamp(self.alpha, min=2)  # infinite for alpha <= 2
+        return self.scale ** 2 * a / ((a - 1) ** 2 * (a - 2))
+
+    def entropy(self):
+        return ops.log(self.scale / self.alpha) + (1 + 1 / self.alpha)

@@ -1,4 +1,5 @@
-"""`fluxgrad.nn`: Module (Layer), Parameter, layers, losses, `functional`, `init`, `utils`."""
+"""`fluxgrad.nn`: Module (Layer), Parameter, layers, losses, `functional`, `init`, `utils`;
+`modules` gives them PyTorch's submodule paths."""
 from . import functional, init, utils
 from .layers import *  # noqa: F401,F403
 from .extra_layers import *  # noqa: F401,F403
@@ -11,10 +12,11 @@ from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import extra_layers, layers, loss, losses_extra, paddle_layers, rnn, transformer
-from . import parallel
+from . import modules, parallel
+from .parallel import DataParallel, DistributedDataParallel
 
 initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
-            "ClipGradByNorm", "ClipGradByValue"] + layers.__all__ + extra_layers.__all__
+            "ClipGradByNorm", "ClipGradByValue", "DataParallel", "DistributedDataParallel"] + layers.__all__ + extra_layers.__all__
            + loss.__all__ + losses_extra.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)

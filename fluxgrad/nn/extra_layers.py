@@ -77,6 +77,8 @@ class BatchNorm3d(_BatchNorm):
 
 class _InstanceNorm(Module):
     _spatial = 2
+    _version = 2
+    _added_buffers = ("num_batches_tracked",)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
                  track_running_stats=False, *, bias=True):

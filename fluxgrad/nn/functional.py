@@ -248,12 +248,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError(f"embedding: index {int(idx.max() if idx.max() >= num else idx.min())} "
                          f"is out of range for {num} embeddings")
-    if scale_grad_by_freq:
-        raise NotImplementedError("embedding: scale_grad_by_freq=True is not supported; scale the "
-                                  "gradient of weight yourself")
     if max_norm is not None:
         _renorm_rows(weight, Tensor(np.unique(idx % num)), max_norm, norm_type)
     out = weight[rows]
+    if scale_grad_by_freq:
+        # each row's gradient over the number of times the batch looks it up; the value is
+        # unchanged (out.detach() + 0)
+        counts = np.bincount((idx % num).ravel(), minlength=num)[idx % num]
+        scale = Tensor((1.0 / counts[..., None]).astype(out._data.dtype))
+        out = out.detach() + (out - out.detach()) * scale
     if padding_idx is not None:
         mask = _ops.unsqueeze(_ops.eq(rows, padding_idx % num), -1)
         out = _ops.where(mask, weight.detach()[rows], out)

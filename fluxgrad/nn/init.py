@@ -11,8 +11,8 @@ from ..creation import get_rng
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "trunc_normal_", "orthogonal_", "uniform", "normal", "constant", "zeros", "ones",
-           "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
+           "trunc_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "zeros",
+           "ones", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -20,7 +20,7 @@ def calculate_gain(nonlinearity, param=None):
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
               "conv_transpose3d", "sigmoid")
     if nonlinearity in linear:
-        return 1.0
+        return 1  # an int, as PyTorch's (it prints as 1)
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
@@ -30,7 +30,7 @@ def calculate_gain(nonlinearity, param=None):
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
-    raise ValueError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
 def _fill(tensor, values):
@@ -165,6 +165,22 @@ def orthogonal_(tensor, gain=1.0):
     return _fill(tensor, gain * q)
 
 
+def sparse_(tensor, sparsity, std=0.01):
+    """A 2-d tensor of N(0, std) draws with ceil(sparsity * rows) zeros in each column, at
+    random rows (Martens, 2010)."""
+    if tensor.ndim != 2:
+        raise ValueError(f"sparse_ needs a 2-d tensor, got shape {list(tensor.shape)}")
+    rows, cols = tensor.shape
+    rng = get_rng()
+    values = rng.normal(0.0, std, (rows, cols))
+    zeros_per_column = int(math.ceil(sparsity * rows))
+    for col in range(cols):
+        values[rng.permutation(rows)[:zeros_per_column], col] = 0
+    return _fill(tensor, values)
+
+
+# PyTorch's private names, which Linear/Conv reset_parameters recipes copied into user code call
+_calculate_fan_in_and_fan_out, _calculate_correct_fan = fan_in_and_fan_out, _fan
 uniform, normal, constant, zeros, ones = uniform_, normal_, constant_, zeros_, ones_
 xavier_uniform, xavier_normal = xavier_uniform_, xavier_normal_
 kaiming_uniform, kaiming_normal, orthogonal = kaiming_uniform_, kaiming_normal_, orthogonal_

@@ -12,6 +12,7 @@ import numpy as np
 from .. import ops as _ops
 from .._core import dtypes
 from .._core.errors import ShapeError
+from .._core.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
@@ -633,6 +634,8 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 # --- normalisation ------------------------------------------------------------------------
 class _BatchNorm(Module):
     _ndims = (2, 3, 4)
+    _version = 2
+    _added_buffers = ("num_batches_tracked",)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, *, bias=True):
@@ -647,6 +650,20 @@ class _BatchNorm(Module):
             self.register_buffer("num_batches_tracked", tensor(0))
         else:
             self.running_mean = self.running_var = None
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def forward(self, input):
         if input.ndim not in self._ndims or input.shape[1] != self.num_features:

@@ -12,6 +12,14 @@ class _Loss(Module):
         self.reduction = F._legacy_reduction(size_average, reduce, reduction)
 
 
+class _WeightedLoss(_Loss):
+    """Base of user-written losses with a per-class `weight` buffer, as PyTorch's."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
 class MSELoss(_Loss):
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)

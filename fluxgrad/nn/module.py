@@ -47,6 +47,11 @@ class Module:
     """Base class of every layer: subclass it, set layers/parameters in `__init__`, write `forward`."""
 
     training = True
+    # the version state_dict records (PyTorch's `_metadata`); a subclass that gains a buffer
+    # raises it and lists the buffer in `_added_buffers`, which checkpoints saved without a
+    # version may lack (they keep the module's value and are not reported missing)
+    _version = 1
+    _added_buffers = ()
 
     def __init__(self, *args, **kwargs):
         d = self.__dict__
@@ -306,6 +311,9 @@ class Module:
         """Parameters and persistent buffers by dotted name (detached unless `keep_vars`)."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -328,7 +336,8 @@ class Module:
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}")
         own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
+        defaulted = self._buffers_older_checkpoints_lack(getattr(state_dict, "_metadata", {}))
+        missing = [k for k in own if k not in state_dict and k not in defaulted]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
         if strict:
@@ -363,6 +372,15 @@ class Module:
                 np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
         return _IncompatibleKeys(missing, unexpected)
+
+    def _buffers_older_checkpoints_lack(self, metadata):
+        """Keys of buffers added in a later version of their module than `metadata` records."""
+        keys = set()
+        for path, module in self.named_modules(remove_duplicate=False):
+            version = metadata.get(path, {}).get("version")
+            if version is None or version < module._version:
+                keys.update(path + "." + name if path else name for name in module._added_buffers)
+        return keys
 
     set_state_dict = load_state_dict
     set_dict = load_state_dict

@@ -1,5 +1,6 @@
 """`DistributedDataParallel` (alias `fluxgrad.DataParallel`): one model replica per process,
-gradients averaged over the processes during `backward`.
+gradients averaged over the processes during `backward`. (`nn.DataParallel`, PyTorch's
+single-process wrapper, runs the module itself: there are no devices to split a batch over.)
 
     dist.init_process_group()
     model = DistributedDataParallel(Net())          # rank 0's weights everywhere
@@ -23,7 +24,22 @@ from ..distributed.process_group import default_group
 from ..distributed.reducer import Reducer
 from .module import Module
 
-__all__ = ["DistributedDataParallel"]
+__all__ = ["DistributedDataParallel", "DataParallel"]
+
+
+class DataParallel(Module):
+    """PyTorch's `nn.DataParallel` as it behaves without GPUs: `forward` calls the wrapped
+    `module` (reachable as `.module`, so state_dict names gain a 'module.' prefix)."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0):
+        super().__init__()
+        if not isinstance(module, Module):
+            raise TypeError(f"DataParallel wraps a Module, got {type(module).__name__}")
+        self.module = module
+        self.device_ids, self.output_device, self.dim = [], None, dim
+
+    def forward(self, *inputs, **kwargs):
+        return self.module(*inputs, **kwargs)
 
 
 class DistributedDataParallel(Module):

@@ -1,5 +1,6 @@
-"""`fluxgrad.optim` (alias `fluxgrad.optimizer`): optimizers and learning-rate schedulers."""
-from . import lr_scheduler
+"""`fluxgrad.optim` (alias `fluxgrad.optimizer`): optimizers, learning-rate schedulers and
+weight averaging (swa_utils)."""
+from . import lr_scheduler, swa_utils
 from .extra import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
 from .lbfgs import LBFGS
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
@@ -8,4 +9,4 @@ from .momentum import Momentum
 lr = lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Momentum", "Adadelta",
-           "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "lr"]
+           "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "lr", "swa_utils"]

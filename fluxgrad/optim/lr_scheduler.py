@@ -11,7 +11,7 @@ import numbers
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
            "LambdaLR", "LinearLR", "LinearWarmup", "OneCycleLR", "ReduceLROnPlateau",
            "ConstantLR", "PolynomialLR", "MultiplicativeLR", "CosineAnnealingWarmRestarts",
-           "CyclicLR", "SequentialLR", "ChainedScheduler",
+           "CyclicLR", "SequentialLR", "ChainedScheduler", "_LRScheduler",
            "StepDecay", "MultiStepDecay", "ExponentialDecay", "CosineAnnealingDecay",
            "LambdaDecay"]
 
@@ -88,6 +88,10 @@ class LRScheduler:
         self._apply()
 
     set_state_dict = load_state_dict
+
+
+# the base class's older name, which user-written schedulers subclass
+_LRScheduler = LRScheduler
 
 
 def _positive_int(value, name, owner):
