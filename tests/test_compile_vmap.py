@@ -92,3 +92,17 @@ def test_vmap_of_compile_inside_a_compiled_function_stages_inline():
     x, w = fg.tensor(RNG.random((5, 3))), fg.tensor(RNG.random((3, 2)))
     for _ in range(2):
         _close(outer(x, w), fg.vmap(layer, in_dims=(0, None))(x, w).sum())
+
+
+def test_a_tensor_batched_by_an_outer_vmap_and_captured_is_read_at_every_call():
+    captured = {}
+    compiled = fg.compile(lambda x: x * 2 + captured["w"])
+    x = fg.tensor(RNG.random(3))
+
+    def outer(w):
+        captured["w"] = w  # batched at the outer level, which no argument of compiled carries
+        return fg.vmap(compiled)(fg.stack([x, x]))
+    for scale in (1.0, 5.0):
+        ws = fg.tensor(RNG.random((4, 3)) * scale)
+        want = fg.vmap(lambda w: fg.vmap(lambda x: x * 2 + w)(fg.stack([x, x])))(ws)
+        _close(fg.vmap(outer)(ws), want)

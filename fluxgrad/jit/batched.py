@@ -12,7 +12,8 @@ The call then wraps those in the levels again, so vmap unwraps them as it would 
 So `vmap(compile(f))` runs one compiled program per pattern, whose sizes follow the usual
 cache (a new batch size traces again, or becomes symbolic), and equals `vmap(f)`.
 
-Forward mode (a tangent on a plain tensor) runs `fn` eagerly, as before.
+Forward mode (a tangent on a plain tensor), and an open vmap level that no argument carries
+(`fn` may capture a tensor batched there, which a trace would freeze), run `fn` eagerly.
 """
 import numpy as np
 
@@ -53,6 +54,10 @@ def call(compiled, args, kwargs):
     if any(plain._tangent is not None for _, plain in peeled):
         return compiled.fn(*args, **kwargs)
     levels = sorted({level for found, _ in peeled for level, _ in found}, reverse=True)
+    if len(levels) != len(batching.state.sizes):
+        # an open level none of the arguments carry: fn may capture a tensor batched there,
+        # which a trace would freeze; it runs eagerly, through the batching rules
+        return compiled.fn(*args, **kwargs)
     rank = {level: k for k, level in enumerate(levels)}
     layouts = tuple(tuple((rank[level], bdim) for level, bdim in found) for found, _ in peeled)
     key = (structure, layouts,
