@@ -203,11 +203,12 @@ def test_layers_refuse_bad_arguments_naming_them():
         fg.disable_static()
 
 
-def test_accuracy_is_computed_at_every_run_as_the_eager_metric(scoped):
+@pytest.mark.parametrize("accuracy", [static.accuracy, fg.metric.accuracy])
+def test_accuracy_is_computed_at_every_run_as_the_eager_metric(scoped, accuracy):
     def build():
         x = static.data("x", [None, 4], "float32")
         label = static.data("label", [None, 1], "int64")
-        return static.accuracy(x, label, k=1), static.accuracy(x, label, k=2)
+        return accuracy(x, label, k=1), accuracy(x, label, k=2)
     main, _, (top1, top2) = _build(build)
     exe = static.Executor()
     rng = np.random.default_rng(4)

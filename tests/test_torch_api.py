@@ -671,8 +671,14 @@ def test_paddle_metric_accuracy_counts_top_k_hits():
     assert fg.metric.accuracy(scores, labels).item() == pytest.approx(1 / 4)
     assert fg.metric.accuracy(scores, labels, k=2).item() == pytest.approx(3 / 4)
     assert fg.metric.accuracy(scores, labels.reshape(-1), k=3).item() == 1.0
+    correct, total = fg.zeros(1, dtype=fg.int64), fg.zeros(1, dtype=fg.int64)
+    fg.metric.accuracy(scores, labels, k=2, correct=correct, total=total)
+    assert (correct.item(), total.item()) == (3, 4)
+    assert fg.metric.accuracy(fg.zeros(0, 3), fg.zeros(0, dtype=fg.int64)).item() == 0.0
     with pytest.raises(ValueError, match="integer class indices"):
         fg.metric.accuracy(scores, fg.zeros(4))
+    with pytest.raises(ValueError, match="integer class indices"):
+        fg.metric.accuracy(scores, fg.zeros(3, dtype=fg.int64))
 
 
 def test_onnx_export_names_the_alternative():

@@ -35,8 +35,9 @@ from .transforms import forward_grad, gradients, grad
 from . import nn
 from .io import load, load_inference_model, save, save_inference_model
 from .printing import Print
-from .compat import (BuildStrategy, CompiledProgram, ExecutionStrategy, accuracy,
-                     create_global_var, device_guard, name_scope)
+from .compat import (BuildStrategy, CompiledProgram, ExecutionStrategy, create_global_var,
+                     device_guard, name_scope)
+from ..metric import accuracy
 
 __all__ = ["data", "Program", "Variable", "Equation", "program_guard", "default_main_program",
            "default_startup_program", "Executor", "Scope", "global_scope", "gradients",

@@ -1,8 +1,7 @@
 """PaddlePaddle static-API spellings whose work is done elsewhere or is nothing on one CPU:
 `name_scope` and `device_guard` (context managers that change nothing), `CompiledProgram`
 (a program the Executor runs as it is; `BuildStrategy` / `ExecutionStrategy` hold options
-that are accepted and ignored), `accuracy` (top-k accuracy, staged) and
-`create_global_var` (a persistable Variable the startup program sets to `value`)."""
+that are accepted and ignored) and `create_global_var` (a persistable Variable the startup program sets to `value`)."""
 import contextlib
 
 import numpy as np
@@ -49,28 +48,6 @@ class CompiledProgram:
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
                            share_vars_from=None, places=None):
         return self
-
-
-def accuracy(input, label, k=1, correct=None, total=None):
-    """PaddlePaddle's top-k accuracy: the fraction of rows of `input` [N, classes] whose
-    `label` ([N, 1] or [N] int) is among the row's `k` highest scores, a float32 scalar
-    computed when the program runs (`correct` / `total`, Variables, are not supported)."""
-    from .. import ops
-    if correct is not None or total is not None:
-        raise NotImplementedError("static.accuracy: correct= and total= are not supported; "
-                                  "compute the counts from the result and the batch size")
-    if input.ndim != 2:
-        raise ValueError(f"static.accuracy: input must be [N, C] scores, got shape "
-                         f"{list(input.shape)}")
-    if label.ndim not in (1, 2) or label.dtype.is_floating_point:
-        raise ValueError(f"static.accuracy: label must be integer class indices of shape [N] "
-                         f"or [N, 1], got {label.dtype} of shape {list(label.shape)}")
-    if not 1 <= k <= input.shape[1]:
-        raise ValueError(f"static.accuracy: k must be between 1 and the {input.shape[1]} "
-                         f"classes, got {k}")
-    top = ops.topk(input, k, dim=1)[1]
-    hits = ops.any(top == label.reshape(-1, 1), dim=1)
-    return ops.mean(ops.cast(hits, "float32"))
 
 
 def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
