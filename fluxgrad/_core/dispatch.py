@@ -57,6 +57,7 @@ def apply(prim, *inputs, **params):
             node.out_ref = weakref.ref(result)
             node.out_data = out
             result._version_counter = counter = _new_version_counter()
+            result._view = None  # (read above when it is an input: an unset slot raises)
             node.out_version = (counter, 0)
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)

@@ -180,8 +180,9 @@ class Tensor:
     def _counter(self):
         """The version counter, made when first needed (most tensors never need one)."""
         counter = self._version_counter
-        if counter is None:
+        if counter is None:  # (so not a view: `_view` is read wherever a counter is)
             counter = self._version_counter = new_version_counter()
+            self._view = None
         return counter
 
     @property
