@@ -26,7 +26,7 @@ def apply(prim, *inputs, **params):
             return transformed
     arrays = []
     record = False
-    if (not _grad_disabled.count or _grad_state.enabled) and prim.differentiable:
+    if (not _grad_disabled or _grad_state.enabled) and prim.differentiable:
         for x in inputs:
             if isinstance(x, Tensor):
                 if x._version_counter is not None and getattr(x, "_view", None) is not None:
