@@ -1,10 +1,13 @@
-"""PyTorch's legacy constructor `Tensor(...)`, read by Tensor's metaclass.
+"""PyTorch's legacy constructor `Tensor(...)`: the arguments Tensor.__init__ reads.
 
 `Tensor(*sizes)` (or a `Size`) is an uninitialised tensor of that shape,
 `Tensor()` is empty, and `Tensor(list_or_number)` holds the data in the default
 floating dtype (`Tensor([0])` is float32, as in PyTorch). Data that already has a
 dtype (an ndarray, a tensor) keeps it, as does anything given `dtype=`. Subclasses
 (`Parameter`) construct as they define.
+
+(Not a metaclass's `__call__`: a metaclass other than `type` makes every `isinstance(v, Tensor)`
+of a non-tensor look up and call `__instancecheck__`, ~600 instructions on the op hot path.)
 """
 import numbers
 
@@ -14,22 +17,13 @@ from . import dtypes
 from .size import Size
 
 
-class TensorType(type):
-    def __call__(cls, *args, **kwargs):
-        # Tensor itself (not a subclass), given anything but an array (the common, fast case)
-        if cls.__base__ is object and (not args or type(args[0]) is not _ndarray):
-            args = _legacy_args(args, kwargs)
-        return type.__call__(cls, *args, **kwargs)
-
-
-_ndarray = np.ndarray
-
-
 def _is_int(value):
     return isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool)
 
 
-def _legacy_args(args, kwargs):
+def legacy_args(args, kwargs):
+    """The arguments `(data, dtype=None, requires_grad=False)` that `Tensor(*args, **kwargs)`
+    means."""
     if "data" in kwargs:
         return args
     if not args:

@@ -26,7 +26,7 @@ def apply(prim, *inputs, **params):
             return transformed
     arrays = []
     record = False
-    if (not _grad_disabled.count or _grad_state.enabled) and prim.differentiable:
+    if (not _grad_disabled or _grad_state.enabled) and prim.differentiable:
         for x in inputs:
             if isinstance(x, Tensor):
                 if x._version_counter is not None and getattr(x, "_view", None) is not None:
@@ -57,6 +57,7 @@ def apply(prim, *inputs, **params):
             node.out_ref = weakref.ref(result)
             node.out_data = out
             result._version_counter = counter = _new_version_counter()
+            result._view = None  # (read above when it is an input: an unset slot raises)
             node.out_version = (counter, 0)
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)

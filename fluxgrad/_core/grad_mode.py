@@ -1,8 +1,9 @@
 """Whether ops record the graph: thread-local, switched by context managers that are also
 decorators (`with no_grad():`, `@no_grad()` or `@no_grad`).
 
-`disabled.count` is how many threads have it off now: while it is 0, the eager hot path
-(`apply`) need not read the thread-local state (a slower read).
+`disabled` holds the ids of the threads that have it off now: while it is empty, the eager
+hot path (`apply`) need not read the thread-local state (a slower read). Adding to and
+discarding from a set are single steps under the GIL, so switching takes no lock.
 """
 import contextlib
 import functools
@@ -17,22 +18,17 @@ class _State(threading.local):
 state = _State()
 
 
-class _Disabled:
-    __slots__ = ("count",)
-
-    def __init__(self):
-        self.count = 0
-
-
-disabled = _Disabled()
-_lock = threading.Lock()
+disabled = set()
+_get_ident = threading.get_ident
 
 
 def _set(mode):
-    """Switch this thread's grad mode, keeping `disabled.count` in step."""
-    if state.enabled != mode:
-        with _lock:
-            disabled.count += -1 if mode else 1
+    """Switch this thread's grad mode, keeping `disabled` in step."""
+    if state.enabled is not mode:
+        if mode:
+            disabled.discard(_get_ident())
+        else:
+            disabled.add(_get_ident())
         state.enabled = mode
 
 

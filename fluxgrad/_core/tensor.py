@@ -11,7 +11,7 @@ from array import array
 import numpy as np
 
 from . import dtypes
-from .constructor import TensorType
+from .constructor import legacy_args
 from .devices import CPU
 from .errors import ArgumentError
 from .grad_mode import state as _grad_state
@@ -20,14 +20,20 @@ from .hooks import HookHandle
 from .size import Size
 
 
-class Tensor(metaclass=TensorType):
+class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
                  "_hooks", "name", "_tangent", "_seed", "_view", "_view_version", "_inference",
                  "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
-    def __init__(self, data, dtype=None, requires_grad=False):
+    def __init__(self, *args, **kwargs):
+        # Tensor itself (not a subclass), given anything but an array (the common, fast case)
+        if type(self) is Tensor and (not args or type(args[0]) is not np.ndarray):
+            args = legacy_args(args, kwargs)
+        self._init(*args, **kwargs)
+
+    def _init(self, data, dtype=None, requires_grad=False):
         self._data = as_array(data, dtype)
         self._grad_fn = None
         self._out_index = 0
@@ -174,8 +180,9 @@ class Tensor(metaclass=TensorType):
     def _counter(self):
         """The version counter, made when first needed (most tensors never need one)."""
         counter = self._version_counter
-        if counter is None:
+        if counter is None:  # (so not a view: `_view` is read wherever a counter is)
             counter = self._version_counter = new_version_counter()
+            self._view = None
         return counter
 
     @property
