@@ -296,8 +296,8 @@ def _sum_to_size(self, *size):
         fits = False
     if not fits:
         raise RuntimeError(f"size {list(size)} is not expandable to size {list(self.shape)}.")
-    if self._data.dtype == np.bool_:  # summed as int64, as torch's sum of bools
-        self = elementwise.cast(self, dtypes.int64)
+    if self._data.dtype == np.bool_ and (tuple(size) != self._data.shape or self.ndim == 0):
+        self = elementwise.cast(self, dtypes.int64)  # summed as int64, as torch's sum of bools
     return shape.sum_to(self, size)
 
 
