@@ -195,6 +195,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalise each of `num_groups` channel groups over its channels and spatial axes."""
     x = _tensor(input)
+    if x.ndim < 2:
+        raise ShapeError(f"group_norm: expected an input of at least 2 dimensions [N, C, ...], "
+                         f"got shape {list(x.shape)}")
     n, c = x.shape[:2]
     if c % num_groups:
         raise ShapeError(f"group_norm: {c} channels can't be split into {num_groups} groups")
@@ -226,6 +229,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8, *, axis=None):
         norm = vector_norm(x, dim=dim, keepdim=True)
         floored = norm.detach()
         return x / (norm + (_ops.maximum(floored, eps) - floored))
+    x1, x2 = _ops.broadcast_tensors(x1, x2)  # norms over the broadcast vectors, as torch's
     return _ops.sum(unit(x1) * unit(x2), axis=dim)
 
 
@@ -244,6 +248,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     gradient; with `max_norm`, the picked rows of `weight` longer than it are first scaled down to
     it, in place (as PyTorch)."""
     rows, idx = _indices(input, "embedding")
+    if weight.ndim != 2:
+        raise ShapeError(f"embedding: weight must be 2-D [num_embeddings, dim], got shape "
+                         f"{list(weight.shape)}")
     num = weight.shape[0]
     if idx.size and (idx.min() < -num or idx.max() >= num):
         raise IndexError(f"embedding: index {int(idx.max() if idx.max() >= num else idx.min())} "
@@ -357,6 +364,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
     """Quadratic for |d| < delta (0.5 d^2), linear beyond (delta (|d| - 0.5 delta))."""
+    if delta <= 0:
+        raise ArgumentError(f"huber_loss: delta must be positive, got {delta}")
     x, y = _pair_check(input, target, "huber_loss")
     d = _ops.abs(x - y)
     loss = _ops.where(_ops.less(d, delta), 0.5 * d * d, delta * (d - 0.5 * delta))

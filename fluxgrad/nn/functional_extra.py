@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
-from .._core.errors import ShapeError
+from .._core.errors import ArgumentError, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
@@ -187,6 +187,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if isinstance(normalized_shape, (int, np.integer)):
         normalized_shape = (int(normalized_shape),)
     n = len(normalized_shape)
+    if n == 0:
+        raise ShapeError("rms_norm: normalized_shape must name at least one dimension, got ()")
     if tuple(x.shape[x.ndim - n:]) != tuple(normalized_shape):
         raise RuntimeError(f"rms_norm: the input's trailing dimensions "
                            f"{list(x.shape[x.ndim - n:])} don't match normalized_shape "
@@ -285,6 +287,8 @@ def hardshrink(input, lambd=0.5):
 def softshrink(input, lambd=0.5):
     """`input` moved towards 0 by lambd, and 0 within lambd of it."""
     x = _tensor(input)
+    if lambd < 0:
+        raise ArgumentError(f"softshrink: lambd must be non-negative, got {lambd}")
     zero = F._const(0.0, x)
     return _ops.where(_ops.greater(x, lambd), x - lambd,
                       _ops.where(_ops.less(x, -lambd), x + lambd, zero))
@@ -293,6 +297,9 @@ def softshrink(input, lambd=0.5):
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x), one weight or one per channel (dimension 1)."""
     x = _tensor(input)
+    if weight.ndim > 1:
+        raise ShapeError(f"prelu: weight must be a scalar or 1-d tensor, got shape "
+                         f"{list(weight.shape)}")
     if weight.numel() > 1:
         if x.ndim < 2 or x.shape[1] != weight.numel():
             raise ShapeError(f"prelu: {weight.numel()} weights need an input with as many "
@@ -815,6 +822,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         size_average=None, reduce=None, reduction="mean"):
     """max(d(a, p) - d(a, n) + margin, 0) with d the pairwise p-norm distance; `swap` uses
     the smaller of d(a, n) and d(p, n)."""
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss: margin must be greater than 0, got {margin}")
     return _triplet("triplet_margin_loss", anchor, positive, negative,
                     lambda x, y: pairwise_distance(x, y, p, eps), margin, swap,
                     _reduction(size_average, reduce, reduction))

@@ -12,8 +12,9 @@ import math
 import numpy as np
 
 from .._core.dispatch import apply
+from .._core.errors import ArgumentError
 from .._core.primitive import Primitive
-from .._core.tensor import tensor_method
+from .._core.tensor import Tensor, tensor_method
 from . import _special
 from ._batch import broadcasting
 from ._family import elementwise, float_result, from_output, fused_backward
@@ -170,7 +171,7 @@ def gelu(x, approximate="none"):
     if approximate is True or approximate is False:
         approximate = "tanh" if approximate else "none"
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
+        raise ArgumentError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
     return apply(gelu_p, float_result(x), approximate=approximate)
 
 
@@ -241,6 +242,8 @@ def hardtanh(x, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) must not be greater than max_val "
                          f"({max_val})")
+    if isinstance(x, Tensor) and x._data.dtype.kind in "iu":  # integers stay integers (torch)
+        return clamp(x, int(min_val), int(max_val))
     return apply(hardtanh_p, float_result(x), lo=float(min_val), hi=float(max_val))
 
 

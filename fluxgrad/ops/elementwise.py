@@ -65,8 +65,13 @@ def cast(x, dtype):
 
 @tensor_method("to")
 def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
-    """PyTorch's `to`: a dtype, another tensor's dtype, or a device ('cpu', the only one)."""
+    """PyTorch's `to`: a dtype, another tensor's dtype, or a device ('cpu', the only one),
+    then (positionally, as torch's) non_blocking and copy."""
+    flags = [arg for arg in args if isinstance(arg, bool)]
+    copy = copy or flags[1:2] == [True]
     for arg in args + ((device,) if device is not None else ()):
+        if isinstance(arg, bool):
+            continue
         if isinstance(arg, Tensor):
             dtype = arg.dtype
         elif devices.is_device(arg):
@@ -79,7 +84,7 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
 
 for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),
                       ("long", dtypes.int64), ("int", dtypes.int32), ("bool", dtypes.bool_)):
-    setattr(Tensor, _name, lambda self, _dtype=_dtype: cast(self, _dtype))
+    setattr(Tensor, _name, lambda self, memory_format=None, _dtype=_dtype: cast(self, _dtype))
 Tensor.type_as = lambda self, other: cast(self, other.dtype)
 Tensor.cpu = lambda self, memory_format=None: self
 Tensor.cuda = lambda self, *args, **kwargs: devices.refuse_accelerator("Tensor.cuda()")
@@ -824,7 +829,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Where |a - b| <= atol + rtol * |b| (equal infinities count as close; NaNs only with
     `equal_nan`), a bool tensor. No gradient."""
     if rtol < 0 or atol < 0:
-        raise ValueError(f"isclose: rtol and atol must be non-negative, got rtol={rtol}, "
+        raise ArgumentError(f"isclose: rtol and atol must be non-negative, got rtol={rtol}, "
                          f"atol={atol}")
     return apply(isclose_p, *promote(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan)
 

@@ -219,6 +219,9 @@ def tensor_split(x, indices_or_sections, dim=0):
 
 
 def _split_at(x, sections, dim, op):
+    if not isinstance(sections, (int, np.integer, list, tuple)):
+        raise TypeError(f"{op}: sections must be an int or a list of indices, got "
+                        f"{type(sections).__name__} {sections!r}")
     if isinstance(sections, (int, np.integer)):
         size = x.shape[dim]
         if sections == 0 or size % sections:

@@ -780,13 +780,28 @@ def index_add(x, dim, index, source=None, *, alpha=1, axis=None, value=None):
         source = value
     static, arrays = _select_index(x, dim, index, "index_add")
     source = _value_for(x, source)
+    _check_index_add_source(x, dim, index, source)
     if alpha != 1:
         source = source * alpha
     return apply(index_put_p, x, source, *arrays, index=static, accumulate=True)
 
 
+def _check_index_add_source(x, dim, index, source):
+    """torch's rule: source has x's shape but the length of index in dimension dim."""
+    if source.ndim == 0 and x.ndim <= 1:
+        return
+    want = list(x.shape)
+    if want:
+        want[dim] = int(np.size(index._data if isinstance(index, Tensor) else index))
+    if list(source.shape) != want:
+        raise ShapeError(f"index_add: source of shape {list(source.shape)} must match the "
+                         f"tensor's shape {list(x.shape)} except dimension {dim}, which must be "
+                         f"the index's length: expected {want}")
+
+
 @tensor_method("index_add_")
 def index_add_(x, dim, index, source, *, alpha=1):
+    _check_index_add_source(x, dim, index, _value_for(x, source))
     static, arrays = _select_index(x, dim, index, "index_add_")
     return _put(x, static, arrays, source if alpha == 1 else source * alpha, True)
 

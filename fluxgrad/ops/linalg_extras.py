@@ -12,7 +12,7 @@ from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._family import promote_all
 from .math_extras import as_operand, refuse_value_reads
-from .elementwise import cast, clamp, sqrt, where
+from .elementwise import cast, clamp, logical_and, logical_or, sqrt, where
 from .indexing import index_select
 from .linalg import bmm, diag, mm, mv, outer, slogdet, tensordot
 from .matrix_functions import vector_norm
@@ -58,7 +58,10 @@ def addmv(x, mat, vec, *, beta=1, alpha=1):
 
 @tensor_method("addr")
 def addr(x, vec1, vec2, *, beta=1, alpha=1):
-    """beta * x + alpha * outer(vec1, vec2)."""
+    """beta * x + alpha * outer(vec1, vec2) (of bools: (beta and x) or (alpha and outer))."""
+    if all(isinstance(t, Tensor) and t._data.dtype == np.bool_ for t in (x, vec1, vec2)):
+        product = logical_and(unsqueeze(vec1, 1), vec2)
+        return logical_or(logical_and(x, bool(beta)), logical_and(product, bool(alpha)))
     return _scaled_sum(x, outer(vec1, vec2), beta, alpha, "addr")
 
 

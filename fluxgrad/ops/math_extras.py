@@ -106,8 +106,9 @@ def frexp(x):
     if x._data.dtype.kind != "f":
         raise DTypeError(f"frexp: expected a floating tensor, got {x.dtype}; convert it with "
                          ".float() first")
-    mantissa, exponent = np.frexp(x._data)
-    return FrexpResult(Tensor._make(mantissa), Tensor._make(exponent.astype(np.int32)))
+    mantissa, exponent = np.frexp(x._data)  # (NumPy scalars for a 0-d x: made arrays again)
+    return FrexpResult(Tensor._make(np.asarray(mantissa)),
+                       Tensor._make(np.asarray(exponent, np.int32)))
 
 
 def _integer_binary(name, np_fn):

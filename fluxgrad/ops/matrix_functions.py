@@ -214,7 +214,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if a._data.dtype != b._data.dtype:
         a, b = promote(a, b)
     if a.ndim < 2:
-        raise ValueError(f"linalg.lstsq: A must be a matrix or a batch of them, got shape "
+        raise ShapeError(f"linalg.lstsq: A must be a matrix or a batch of them, got shape "
                          f"{list(a.shape)}")
     m, n = a.shape[-2:]
     vector = b.ndim == a.ndim - 1
@@ -395,5 +395,12 @@ def torch_triangular_solve(b, A, upper=True, transpose=False, unitriangular=Fals
 
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along `dim` (the last by default), as
-    torch.linalg.cross; input and other broadcast."""
+    torch.linalg.cross; input and other broadcast (but must have as many dimensions)."""
+    for t in (input, other):
+        if isinstance(t, Tensor) and (t.ndim == 0 or t.shape[dim] != 3):
+            raise ShapeError(f"linalg.cross: dimension {dim} of shape {list(t.shape)} must have "
+                             "length 3 (it holds the 3-vectors)")
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.ndim != other.ndim:
+        raise ShapeError(f"linalg.cross: inputs must have the same number of dimensions, got "
+                         f"shapes {list(input.shape)} and {list(other.shape)}")
     return _cross(input, other, dim)

@@ -117,6 +117,9 @@ def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
         raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                          f"floating point or complex dtype. Got: {x.dtype}; convert it first "
                          "(x.float()) or pass dtype=")
+    if dtype is not None and dtypes.as_dtype(dtype).category != 2:
+        raise DTypeError(f"mean(): could not infer output dtype. Optional dtype must be either a "
+                         f"floating point or complex dtype. Got: {dtype}")
     x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
     if x._data.dtype == np.float16:  # summed in float32, as PyTorch, so it doesn't overflow

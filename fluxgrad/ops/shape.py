@@ -899,7 +899,7 @@ def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     if x.ndim == 0:
         raise ShapeError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
     if n < 0:
-        raise ValueError(f"diff: n must be non-negative, got {n}")
+        raise ArgumentError(f"diff: n must be non-negative, got {n}")
     dim = _dim(dim, x.ndim, "diff")
     if n == 0:  # nothing is joined either, as PyTorch
         return x
@@ -921,13 +921,16 @@ def gradient(x, *, spacing=1, dim=None, edge_order=1):
     Returns a tuple with one tensor per dimension."""
     from ._family import float_result
     if edge_order not in (1, 2):
-        raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+        raise ArgumentError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
     x = float_result(as_tensor(x))
     dims = range(x.ndim) if dim is None else _dims(dim, x.ndim, "gradient")
     dims = tuple(dims)
+    if len(set(dims)) != len(dims):
+        raise ArgumentError(f"gradient: a dimension appears twice in dim={dim}")
+    spacing = 1 if spacing is None else spacing
     steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
     if len(steps) != len(dims):
-        raise ValueError(f"gradient: {len(steps)} spacings for {len(dims)} dimensions; give "
+        raise ArgumentError(f"gradient: {len(steps)} spacings for {len(dims)} dimensions; give "
                          "one, or one per dimension")
     return tuple(_gradient_along(x, d, step, edge_order) for d, step in zip(dims, steps))
 

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .._core import dtypes
 from .._core.errors import DTypeError, ShapeError
 from .._core.grad_mode import state as _grad_state
 from .._core.tensor import Tensor, tensor_method
@@ -295,6 +296,8 @@ def _sum_to_size(self, *size):
         fits = False
     if not fits:
         raise RuntimeError(f"size {list(size)} is not expandable to size {list(self.shape)}.")
+    if self._data.dtype == np.bool_ and (tuple(size) != self._data.shape or self.ndim == 0):
+        self = elementwise.cast(self, dtypes.int64)  # summed as int64, as torch's sum of bools
     return shape.sum_to(self, size)
 
 
