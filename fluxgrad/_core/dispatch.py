@@ -240,7 +240,10 @@ def _apply_forward(prim, inputs, params):
     """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
-    tangents = tuple([getattr(x, "_tangent", None) for x in inputs])
+    tangents = []  # (a loop: a comprehension is one more call in Python 3.11)
+    for x in inputs:
+        tangents.append(getattr(x, "_tangent", None))
+    tangents = tuple(tangents)
     level = _forward_state.level
     _forward_state.level = level - 1
     try:

@@ -220,6 +220,8 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
                     elif target in buffers:
                         _finish_leaf(target, pop_buffer(target)[0], capture_ids, captured,
                                      exposed, stores, plain)
+        # the last node's cotangents may hold the memory of a gradient `stores` can take over
+        out_bar = x_bars = x_bar = None
         for t, g in stores:
             _accumulate(t, g, create_graph, exposed)
     if capture is None:

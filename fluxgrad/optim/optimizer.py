@@ -159,16 +159,17 @@ class Optimizer:
                 g = p.grad
                 if g is None:
                     continue
-                where = (f"{type(self).__name__}.step: the gradient of parameter {j} in group "
-                         f"{i}")
                 if not isinstance(g, Tensor):
-                    raise TypeError(f"{where} is a {type(g).__name__}, not a Tensor; nothing "
-                                    "was updated")
-                if g.shape != p.shape or g._data.dtype != p._data.dtype:
-                    raise ValueError(f"{where} has shape {list(g.shape)} and dtype {g.dtype}, "
-                                     f"the parameter has shape {list(p.shape)} and dtype "
-                                     f"{p.dtype}; nothing was updated. Set .grad to a tensor like "
-                                     "the parameter, or to None")
+                    raise TypeError(f"{self._where(i, j)} is a {type(g).__name__}, not a "
+                                    "Tensor; nothing was updated")
+                if g._data.shape != p._data.shape or g._data.dtype != p._data.dtype:
+                    raise ValueError(f"{self._where(i, j)} has shape {list(g.shape)} and dtype "
+                                     f"{g.dtype}, the parameter has shape {list(p.shape)} and "
+                                     f"dtype {p.dtype}; nothing was updated. Set .grad to a "
+                                     "tensor like the parameter, or to None")
+
+    def _where(self, group, index):
+        return f"{type(self).__name__}.step: the gradient of parameter {index} in group {group}"
 
     # --- learning rate ----------------------------------------------------------
     def get_lr(self):
