@@ -205,3 +205,13 @@ def test_functional_activations_take_inplace():
     assert fg.relu(y, inplace=True) is y and fg.elu(y, inplace=True) is y
     with pytest.raises(RuntimeError, match="modified by an in-place"):
         y.sum().backward()  # relu's rule reads its output, which elu_ overwrote (as torch)
+
+
+@pytest.mark.parametrize("shape", [(256, 512), (3, 40, 128), (128, 1000)])
+def test_relu_of_large_arrays_matches_torch_at_nan_zeros_and_infinities(shape):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:4] = [np.nan, -0.0, 0.0, -np.inf]
+    got, want = fg.relu(fg.tensor(x)).numpy(), torch.relu(torch.tensor(x)).numpy()
+    assert got.dtype == want.dtype and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
