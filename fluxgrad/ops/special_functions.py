@@ -8,6 +8,8 @@ I1' = I0 - I1 / x (1/2 at 0), d zeta(x, q)/dq = -x zeta(x + 1, q),
 d gammainc(a, x)/dx = x^(a-1) e^-x / Gamma(a) = -d gammaincc(a, x)/dx. As in PyTorch, zeta has
 no derivative in x nor the incomplete gamma functions in a (backward through them raises).
 Integer and bool inputs give float32, as in PyTorch.
+modified_bessel_i0/i1 and spherical_bessel_j0 are torch.special's spellings without derivative
+(PyTorch gives none; i0 and special.i1 are the differentiable ones).
 """
 import math
 
@@ -19,9 +21,10 @@ from .._core.tensor import tensor_method
 from . import _gamma
 from ._batch import broadcasting
 from ._family import elementwise, float_result, promote
-from .elementwise import exp, where
+from .elementwise import exp, no_grad_primitive, where
 
-__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "i0", "igamma", "igammac"]
+__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "i0", "igamma", "igammac",
+           "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
 
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2
 
@@ -151,3 +154,34 @@ def igamma(input, other):
 def igammac(input, other):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
     return apply(gammaincc_p, *_operands(input, other, "igammac"))
+
+
+def _spherical_j0(x):
+    """sin(x) / x, by its Taylor series for |x| < 1/2 (PyTorch's split), 0 at +-inf."""
+    x64 = np.asarray(x, np.float64)
+    with np.errstate(all="ignore"):
+        x2 = x64 * x64
+        series = 1 + x2 * (-1 / 6 + x2 * (1 / 120 + x2 * (-1 / 5040 + x2 * (
+            1 / 362880 + x2 * (-1 / 39916800 + x2 * (1 / 6227020800))))))
+        out = np.where(np.abs(x64) < 0.5, series, np.sin(x64) / x64)
+    return np.where(np.isinf(x64), 0.0, out).astype(np.asarray(x).dtype, copy=False)
+
+
+_modified_bessel_i0_p = no_grad_primitive("modified_bessel_i0", _gamma.i0)
+_modified_bessel_i1_p = no_grad_primitive("modified_bessel_i1", _gamma.i1)
+_spherical_bessel_j0_p = no_grad_primitive("spherical_bessel_j0", _spherical_j0)
+
+
+def modified_bessel_i0(x):
+    """I0(x), without derivative (as torch.special.modified_bessel_i0; i0 has one)."""
+    return apply(_modified_bessel_i0_p, float_result(x))
+
+
+def modified_bessel_i1(x):
+    """I1(x), without derivative (as torch.special.modified_bessel_i1; special.i1 has one)."""
+    return apply(_modified_bessel_i1_p, float_result(x))
+
+
+def spherical_bessel_j0(x):
+    """The spherical Bessel function j0(x) = sin(x) / x (1 at 0), without derivative."""
+    return apply(_spherical_bessel_j0_p, float_result(x))
