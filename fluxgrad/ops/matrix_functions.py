@@ -404,3 +404,25 @@ def cross(input, other, *, dim=-1):
         raise ShapeError(f"linalg.cross: inputs must have the same number of dimensions, got "
                          f"shapes {list(input.shape)} and {list(other.shape)}")
     return _cross(input, other, dim)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of x [..., n]: [..., n, N] with columns x**0, x**1, ...,
+    x**(N - 1) (N defaults to n), as torch.linalg.vander; integer x stays integer, a 0-d x
+    counts as [1]."""
+    from ..creation import ones_like
+    from .shape import stack
+    x = _as_tensor(x)
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("linalg.vander: expected a floating or integer tensor, got bool; "
+                           "convert it with .long() or .float() first")
+    if x.ndim == 0:  # as PyTorch: a number is a vector of one
+        x = reshape(x, (1,))
+    columns = x.shape[-1] if N is None else N
+    if columns <= 1:
+        raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={columns} for x of "
+                           f"shape {list(x.shape)}")
+    powers = [ones_like(x), x]
+    while len(powers) < columns:
+        powers.append(powers[-1] * x)
+    return stack(powers, -1)
