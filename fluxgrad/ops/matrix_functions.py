@@ -426,3 +426,26 @@ def vander(x, *, N=None):
     while len(powers) < columns:
         powers.append(powers[-1] * x)
     return stack(powers, -1)
+
+
+def householder_product(A, tau):
+    """The first n columns of H_1 @ ... @ H_k, H_i = I - tau_i v_i v_i^T with v_i column i of
+    A [..., m, n] below the diagonal and 1 on it (k = tau.shape[-1] <= n <= m), as
+    torch.linalg.householder_product (geqrf's Q); a composite, differentiable in A and tau."""
+    a, tau = promote(float_result(_as_tensor(A)), float_result(_as_tensor(tau)))
+    op = "linalg.householder_product"
+    if a.ndim < 2 or tau.ndim != a.ndim - 1:
+        raise RuntimeError(f"{op}: expected tau with one dimension less than the input, got "
+                           f"input of shape {list(a.shape)} and tau of shape {list(tau.shape)}")
+    m, n = a.shape[-2:]
+    if m < n or n < tau.shape[-1]:
+        raise RuntimeError(f"{op}: needs input.shape[-2] >= input.shape[-1] >= tau.shape[-1], "
+                           f"got input of shape {list(a.shape)} and tau of shape "
+                           f"{list(tau.shape)}")
+    from .linalg import tril
+    reflectors = tril(a, -1) + eye(m, n, dtype=a.dtype)
+    q = broadcast_to(eye(m, dtype=a.dtype), tuple(a.shape[:-2]) + (m, m))
+    for i in range(tau.shape[-1]):
+        v = unsqueeze(reflectors[..., :, i], -1)
+        q = q - matmul(matmul(q, v) * unsqueeze(unsqueeze(tau[..., i], -1), -1), _mT(v))
+    return q[..., :, :n]

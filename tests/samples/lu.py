@@ -1,5 +1,5 @@
-"""Samples for the LU decomposition and the `_ex` solvers (fluxgrad/ops/lu.py, linalg_ex.py)
-and linalg.vander.
+"""Samples for the LU decomposition and the `_ex` solvers (fluxgrad/ops/lu.py, linalg_ex.py),
+linalg.vander and linalg.householder_product (composites).
 
 Random normal matrices: their partial-pivoting choices are far from ties, so the pivots
 don't change under the finite-difference steps. Square, wide and tall shapes, batched too.
@@ -102,3 +102,8 @@ SAMPLES += [
     Sample("mul", lambda x: fla.vander(x, N=5), [normal(2, 3, seed=17)],
            lambda x: _torch().linalg.vander(x, N=5)),
 ]
+
+for _shape, _k in [((4, 3), 2), ((2, 5, 3), 3), ((3, 3), 3)]:
+    SAMPLES.append(Sample("matmul", fla.householder_product,
+                          [normal(*_shape, seed=18), normal(*_shape[:-2], _k, seed=19)],
+                          lambda a, tau: _torch().linalg.householder_product(a, tau)))
