@@ -98,3 +98,12 @@ for _name in ["modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]
     SAMPLES.append(Sample(_name, getattr(fg.special, _name), [_BESSEL_X],
                           lambda x, name=_name: getattr(__import__("torch").special, name)(x),
                           rtol=1e-12))
+# K: 0 (inf), negative (nan), tiny (the leading terms), moderate, large (K underflows)
+_K_X = np.array([0.0, -1.0, 1e-12, 3e-9, 0.2, 1.0, 2.5, 9.0, 60.0, 720.0, 1e5])
+for _name, _op in [("modified_bessel_k0", "modified_bessel_k"),
+                   ("modified_bessel_k1", "modified_bessel_k"),
+                   ("scaled_modified_bessel_k0", "scaled_modified_bessel_k"),
+                   ("scaled_modified_bessel_k1", "scaled_modified_bessel_k")]:
+    SAMPLES.append(Sample(_op, getattr(fg.special, _name), [_K_X],
+                          lambda x, name=_name: getattr(__import__("torch").special, name)(x),
+                          rtol=1e-13))
