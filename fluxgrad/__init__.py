@@ -23,6 +23,7 @@ from .tensortypes import *  # noqa: F401,F403
 from .ops import *  # noqa: F401,F403
 from .ops._out import public_with_out as _public_with_out
 from .ops.matrix_functions import torch_triangular_solve as triangular_solve
+from .ops.lu import lu_unpack, torch_lu as lu, torch_lu_solve as lu_solve
 from .nn.torch_spellings import *  # noqa: F401,F403  (torch.relu_, torch.permute_copy, ...)
 from . import autograd, func, linalg, random
 from .autograd import grad, is_anomaly_enabled

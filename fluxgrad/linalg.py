@@ -10,16 +10,19 @@ from ._core.errors import ArgumentError
 from .ops.decompositions import (eigh, eigvalsh, matrix_exp, pinv, qr, solve_triangular, svd,
                                  svdvals)
 from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, solve
+from .ops.linalg_ex import cholesky_ex, inv_ex, solve_ex
+from .ops.lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg import diagonal as _diagonal
-from .ops.matrix_functions import (cholesky_solve, cond, cross, lstsq, matrix_norm,
-                                   matrix_power, matrix_rank, multi_dot, norm,
-                                   triangular_solve, vecdot, vector_norm)
+from .ops.matrix_functions import (cholesky_solve, cond, cross, householder_product, lstsq,
+                                   matrix_norm, matrix_power, matrix_rank, multi_dot, norm,
+                                   triangular_solve, vander, vecdot, vector_norm)
 
 __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "LinAlgError",
            "svd", "svdvals", "eigh", "eigvalsh", "qr", "pinv", "solve_triangular", "matrix_exp",
            "norm", "vector_norm", "matrix_norm", "cond", "matrix_rank", "lstsq", "matrix_power",
            "multi_dot", "cholesky_solve", "cross", "triangular_solve", "vecdot", "tensorinv",
-           "tensorsolve"]
+           "tensorsolve", "cholesky_ex", "inv_ex", "solve_ex", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "vander", "householder_product"]
 
 inv = inverse
 

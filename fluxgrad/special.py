@@ -2,7 +2,7 @@
 names. The primitives live in fluxgrad/ops (special_functions, elementwise, activation,
 softmax); the rest are composites of them.
 
-Not provided: the Bessel functions J/Y/K, airy_ai and the orthogonal polynomials. erfcx, i0e
+Not provided: the Bessel functions J and Y (bessel_j0/j1/y0/y1) and airy_ai. erfcx, i0e
 and i1e are composites: they overflow where exp(x**2) or I0(x) do (|x| beyond about 26 for
 erfcx of negative x, 700 for i0e/i1e).
 """
@@ -14,14 +14,22 @@ from .ops.elementwise import (erf, erfc, exp, exp2, expm1, isnan, log, log1p, ro
 from .ops.math_extras import as_operand, mvlgamma, xlogy
 from .ops.reduce import logsumexp
 from .ops.softmax import log_softmax, softmax
-from .ops.special_functions import (digamma, erfinv, i0, i1, igamma, igammac, lgamma, polygamma,
-                                    zeta)
+from .ops.orthogonal_polynomials import *  # noqa: F401,F403
+from .ops.orthogonal_polynomials import __all__ as _polynomials
+from .ops.special_functions import (digamma, erfinv, i0, i1, igamma, igammac, lgamma,
+                                    modified_bessel_i0, modified_bessel_i1,
+                                    modified_bessel_k0, modified_bessel_k1, polygamma,
+                                    scaled_modified_bessel_k0, scaled_modified_bessel_k1,
+                                    spherical_bessel_j0, zeta)
 from .ops._family import float_result
 
 __all__ = ["digamma", "psi", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
            "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
            "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "round", "sinc",
-           "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc"]
+           "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc",
+           "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0",
+           "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
+           "scaled_modified_bessel_k1"] + _polynomials
 
 _SQRT_HALF = math.sqrt(0.5)
 

@@ -382,3 +382,65 @@ def test_det_gradient_of_a_batch_with_a_singular_matrix():
     fg.det(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [[[4.0, -2.0], [-2.0, 1.0]],
                                                 [[2.0, 0.0], [0.0, 1.0]]], atol=1e-12)
+
+
+# --- the `_ex` forms and LU on matrices that don't factor -----------------------------------
+def _singular_batch():
+    ok = np.array([[2.0, 1.0], [1.0, 3.0]])
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    indefinite = np.array([[1.0, 2.0], [2.0, 1.0]])
+    return np.stack([ok, singular, indefinite])
+
+
+def test_inv_ex_and_solve_ex_report_the_info_pytorch_reports():
+    a = _singular_batch()
+    b = np.ones((3, 2, 1))
+    inverse, info = fg.linalg.inv_ex(fg.tensor(a))
+    want = torch.linalg.inv_ex(torch.tensor(a))
+    np.testing.assert_array_equal(info.numpy(), want.info.numpy())
+    assert info.dtype == fg.int32
+    np.testing.assert_allclose(inverse.numpy()[0], want.inverse.numpy()[0])
+    assert np.isnan(inverse.numpy()[1]).all()
+    result, info = fg.linalg.solve_ex(fg.tensor(a), fg.tensor(b))
+    np.testing.assert_array_equal(info.numpy(), torch.linalg.solve_ex(torch.tensor(a),
+                                                                      torch.tensor(b)).info)
+    assert np.isnan(result.numpy()[1]).all() and np.isfinite(result.numpy()[0]).all()
+
+
+def test_cholesky_ex_reports_the_order_of_the_first_failing_minor():
+    a = _singular_batch()
+    for upper in (False, True):
+        _, info = fg.linalg.cholesky_ex(fg.tensor(a), upper=upper)
+        want = torch.linalg.cholesky_ex(torch.tensor(a), upper=upper).info
+        np.testing.assert_array_equal(info.numpy(), want.numpy())
+
+
+def test_ex_forms_with_check_errors_raise_linalg_error():
+    a = fg.tensor(_singular_batch())
+    for call in (lambda: fg.linalg.inv_ex(a, check_errors=True),
+                 lambda: fg.linalg.cholesky_ex(a, check_errors=True),
+                 lambda: fg.linalg.solve_ex(a, fg.ones(3, 2, 1), check_errors=True),
+                 lambda: fg.linalg.lu_factor_ex(a, check_errors=True)):
+        with pytest.raises(fg.linalg.LinAlgError, match="check_errors"):
+            call()
+
+
+def test_lu_factor_of_a_singular_matrix_raises_but_lu_factor_ex_returns_info():
+    a = _singular_batch()[1]
+    with pytest.raises(RuntimeError, match="lu_factor_ex"):
+        fg.linalg.lu_factor(fg.tensor(a))
+    got = fg.linalg.lu_factor_ex(fg.tensor(a))
+    want = torch.linalg.lu_factor_ex(torch.tensor(a))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def test_lu_without_pivoting_is_refused_as_on_pytorchs_cpu():
+    with pytest.raises(RuntimeError, match="pivot=True"):
+        fg.linalg.lu(fg.eye(3), pivot=False)
+
+
+def test_lu_unpack_refuses_pivots_that_are_not_int32():
+    lu_data, pivots = fg.linalg.lu_factor(fg.eye(3))
+    with pytest.raises(TypeError, match="int32"):
+        fg.lu_unpack(lu_data, pivots.long())

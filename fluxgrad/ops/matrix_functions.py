@@ -404,3 +404,48 @@ def cross(input, other, *, dim=-1):
         raise ShapeError(f"linalg.cross: inputs must have the same number of dimensions, got "
                          f"shapes {list(input.shape)} and {list(other.shape)}")
     return _cross(input, other, dim)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of x [..., n]: [..., n, N] with columns x**0, x**1, ...,
+    x**(N - 1) (N defaults to n), as torch.linalg.vander; integer x stays integer, a 0-d x
+    counts as [1]."""
+    from ..creation import ones_like
+    from .shape import stack
+    x = _as_tensor(x)
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("linalg.vander: expected a floating or integer tensor, got bool; "
+                           "convert it with .long() or .float() first")
+    if x.ndim == 0:  # as PyTorch: a number is a vector of one
+        x = reshape(x, (1,))
+    columns = x.shape[-1] if N is None else N
+    if columns <= 1:
+        raise RuntimeError(f"linalg.vander: N must be greater than 1, got N={columns} for x of "
+                           f"shape {list(x.shape)}")
+    powers = [ones_like(x), x]
+    while len(powers) < columns:
+        powers.append(powers[-1] * x)
+    return stack(powers, -1)
+
+
+def householder_product(A, tau):
+    """The first n columns of H_1 @ ... @ H_k, H_i = I - tau_i v_i v_i^T with v_i column i of
+    A [..., m, n] below the diagonal and 1 on it (k = tau.shape[-1] <= n <= m), as
+    torch.linalg.householder_product (geqrf's Q); a composite, differentiable in A and tau."""
+    a, tau = promote(float_result(_as_tensor(A)), float_result(_as_tensor(tau)))
+    op = "linalg.householder_product"
+    if a.ndim < 2 or tau.ndim != a.ndim - 1:
+        raise RuntimeError(f"{op}: expected tau with one dimension less than the input, got "
+                           f"input of shape {list(a.shape)} and tau of shape {list(tau.shape)}")
+    m, n = a.shape[-2:]
+    if m < n or n < tau.shape[-1]:
+        raise RuntimeError(f"{op}: needs input.shape[-2] >= input.shape[-1] >= tau.shape[-1], "
+                           f"got input of shape {list(a.shape)} and tau of shape "
+                           f"{list(tau.shape)}")
+    from .linalg import tril
+    reflectors = tril(a, -1) + eye(m, n, dtype=a.dtype)
+    q = broadcast_to(eye(m, dtype=a.dtype), tuple(a.shape[:-2]) + (m, m))
+    for i in range(tau.shape[-1]):
+        v = unsqueeze(reflectors[..., :, i], -1)
+        q = q - matmul(matmul(q, v) * unsqueeze(unsqueeze(tau[..., i], -1), -1), _mT(v))
+    return q[..., :, :n]

@@ -73,3 +73,37 @@ SAMPLES += [
            [normal(3, 4, seed=7) * 3, normal(6, seed=8) * 3],
            lambda a, b: __import__("torch").isin(a.round(), b.round()).double()),
 ]
+
+# Ops without derivative (as in PyTorch): values against torch; x crosses the special points
+# |x| == 1 (and 0, 1 for the shifted polynomials) and degrees take both recurrence and
+# trigonometric branches, negative and fractional ones included.
+_POLYNOMIAL_X = np.array([[-1.0, -0.7, 0.0, 0.3, 1.0, 2.5], [-3.0, 0.5, 0.95, -0.2, 1.7, -1.3]])
+_DEGREES = np.array([[0.0], [1.0], [2.0], [5.0], [7.9], [12.0], [-1.0], [3.0]])[:, :, None]
+for _name in ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+              "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+              "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+              "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+              "laguerre_polynomial_l", "legendre_polynomial_p"]:
+    _x = (_POLYNOMIAL_X + 1) / 2 if _name.startswith("shifted") else _POLYNOMIAL_X
+    SAMPLES += [
+        Sample(_name, getattr(fg.special, _name), [_x, _DEGREES],
+               lambda x, n, name=_name: getattr(__import__("torch").special, name)(x, n),
+               rtol=1e-10),
+        Sample(_name, lambda x, name=_name: getattr(fg.special, name)(x, 4), [_x[0]],
+               lambda x, name=_name: getattr(__import__("torch").special, name)(x, 4),
+               rtol=1e-10),
+    ]
+_BESSEL_X = np.array([0.0, 1e-9, -0.3, 0.49, 0.5, -2.0, 7.5, -30.0, 650.0])
+for _name in ["modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0"]:
+    SAMPLES.append(Sample(_name, getattr(fg.special, _name), [_BESSEL_X],
+                          lambda x, name=_name: getattr(__import__("torch").special, name)(x),
+                          rtol=1e-12))
+# K: 0 (inf), negative (nan), tiny (the leading terms), moderate, large (K underflows)
+_K_X = np.array([0.0, -1.0, 1e-12, 3e-9, 0.2, 1.0, 2.5, 9.0, 60.0, 720.0, 1e5])
+for _name, _op in [("modified_bessel_k0", "modified_bessel_k"),
+                   ("modified_bessel_k1", "modified_bessel_k"),
+                   ("scaled_modified_bessel_k0", "scaled_modified_bessel_k"),
+                   ("scaled_modified_bessel_k1", "scaled_modified_bessel_k")]:
+    SAMPLES.append(Sample(_op, getattr(fg.special, _name), [_K_X],
+                          lambda x, name=_name: getattr(__import__("torch").special, name)(x),
+                          rtol=1e-13))
