@@ -128,8 +128,6 @@ KNOWN_DIFFERENCES = {
     "nn.functional.conv2d": {"errors": "negative dilation raises ValueError"},
     "nn.functional.conv3d": {"errors": "a weight of the wrong rank isn't refused"},
     # edge cases
-    "scatter_reduce.amax": {"bool": "amax/amin reductions of bool tensors: " + NOT_BUILT},
-    "scatter_reduce.amin": {"bool": "amax/amin reductions of bool tensors: " + NOT_BUILT},
     "nn.functional.pad.reflect": {"float64": "padding an empty dimension by 0 is refused",
                                   "float32": "padding an empty dimension by 0 is refused",
                                   "int64": "padding an empty dimension by 0 is refused"},

@@ -811,3 +811,30 @@ def test_extremum_and_median_gradients_with_ties_and_nan_match_torch(case):
         results.append((_as_numpy(y), _as_numpy(x.grad)))
     for ours, theirs in zip(*results):
         _assert_same(ours, theirs, case)
+
+
+# --- OpInfo samples beyond test_opinfo.py's per-dtype cap ---------------------------------
+OPINFO_EDGE_CASES = {
+    "searchsorted with empty batch rows": lambda L: L.searchsorted(
+        L.zeros(0, 3), L.zeros(0, 2)),
+    "searchsorted with empty values": lambda L: L.searchsorted(
+        L.arange(6.).reshape(2, 3), L.zeros(2, 0)),
+    "searchsorted of an empty sequence": lambda L: L.searchsorted(
+        L.zeros(2, 0), L.ones(2, 3)),
+    "histogram of an empty tensor": lambda L: L.histogram(L.zeros(0), 2),
+    "histogram of an empty tensor, range of one point": lambda L: L.histogram(
+        L.zeros(0), 2, range=(3.0, 3.0)),
+    "batch_norm of a 1-d empty input": lambda L: L.nn.functional.batch_norm(
+        L.zeros(0), L.zeros(0), L.zeros(0), training=True),
+    "batch_norm of a 1-d input": lambda L: L.nn.functional.batch_norm(
+        L.zeros(3), L.zeros(3), L.ones(3)),
+    "scatter of a 0-d int64 tensor, a float added": lambda L: L.tensor(-3).scatter(
+        0, L.tensor(0), 2.5, reduce="add"),
+    "scatter of int64, a negative float added": lambda L: L.tensor([5, 5]).scatter(
+        0, L.tensor([1]), -2.5, reduce="add"),
+}
+
+
+@pytest.mark.parametrize("case", list(OPINFO_EDGE_CASES))
+def test_opinfo_edge_case_matches_torch(case):
+    _check_like_torch(case, OPINFO_EDGE_CASES[case])

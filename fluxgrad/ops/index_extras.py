@@ -7,6 +7,7 @@ nansum/nanmean, quantile/nanquantile. The integer-valued ones (argwhere, unravel
 tril/triu_indices, bincount, histc, searchsorted, bucketize) have no gradient.
 """
 import collections
+import math
 
 import numpy as np
 
@@ -378,9 +379,12 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     if seq.ndim <= 1:
         out = np.searchsorted(seq.reshape(-1), vals, side=where_)
     else:
-        rows = seq.reshape(-1, seq.shape[-1])
-        flat = vals.reshape(rows.shape[0], -1)
-        out = np.stack([np.searchsorted(r, v, side=where_) for r, v in zip(rows, flat)])
+        batch = math.prod(seq.shape[:-1])
+        rows = seq.reshape(batch, seq.shape[-1])
+        flat = vals.reshape(batch, vals.shape[-1])
+        out = np.empty(flat.shape, np.int64)
+        for r, v, o in zip(rows, flat, out):
+            o[:] = np.searchsorted(r, v, side=where_)
         out = out.reshape(vals.shape)
     return Tensor._make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
 

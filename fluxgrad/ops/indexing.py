@@ -397,6 +397,8 @@ def _value_for(x, value):
     if isinstance(value, Tensor):
         return cast_to(value, x.dtype)
     if is_scalar(value):
+        if x._data.dtype.kind in "iu" and isinstance(value, float) and np.isfinite(value):
+            return int(value)  # truncated first, as torch does, also when it is accumulated
         return value
     return Tensor(value, dtype=x.dtype)
 
@@ -654,8 +656,12 @@ def _identity(reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    low, high = (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min,
-                                                             np.iinfo(dtype).max)
+    if dtype.kind == "b":
+        low, high = False, True
+    elif dtype.kind == "f":
+        low, high = -np.inf, np.inf
+    else:
+        low, high = np.iinfo(dtype).min, np.iinfo(dtype).max
     return low if reduce == "amax" else high
 
 
