@@ -94,10 +94,6 @@ KNOWN_DIFFERENCES = {
     "uniform": {"errors": "from > to isn't refused; " + NOT_BUILT},
     "multinomial": {"errors": "integer weights raise TypeError (torch: RuntimeError); an int64 "
                               "out= isn't checked"},
-    "linspace": {"errors": "a float `steps` is accepted (torch: TypeError)"},
-    "linspace.tensor_overload": {"errors": "a float `steps` is accepted (torch: TypeError)"},
-    "logspace": {"errors": "a float `steps` is accepted (torch: TypeError)"},
-    "logspace.tensor_overload": {"errors": "a float `steps` is accepted (torch: TypeError)"},
     "amax": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
     "amin": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
     "aminmax": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},

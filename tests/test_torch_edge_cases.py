@@ -832,6 +832,19 @@ OPINFO_EDGE_CASES = {
         0, L.tensor(0), 2.5, reduce="add"),
     "scatter of int64, a negative float added": lambda L: L.tensor([5, 5]).scatter(
         0, L.tensor([1]), -2.5, reduce="add"),
+    "linspace of int64 from a float tensor end": lambda L: L.linspace(
+        L.tensor(4.3), -3, 50, dtype=L.int64),
+    "logspace of int64 with a float end": lambda L: L.logspace(0, 1.2, 4, dtype=L.int64),
+    "logspace of int64 in base 2.5": lambda L: L.logspace(0, 3, 7, base=2.5, dtype=L.int64),
+    "linspace with a float steps": lambda L: L.linspace(0, 1, 3.0),
+    "logspace with a 1-d start": lambda L: L.logspace(L.tensor([1.0, 2.0]), 3, 2),
+    "arange into an int64 out= with a step below 1": lambda L: L.arange(
+        0, 64, 0.5, out=L.zeros(0, dtype=L.int64)),
+    "arange into a float64 out=": lambda L: L.arange(4, out=L.zeros(0, dtype=L.float64)),
+    "cat of one tensor, not a list": lambda L: L.cat(L.ones(2, 3)),
+    "narrow with a bool tensor start": lambda L: L.ones(3, 4).narrow(1, L.tensor(True), 2),
+    "narrow with a 0-d int tensor start": lambda L: L.arange(12).reshape(3, 4).narrow(
+        1, L.tensor(1), 2),
 }
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, DTypeError, IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -460,7 +460,10 @@ def concat(tensors, axis=0, *, dim=None, name=None):
     """Join tensors along an existing dimension `axis` (dtypes promote as in arithmetic)."""
     if dim is not None:
         axis = dim
-    if isinstance(tensors, Tensor) or not len(tensors):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"concat: expected a list or tuple of tensors, got one tensor of shape "
+                        f"{list(tensors.shape)}; wrap it in a list")
+    if not len(tensors):
         raise ArgumentError("concat: expected a non-empty list of tensors")
     first = tensors[0]
     if not (isinstance(first, Tensor) and all(
@@ -581,6 +584,9 @@ def narrow(x, dim, start, length):
         raise ShapeError("narrow: can't be applied to a 0-d tensor")
     dim = _dim(dim, x.ndim, "narrow")
     n = x.shape[dim]
+    if isinstance(start, Tensor) and (start.ndim or start._data.dtype.kind not in "iu"):
+        raise DTypeError(f"narrow: start must be an int or a 0-d integer tensor, got a "
+                         f"{start.dtype} tensor of shape {list(start.shape)}")
     # (an int subclass stays: a size computed from a static program's unknown one)
     start, length = (v if isinstance(v, int) else int(v) for v in (start, length))
     start = start + (n if start < 0 else 0)
