@@ -102,27 +102,6 @@ KNOWN_DIFFERENCES = {
     "nn.functional.rrelu": {"errors": "lower > upper isn't refused; " + NOT_BUILT},
     "trace": {"errors": "a 3-d input is PaddlePaddle's trace over axes 0 and 1 (the signatures "
                         "clash: docs/porting-from-pytorch.md)"},
-    # in fluxgrad/ops/conv.py (pools and convolutions): argument checks raise ValueError where
-    # torch raises RuntimeError, and integer pooling returns floats
-    "nn.functional.adaptive_avg_pool1d": {"errors": "output_size=() raises ValueError"},
-    "nn.functional.adaptive_avg_pool2d": {"errors": "output_size=() raises ValueError"},
-    "nn.functional.adaptive_avg_pool3d": {"errors": "3-d input is refused (torch: unbatched)"},
-    "nn.functional.adaptive_max_pool1d": {"errors": "output_size=() raises ValueError"},
-    "nn.functional.adaptive_max_pool2d": {"errors": "2-d input is refused (torch: RuntimeError "
-                                                    "of another text)"},
-    "nn.functional.avg_pool1d": {"int64": "integer inputs give floats (torch keeps int64)",
-                                 "errors": "negative padding raises ValueError"},
-    "nn.functional.avg_pool2d": {"int64": "integer inputs give floats (torch keeps int64)",
-                                 "errors": "negative padding raises ValueError"},
-    "nn.functional.avg_pool3d": {"int64": "integer inputs give floats (torch keeps int64)",
-                                 "float64": "an empty batch can't be reshaped",
-                                 "errors": "4-d (unbatched) input is refused"},
-    "nn.functional.max_pool1d": {"errors": "negative padding raises ValueError"},
-    "nn.functional.max_pool2d": {"errors": "negative padding raises ValueError"},
-    "nn.functional.max_unpool1d": {"errors": "checked as max_unpool2d, raising ValueError"},
-    "nn.functional.conv1d": {"errors": "negative dilation raises ValueError"},
-    "nn.functional.conv2d": {"errors": "negative dilation raises ValueError"},
-    "nn.functional.conv3d": {"errors": "a weight of the wrong rank isn't refused"},
     # edge cases
     "nn.functional.pad.reflect": {"float64": "padding an empty dimension by 0 is refused",
                                   "float32": "padding an empty dimension by 0 is refused",

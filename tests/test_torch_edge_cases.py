@@ -845,6 +845,26 @@ OPINFO_EDGE_CASES = {
     "narrow with a bool tensor start": lambda L: L.ones(3, 4).narrow(1, L.tensor(True), 2),
     "narrow with a 0-d int tensor start": lambda L: L.arange(12).reshape(3, 4).narrow(
         1, L.tensor(1), 2),
+    "avg_pool1d of int64 truncates its means": lambda L: L.nn.functional.avg_pool1d(
+        L.tensor([[[-7, 2, 5, -3, 4]]]), 3, 1, 1),
+    "avg_pool2d of int64 without the padding": lambda L: L.nn.functional.avg_pool2d(
+        L.tensor([[[[-7, 2, 5], [-3, 4, 1]]]]), 2, 1, 1, count_include_pad=False),
+    "avg_pool3d of an unbatched int64 input": lambda L: L.nn.functional.avg_pool3d(
+        L.arange(-20, 7).reshape(1, 3, 3, 3), 2),
+    "avg_pool3d of an empty batch": lambda L: L.nn.functional.avg_pool3d(
+        L.ones(0, 1, 3, 2, 2), (1, 2, 2)),
+    "avg_pool3d with divisor_override=0": lambda L: L.nn.functional.avg_pool3d(
+        L.ones(1, 2, 2, 2), 2, divisor_override=0),
+    "max_pool1d of an unbatched input with no channels": lambda L: L.nn.functional.max_pool1d(
+        L.ones(0, 10), 1),
+    "avg_pool2d of an input with no channels": lambda L: L.nn.functional.avg_pool2d(
+        L.ones(2, 0, 4, 4), 2),
+    "conv3d with negative padding": lambda L: L.nn.functional.conv3d(
+        L.ones(1, 1, 4, 4, 4), L.ones(1, 1, 2, 2, 2), padding=-1),
+    "adaptive_max_pool2d with output_size=()": lambda L: L.nn.functional.adaptive_max_pool2d(
+        L.ones(1, 2, 3, 4), ()),
+    "adaptive_avg_pool3d with a negative output_size": lambda L: (
+        L.nn.functional.adaptive_avg_pool3d(L.ones(1, 1, 1, 1, 1), (-1, 0, 2))),
 }
 
 

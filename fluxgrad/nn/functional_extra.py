@@ -18,7 +18,7 @@ from .._core.errors import ArgumentError, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
-from ..ops.conv import _pooled_size
+from ..ops.conv import _pooled_size, adaptive_sizes
 from ..ops.inplace import apply_inplace
 from . import functional as F
 
@@ -482,15 +482,12 @@ def _adaptive_table(shape, out):
 def _adaptive_max(input, output_size, return_indices, spatial, op):
     x = _tensor(input)
     if x.ndim not in (spatial + 1, spatial + 2):
-        raise RuntimeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D tensor, but got "
-                           f"shape {list(x.shape)}")
+        raise ShapeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D tensor, but got "
+                         f"shape {list(x.shape)}")
     unbatched = x.ndim == spatial + 1
     if unbatched:
         x = _ops.unsqueeze(x, 0)
-    sizes = (output_size,) * spatial if not isinstance(output_size, (tuple, list)) \
-        else tuple(output_size)
-    if len(sizes) != spatial:
-        raise ValueError(f"{op}: output_size must have {spatial} elements, got {output_size!r}")
+    sizes = adaptive_sizes(output_size, spatial, op)
     out = tuple(x.shape[2 + a] if s is None else int(s) for a, s in enumerate(sizes))
     table = _adaptive_table(tuple(x.shape[2:]), out)
     result = _max_over_windows(x, table, spatial, out, return_indices)
@@ -522,10 +519,9 @@ def adaptive_avg_pool3d(input, output_size):
     """Average pooling of [N, C, D, H, W] (or [C, D, H, W]) to a fixed [oD, oH, oW]."""
     x = _tensor(input)
     if x.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d: Expected 4D or 5D tensor, but got shape "
-                           f"{list(x.shape)}")
-    sizes = (output_size,) * 3 if not isinstance(output_size, (tuple, list)) \
-        else tuple(output_size)
+        raise ShapeError(f"adaptive_avg_pool3d: Expected 4D or 5D tensor, but got shape "
+                         f"{list(x.shape)}")
+    sizes = adaptive_sizes(output_size, 3, "adaptive_avg_pool3d")
     spatial = x.shape[-3:]
     out = tuple(n if s is None else int(s) for n, s in zip(spatial, sizes))
     md, mh, mw = (_averaging_matrix(n, o, x) for n, o in zip(spatial, out))
