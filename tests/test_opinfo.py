@@ -88,10 +88,6 @@ KNOWN_DIFFERENCES = {
     "cholesky_solve": {"grad": "the gradient is taken with respect to the triangle only "
                                "(torch's flows into the unused triangle too)"},
     # input checks not built (torch raises, fluxgrad computes or raises another type)
-    "cauchy": {"errors": "sigma <= 0 isn't refused; " + NOT_BUILT},
-    "exponential": {"errors": "lambd <= 0 isn't refused; " + NOT_BUILT},
-    "log_normal": {"errors": "std <= 0 isn't refused; " + NOT_BUILT},
-    "uniform": {"errors": "from > to isn't refused; " + NOT_BUILT},
     "multinomial": {"errors": "integer weights raise TypeError (torch: RuntimeError); an int64 "
                               "out= isn't checked"},
     "amax": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
@@ -99,7 +95,6 @@ KNOWN_DIFFERENCES = {
     "aminmax": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
     "narrow_copy": {"errors": "an out-of-range dim raises IndexError (torch's narrow_copy: "
                               "RuntimeError, its narrow: IndexError)"},
-    "nn.functional.rrelu": {"errors": "lower > upper isn't refused; " + NOT_BUILT},
     "trace": {"errors": "a 3-d input is PaddlePaddle's trace over axes 0 and 1 (the signatures "
                         "clash: docs/porting-from-pytorch.md)"},
     # edge cases

@@ -865,9 +865,21 @@ OPINFO_EDGE_CASES = {
         L.ones(1, 2, 3, 4), ()),
     "adaptive_avg_pool3d with a negative output_size": lambda L: (
         L.nn.functional.adaptive_avg_pool3d(L.ones(1, 1, 1, 1, 1), (-1, 0, 2))),
+    "cauchy_ with a negative sigma": lambda L: L.ones(3).cauchy_(0, -1),
+    "exponential_ with a negative lambda": lambda L: L.ones(3).exponential_(-1),
+    "log_normal_ with std 0": lambda L: L.ones(3).log_normal_(0, 0),
+    "uniform_ with from > to": lambda L: L.ones(3).uniform_(3, -1),
+    "rrelu in eval with lower > upper": lambda L: L.nn.functional.rrelu(L.ones(3), 0.3, 0.1),
 }
 
 
 @pytest.mark.parametrize("case", list(OPINFO_EDGE_CASES))
 def test_opinfo_edge_case_matches_torch(case):
     _check_like_torch(case, OPINFO_EDGE_CASES[case])
+
+
+def test_refused_random_fill_leaves_the_tensor_unchanged():
+    x = fg.arange(3.0)
+    with pytest.raises(RuntimeError, match="sigma"):
+        x.cauchy_(0, -1)
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 2.0])

@@ -331,6 +331,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in
     training, and is (lower + upper) / 2 in evaluation."""
     x = _tensor(input)
+    if lower > upper:
+        raise ArgumentError(f"rrelu: the lower bound {lower} must be at most the upper bound "
+                            f"{upper}")
     if not training:
         return F.leaky_relu(x, (lower + upper) / 2, inplace)
     slope = rand(x.shape, dtype=x.dtype) * (upper - lower) + lower
