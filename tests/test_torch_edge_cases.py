@@ -870,6 +870,18 @@ OPINFO_EDGE_CASES = {
     "log_normal_ with std 0": lambda L: L.ones(3).log_normal_(0, 0),
     "uniform_ with from > to": lambda L: L.ones(3).uniform_(3, -1),
     "rrelu in eval with lower > upper": lambda L: L.nn.functional.rrelu(L.ones(3), 0.3, 0.1),
+    "gather with an empty index of more dims": lambda L: L.gather(
+        L.ones(5), 0, L.zeros(2, 0, dtype=L.int64)),
+    "gather with a non-empty index of more dims": lambda L: L.gather(
+        L.ones(5), 0, L.zeros(2, 1, dtype=L.int64)),
+    "reflect padding of an empty batch": lambda L: L.nn.functional.pad(
+        L.ones(0, 3, 3), (1, 2), mode="reflect"),
+    "replicate padding of an empty batch": lambda L: L.nn.functional.pad(
+        L.ones(0, 3, 3, 3), (0, 2, 0, 1), mode="replicate"),
+    "reflect padding of an empty padded dim": lambda L: L.nn.functional.pad(
+        L.ones(3, 0), (0, 0), mode="reflect"),
+    "replicate padding of empty channels": lambda L: L.nn.functional.pad(
+        L.ones(2, 0, 3), (1, 1), mode="replicate"),
 }
 
 
@@ -883,3 +895,9 @@ def test_refused_random_fill_leaves_the_tensor_unchanged():
     with pytest.raises(RuntimeError, match="sigma"):
         x.cauchy_(0, -1)
     np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 2.0])
+
+
+def test_gather_with_an_empty_index_gives_a_zero_gradient():
+    x = fg.ones(5, requires_grad=True)
+    fg.gather(x, 0, fg.zeros(2, 0, dtype=fg.int64)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(5))

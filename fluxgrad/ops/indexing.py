@@ -574,6 +574,8 @@ def gather(x, dim, index=None, *, sparse_grad=False, axis=None):
     if x.ndim == 0:
         _check_0d_index(index, "gather")
         return reshape(take(x, index), index.shape)
+    if 0 in index.shape and index.ndim != x.ndim:  # nothing gathered: torch allows any shape
+        return reshape(reshape(x, (-1,))[:0], index.shape)
     _check_along(x, dim, index, "gather")
     static, arrays = _along(index.shape, dim, index)
     return apply(index_p, x, *arrays, index=static)

@@ -798,8 +798,10 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
             f"pad: {mode} padding pads the last 1, 2 or 3 dimensions of a batch ([C, ...] or "
             f"[N, C, ...]): a pad list of {len(pad)} entries needs a "
             f"{len(pad) // 2 + 1}-d or {len(pad) // 2 + 2}-d input, got shape {list(x.shape)}")
+    batched = x.ndim == len(pad) // 2 + 2
     for d, ((before, after), n) in enumerate(zip(widths, x.shape)):
-        if n + before + after < (mode in ("reflect", "replicate")):
+        least = mode in ("reflect", "replicate") and not (batched and d == 0)  # an empty batch
+        if n + before + after < least:
             raise ShapeError(f"pad: padding of ({before}, {after}) leaves dimension {d} of size "
                              f"{n} with {n + before + after} entries")
     if mode in ("constant", "circular") and any(b < 0 or a < 0 for b, a in widths):
