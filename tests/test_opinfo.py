@@ -98,10 +98,6 @@ KNOWN_DIFFERENCES = {
     "trace": {"errors": "a 3-d input is PaddlePaddle's trace over axes 0 and 1 (the signatures "
                         "clash: docs/porting-from-pytorch.md)"},
     # edge cases
-    "nn.functional.multi_margin_loss": {"op": "a 0-d input and target is refused (torch: one "
-                                              "class)"},
-    "nn.functional.multilabel_margin_loss": {"op": "a 0-d input and target is refused (torch: "
-                                                   "one class)"},
     "nn.functional.triplet_margin_with_distance_loss": {
         "op": "its samples pass torch's nn.PairwiseDistance module as distance_function, which "
               "this sweep doesn't translate"},

@@ -882,6 +882,18 @@ OPINFO_EDGE_CASES = {
         L.ones(3, 0), (0, 0), mode="reflect"),
     "replicate padding of empty channels": lambda L: L.nn.functional.pad(
         L.ones(2, 0, 3), (1, 1), mode="replicate"),
+    "multi_margin_loss of a 0-d input": lambda L: L.nn.functional.multi_margin_loss(
+        L.tensor(1.5), L.tensor(0), reduction="none"),
+    "multilabel_margin_loss of a 0-d input": lambda L: L.nn.functional.multilabel_margin_loss(
+        L.tensor(-3.5), L.tensor(0)),
+    "multi_margin_loss of a 0-d input, target 1": lambda L: L.nn.functional.multi_margin_loss(
+        L.tensor(1.5), L.tensor(1)),
+    "multi_margin_loss with no classes": lambda L: L.nn.functional.multi_margin_loss(
+        L.ones(5, 0), L.zeros(5, dtype=L.int64)),
+    "multi_margin_loss with a weight per sample": lambda L: L.nn.functional.multi_margin_loss(
+        L.ones(5, 4), L.zeros(5, dtype=L.int64), weight=L.ones(5)),
+    "multi_margin_loss with an unknown reduction": lambda L: (
+        L.nn.functional.multi_margin_loss(L.ones(5, 4), L.zeros(5), reduction="abc")),
 }
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
-from .._core.errors import ArgumentError, ShapeError
+from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
@@ -950,6 +950,21 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return F._reduce(loss, _reduction(size_average, reduce, reduction), "cosine_embedding_loss")
 
 
+def _margin_input(input, size_average, reduce, reduction, op):
+    """A class-margin loss's input and reduction, checked: a 0-d input is the scores of one
+    class (torch's reading); only the batch dimension may be empty."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction; use 'mean', "
+                         "'sum' or 'none'")
+    x = _tensor(input)
+    x = _ops.reshape(x, (1,)) if x.ndim == 0 else x
+    if x.ndim in (1, 2) and x.shape[-1] == 0:
+        raise ShapeError(f"{op}: expected a non-empty vector or matrix [N, C] with optional "
+                         f"0-dim batch size, got shape {list(x.shape)}")
+    return x, reduction
+
+
 def _class_targets(x, target, op):
     """x as [N, C] and integer targets [N] (checked in range)."""
     t = _tensor(target)
@@ -962,8 +977,8 @@ def _class_targets(x, target, op):
                            f"{list(x.shape)} and {list(t.shape)}")
     values = t2._data
     if values.size and (values.min() < 0 or values.max() >= x2.shape[1]):
-        raise IndexError(f"{op}: target {int(values.max())} is out of bounds for "
-                         f"{x2.shape[1]} classes")
+        raise IndexOutOfRange(f"{op}: target {int(values.max())} is out of bounds for "
+                              f"{x2.shape[1]} classes")
     return x2, t2
 
 
@@ -973,8 +988,14 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     op = "multi_margin_loss"
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x = _tensor(input)
+    x, reduction = _margin_input(input, size_average, reduce, reduction, op)
+    if weight is not None and _tensor(weight).ndim != 1:
+        raise ValueError(f"{op}: weight must be one-dimensional, got shape "
+                         f"{list(_tensor(weight).shape)}")
     x2, t = _class_targets(x, target, op)
+    if weight is not None and _tensor(weight).shape != (x2.shape[1],):
+        raise ShapeError(f"{op}: inconsistent weight size, expected {x2.shape[1]} but got "
+                         f"{list(_tensor(weight).shape)}")
     classes = x2.shape[1]
     picked = _ops.take_along_dim(x2, _ops.unsqueeze(t, 1), 1)
     margins = F.relu(margin - picked + x2)
@@ -987,14 +1008,17 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = _ops.sum(margins, axis=1) / classes
     if x.ndim == 1:
         loss = _ops.squeeze(loss, 0)
-    return F._reduce(loss, _reduction(size_average, reduce, reduction), op)
+    return F._reduce(loss, reduction, op)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """For each target class j (the target row's entries up to the first -1) and each
     non-target class i: max(0, 1 - (x[j] - x[i])), summed and divided by C."""
     op = "multilabel_margin_loss"
-    x, t = _tensor(input), _tensor(target)
+    x, reduction = _margin_input(input, size_average, reduce, reduction, op)
+    t = _tensor(target)
+    if t.ndim == 0:
+        t = _ops.reshape(t, (1,))
     if t._data.dtype.kind not in "iu" or t.shape != x.shape or x.ndim not in (1, 2):
         raise RuntimeError(f"{op}: expected input [N, C] (or [C]) and integer target of the "
                            f"same shape, got {list(x.shape)} and {list(t.shape)} ({t.dtype})")
@@ -1003,8 +1027,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     classes = x2.shape[1]
     values = t._data
     if values.size and values.max() >= classes:
-        raise IndexError(f"{op}: target {int(values.max())} is out of bounds for {classes} "
-                         f"classes")
+        raise IndexOutOfRange(f"{op}: target {int(values.max())} is out of bounds for "
+                              f"{classes} classes")
     listed = _ops.cumprod(_ops.cast(_ops.not_equal(t2, -1), x2.dtype), axis=1)  # up to the first -1
     onehot = _ops.cast(_ops.eq(_ops.unsqueeze(t2, 2), _index(np.arange(classes))), x2.dtype)
     pairs = _ops.sum(onehot * _ops.unsqueeze(listed, 2), axis=1)  # times each class is listed
@@ -1015,7 +1039,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                     axis=(1, 2)) / classes
     if x.ndim == 1:
         loss = _ops.squeeze(loss, 0)
-    return F._reduce(loss, _reduction(size_average, reduce, reduction), op)
+    return F._reduce(loss, reduction, op)
 
 
 # --- embedding bags -------------------------------------------------------------------------
