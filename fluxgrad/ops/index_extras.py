@@ -101,6 +101,11 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
+    if x.ndim == 0:  # as a 1-d tensor of one entry
+        _dim(dim, 1, "index_reduce")
+        source = as_operand(source)
+        return reshape(index_reduce(reshape(x, (1,)), 0, index, reshape(source, (1,)), reduce,
+                                    include_self=include_self), ())
     dim = _dim(dim, x.ndim, "index_reduce")
     index = _index_vector(index, x.shape[dim], "index_reduce")
     source = as_operand(source)
