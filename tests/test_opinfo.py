@@ -68,9 +68,6 @@ KNOWN_DIFFERENCES = {
     "resize_as_": {"op": NOT_BUILT},
     "nn.functional.grid_sample": {"op": "mode='bicubic': " + NOT_BUILT},
     "nn.functional.interpolate.area": {"op": "mode='area' of 5-d inputs: " + NOT_BUILT},
-    "nn.functional.embedding": {"float32": "scale_grad_by_freq=True: " + NOT_BUILT},
-    "nn.functional.embedding_bag": {"float32": "max_norm: " + NOT_BUILT,
-                                    "float64": "max_norm: " + NOT_BUILT},
     "normal.number_mean": {"op": "normal(mean, std, size, layout=...): layout= " + NOT_BUILT},
     "nn.functional.ctc_loss": {"grad": "zero_infinity=True: gradients of finite losses differ "
                                        "from torch's by ~1e-6 relative; " + NOT_BUILT},

@@ -913,3 +913,15 @@ def test_gather_with_an_empty_index_gives_a_zero_gradient():
     x = fg.ones(5, requires_grad=True)
     fg.gather(x, 0, fg.zeros(2, 0, dtype=fg.int64)).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.zeros(5))
+
+
+def test_embedding_bag_max_norm_renormalises_the_looked_up_rows_as_torch():
+    weight = np.arange(12.0).reshape(4, 3) - 4
+    results = []
+    for lib in (fg, torch):
+        w = lib.tensor(weight.copy())
+        out = lib.nn.functional.embedding_bag(lib.tensor([[0, 2], [2, 3]]), w, max_norm=2.0,
+                                              mode="sum")
+        results.append((_as_numpy(out), _as_numpy(w)))
+    for ours, theirs in zip(*results):
+        _assert_same(ours, theirs, "embedding_bag(max_norm=2)")

@@ -1052,8 +1052,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     op = "embedding_bag"
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"{op}: mode has to be one of sum, mean or max, got {mode!r}")
-    if max_norm is not None:
-        raise NotImplementedError(f"{op}: max_norm is not supported")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -1062,6 +1060,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     num = weight.shape[0]
     if values.size and (values.min() < 0 or values.max() >= num):
         raise IndexError(f"{op}: index out of range for {num} embeddings")
+    if max_norm is not None:  # the looked-up rows of weight longer than it shrink, in place
+        F._renorm_rows(weight, Tensor(np.unique(values)), max_norm, norm_type)
     psw = per_sample_weights
     if idx.ndim == 2:
         if offsets is not None:
