@@ -71,8 +71,6 @@ KNOWN_DIFFERENCES = {
     "normal.number_mean": {"op": "normal(mean, std, size, layout=...): layout= " + NOT_BUILT},
     "nn.functional.ctc_loss": {"grad": "zero_infinity=True: gradients of finite losses differ "
                                        "from torch's by ~1e-6 relative; " + NOT_BUILT},
-    "quantile": {"grad": "no gradient with respect to q (torch interpolates); " + NOT_BUILT},
-    "nanquantile": {"grad": "no gradient with respect to q (torch interpolates); " + NOT_BUILT},
     "cholesky_inverse": {"grad": "the gradient is taken with respect to the triangle only "
                                  "(torch's flows into the unused triangle too)"},
     "cholesky_solve": {"grad": "the gradient is taken with respect to the triangle only "

@@ -925,3 +925,15 @@ def test_embedding_bag_max_norm_renormalises_the_looked_up_rows_as_torch():
         results.append((_as_numpy(out), _as_numpy(w)))
     for ours, theirs in zip(*results):
         _assert_same(ours, theirs, "embedding_bag(max_norm=2)")
+
+
+@pytest.mark.parametrize("op", ["quantile", "nanquantile"])
+def test_quantile_gradient_in_a_tensor_q_matches_torch(op):
+    data = np.array([[3.0, -1.0, NAN, 2.0, 7.0], [0.5, 4.0, 1.0, -2.0, 6.0]])
+    grads = []
+    for lib in (fg, torch):
+        q = lib.tensor([0.3, 0.85], dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, op)(lib.tensor(data), q, dim=1)
+        (out * lib.tensor([[1.0, 2.0], [-1.0, 0.5]])).nansum().backward()
+        grads.append(_as_numpy(q.grad))
+    _assert_same(grads[0], grads[1], op)

@@ -476,6 +476,9 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
         data = moveaxis(x, axis, -1) if ndim else reshape(x, (1,))
     values = sort(data, -1)[0]  # NaN last
     n = values.shape[-1]
+    nan_rows = None if skip_nan else reduce_any(isnan(values), -1, True)
+    # the NaN read (in the rows whose result is NaN anyway) as 0: no NaN in their gradients
+    values = where(isnan(values), 0.0, values)
     if skip_nan:
         count = n - np.isnan(data._data).sum(-1, keepdims=True)
     else:
@@ -491,6 +494,11 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
     high = np.clip(np.ceil(rank), 0, n - 1).astype(np.int64)
     fraction = np.full_like(rank, 0.5) if interpolation == "midpoint" else rank - low
     weight = Tensor._make(fraction.astype(x._data.dtype))
+    if isinstance(q, Tensor) and interpolation == "linear":
+        # the same weight in ops of q, for its gradient: (count - 1) between the neighbours
+        weight = (reshape(q, (-1,) + (1,) * values.ndim)
+                  * Tensor._make((count - 1).astype(x._data.dtype))
+                  - Tensor._make(low.astype(x._data.dtype)))
     below = take_along_dim(unsqueeze(values, 0), Tensor._make(low), -1)
     above = take_along_dim(unsqueeze(values, 0), Tensor._make(high), -1)
     out = below + (above - below) * weight
@@ -498,7 +506,7 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
         out = where(Tensor._make(np.broadcast_to(count == 0, out.shape).copy()), float("nan"),
                     out)
     else:
-        out = where(reduce_any(isnan(values), -1, True), float("nan"), out)
+        out = where(nan_rows, float("nan"), out)
     out = squeeze(out, -1)  # (Q, *rest)
     if keepdim:
         if dim is None:
