@@ -14,6 +14,7 @@ import numpy as np
 
 from ._core import dtypes
 from ._core.devices import check_device
+from ._core.errors import ArgumentError, ShapeError
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
@@ -158,6 +159,8 @@ def arange(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=
     if end is None:
         start, end = 0, start
     _check_range(start, end, step)
+    if dtype is None and out is not None:
+        dtype = out.dtype  # torch's rule: the range is made in out's dtype
     dtype = dtypes.result_type(start, end, step) if dtype is None else dtypes.as_dtype(dtype)
     if _unknown(start, end, step):
         return _staged_arange(start, end, step, dtype)
@@ -189,7 +192,7 @@ def _staged_arange(start, end, step, dtype):
 def _check_range(start, end, step):
     """PyTorch's checks of arange's arguments (same types and words, plus the values)."""
     if step == 0:
-        raise RuntimeError(f"arange: step must be nonzero (got start={start}, end={end}, "
+        raise ArgumentError(f"arange: step must be nonzero (got start={start}, end={end}, "
                            "step=0)")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"arange: unsupported range: {start} -> {end}")
@@ -199,6 +202,9 @@ def _check_range(start, end, step):
 
 
 def _steps(steps, op):
+    if isinstance(steps, float):
+        raise TypeError(f"{op}: steps must be an int, got the float {steps}; give an int "
+                        f"({op}(start, end, {int(steps)}))")
     if steps is None or int(steps) < 0:
         raise RuntimeError(f"{op}: steps must be a non-negative int, got {steps}")
     return int(steps)
@@ -221,21 +227,35 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     if _unknown(steps):
         return _staged_linspace(start, end, steps, _range_dtype(dtype, "linspace"), "linspace")
     steps = _steps(steps, "linspace")
-    if isinstance(start, Tensor) or isinstance(end, Tensor):
-        return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
-                       "linspace")
+    _check_ends(start, end, "linspace")
     np_dtype = _range_dtype(dtype, "linspace")
     if np_dtype.kind in "iu":
-        # integer ends, then PyTorch's two halves (up from start, down from end), truncated
-        start, end = int(start), int(end)
-        i = np.arange(steps, dtype=np.float64)
-        step = (end - start) / max(steps - 1, 1)
-        values = np.where((i < steps // 2) | (steps == 1), start + step * i,
-                          end - step * (steps - 1 - i))
+        values = _integer_range(_number(start), _number(end), steps)
+    elif isinstance(start, Tensor) or isinstance(end, Tensor):
+        return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
+                       "linspace")
     else:
         values = np.linspace(start, end, steps)
     t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "linspace")
+
+
+def _check_ends(start, end, op):
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, Tensor) and value.ndim:
+            raise ShapeError(f"{op}: {name} must be a number or a 0-d tensor, got shape "
+                             f"{list(value.shape)}")
+
+
+def _integer_range(start, end, steps):
+    """The float64 points of PyTorch's linspace for an integer dtype (truncated when cast):
+    the ends truncated to integers, the first half counted up from start, the second down from
+    end."""
+    start, end = int(start), int(end)
+    i = np.arange(steps, dtype=np.float64)
+    step = (end - start) / max(steps - 1, 1)
+    return np.where((i < steps // 2) | (steps == 1), start + step * i,
+                    end - step * (steps - 1 - i))
 
 
 def _staged_linspace(start, end, steps, np_dtype, op):
@@ -257,10 +277,6 @@ def _linspace_between_tensors(start, stop, num, dtype, requires_grad):
     """linspace with 0-d tensor ends, differentiable in them (in every mode); the first half
     counts up from `start`, the second down from `stop`, as PyTorch computes it."""
     from .ops import where
-    for name, end in (("start", start), ("end", stop)):
-        if isinstance(end, Tensor) and end.ndim:
-            raise ValueError(f"linspace: {name} must be a number or a 0-d tensor, got shape "
-                             f"{list(end.shape)}")
     i = Tensor(np.arange(num, dtype=_float(dtype)))
     step = (stop - start) / max(num - 1, 1)
     out = where(i < num / 2, start + step * i, stop - step * (num - 1 - i)).to(_float(dtype))
@@ -275,8 +291,13 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
         exponents = _staged_linspace(_number(start), _number(end), steps, np.dtype(np.float64),
                                      "logspace")
         return (base ** exponents).to(_range_dtype(dtype, "logspace"))
-    values = np.logspace(_number(start), _number(end), _steps(steps, "logspace"), base=base)
-    t = Tensor(values.astype(_range_dtype(dtype, "logspace")), requires_grad=requires_grad)
+    steps, np_dtype = _steps(steps, "logspace"), _range_dtype(dtype, "logspace")
+    _check_ends(start, end, "logspace")
+    if np_dtype.kind in "iu":
+        values = np.power(float(base), _integer_range(_number(start), _number(end), steps))
+    else:
+        values = np.logspace(_number(start), _number(end), steps, base=base)
+    t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "logspace")
 
 

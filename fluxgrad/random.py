@@ -290,6 +290,9 @@ def _fill(x, draw, op):
 def uniform_(x, a=0.0, b=1.0, *, generator=None, **paddle):
     """Fill with samples uniform on [a, b) (PaddlePaddle's `min=`/`max=` work too)."""
     a, b = paddle.get("min", a), paddle.get("max", b)
+    if a > b:
+        raise ArgumentError(f"uniform_ expects to return a [from, to) range, but found "
+                            f"from={a} > to={b}; swap them")
     generator = _generator(generator)
     return _fill(x, lambda: _ops.uniform(x.shape, np.float64, a, b, generator), "uniform_")
 
@@ -311,6 +314,8 @@ def bernoulli_(x, p=0.5, *, generator=None):
 
 @tensor_method("exponential_")
 def exponential_(x, lambd=1.0, *, generator=None):
+    if not lambd > 0:
+        raise ArgumentError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     generator = _generator(generator)
     return _fill(x, lambda: _ops.exponential(x.shape, np.float64, lambd, generator),
                  "exponential_")

@@ -91,7 +91,7 @@ def histogram(x, bins=100, *, range=None, weight=None, density=False):
         if bins <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins}")
         lo, hi = range if range is not None else (
-            (data.min(), data.max()) if data.size else (0.0, 0.0))
+            (data.min(), data.max()) if data.size else (0.0, 1.0))
         if lo > hi:
             raise RuntimeError(f"torch.histogram(): max must be larger than min, got range "
                                f"({lo}, {hi})")

@@ -66,80 +66,26 @@ KNOWN_DIFFERENCES = {
     "pca_lowrank": {"op": NOT_BUILT},
     "svd_lowrank": {"op": NOT_BUILT},
     "resize_as_": {"op": NOT_BUILT},
-    "index_reduce.amax": {"op": "index_reduce of a 0-d tensor: " + NOT_BUILT},
-    "index_reduce.amin": {"op": "index_reduce of a 0-d tensor: " + NOT_BUILT},
-    "index_reduce.mean": {"op": "index_reduce of a 0-d tensor: " + NOT_BUILT},
-    "index_reduce.prod": {"op": "index_reduce of a 0-d tensor: " + NOT_BUILT},
     "nn.functional.grid_sample": {"op": "mode='bicubic': " + NOT_BUILT},
     "nn.functional.interpolate.area": {"op": "mode='area' of 5-d inputs: " + NOT_BUILT},
-    "nn.functional.embedding": {"float32": "scale_grad_by_freq=True: " + NOT_BUILT},
-    "nn.functional.embedding_bag": {"float32": "max_norm: " + NOT_BUILT,
-                                    "float64": "max_norm: " + NOT_BUILT},
     "normal.number_mean": {"op": "normal(mean, std, size, layout=...): layout= " + NOT_BUILT},
     "nn.functional.ctc_loss": {"grad": "zero_infinity=True: gradients of finite losses differ "
                                        "from torch's by ~1e-6 relative; " + NOT_BUILT},
-    "frexp": {"grad": "frexp is not differentiable in fluxgrad (torch passes the mantissa's "
-                      "gradient through); " + NOT_BUILT},
-    "nextafter": {"grad": "nextafter has no gradient in fluxgrad (torch's is the identity)"},
-    "quantile": {"grad": "no gradient with respect to q (torch interpolates); " + NOT_BUILT},
-    "nanquantile": {"grad": "no gradient with respect to q (torch interpolates); " + NOT_BUILT},
     "cholesky_inverse": {"grad": "the gradient is taken with respect to the triangle only "
                                  "(torch's flows into the unused triangle too)"},
     "cholesky_solve": {"grad": "the gradient is taken with respect to the triangle only "
                                "(torch's flows into the unused triangle too)"},
     # input checks not built (torch raises, fluxgrad computes or raises another type)
-    "cauchy": {"errors": "sigma <= 0 isn't refused; " + NOT_BUILT},
-    "exponential": {"errors": "lambd <= 0 isn't refused; " + NOT_BUILT},
-    "log_normal": {"errors": "std <= 0 isn't refused; " + NOT_BUILT},
-    "uniform": {"errors": "from > to isn't refused; " + NOT_BUILT},
     "multinomial": {"errors": "integer weights raise TypeError (torch: RuntimeError); an int64 "
                               "out= isn't checked"},
-    "linspace": {"errors": "a float `steps` is accepted (torch: TypeError)"},
-    "linspace.tensor_overload": {"errors": "a float `steps` is accepted (torch: TypeError)"},
-    "logspace": {"errors": "a float `steps` is accepted (torch: TypeError)"},
-    "logspace.tensor_overload": {"errors": "a float `steps` is accepted (torch: TypeError)"},
     "amax": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
     "amin": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
     "aminmax": {"errors": "a 65-d tensor: NumPy's limit of 64 dimensions raises ValueError"},
     "narrow_copy": {"errors": "an out-of-range dim raises IndexError (torch's narrow_copy: "
                               "RuntimeError, its narrow: IndexError)"},
-    "nn.functional.rrelu": {"errors": "lower > upper isn't refused; " + NOT_BUILT},
     "trace": {"errors": "a 3-d input is PaddlePaddle's trace over axes 0 and 1 (the signatures "
                         "clash: docs/porting-from-pytorch.md)"},
-    # in fluxgrad/ops/conv.py (pools and convolutions): argument checks raise ValueError where
-    # torch raises RuntimeError, and integer pooling returns floats
-    "nn.functional.adaptive_avg_pool1d": {"errors": "output_size=() raises ValueError"},
-    "nn.functional.adaptive_avg_pool2d": {"errors": "output_size=() raises ValueError"},
-    "nn.functional.adaptive_avg_pool3d": {"errors": "3-d input is refused (torch: unbatched)"},
-    "nn.functional.adaptive_max_pool1d": {"errors": "output_size=() raises ValueError"},
-    "nn.functional.adaptive_max_pool2d": {"errors": "2-d input is refused (torch: RuntimeError "
-                                                    "of another text)"},
-    "nn.functional.avg_pool1d": {"int64": "integer inputs give floats (torch keeps int64)",
-                                 "errors": "negative padding raises ValueError"},
-    "nn.functional.avg_pool2d": {"int64": "integer inputs give floats (torch keeps int64)",
-                                 "errors": "negative padding raises ValueError"},
-    "nn.functional.avg_pool3d": {"int64": "integer inputs give floats (torch keeps int64)",
-                                 "float64": "an empty batch can't be reshaped",
-                                 "errors": "4-d (unbatched) input is refused"},
-    "nn.functional.max_pool1d": {"errors": "negative padding raises ValueError"},
-    "nn.functional.max_pool2d": {"errors": "negative padding raises ValueError"},
-    "nn.functional.max_unpool1d": {"errors": "checked as max_unpool2d, raising ValueError"},
-    "nn.functional.conv1d": {"errors": "negative dilation raises ValueError"},
-    "nn.functional.conv2d": {"errors": "negative dilation raises ValueError"},
-    "nn.functional.conv3d": {"errors": "a weight of the wrong rank isn't refused"},
     # edge cases
-    "scatter_reduce.amax": {"bool": "amax/amin reductions of bool tensors: " + NOT_BUILT},
-    "scatter_reduce.amin": {"bool": "amax/amin reductions of bool tensors: " + NOT_BUILT},
-    "nn.functional.pad.reflect": {"float64": "padding an empty dimension by 0 is refused",
-                                  "float32": "padding an empty dimension by 0 is refused",
-                                  "int64": "padding an empty dimension by 0 is refused"},
-    "nn.functional.pad.replicate": {"float64": "padding an empty dimension by 0 is refused",
-                                    "float32": "padding an empty dimension by 0 is refused",
-                                    "int64": "padding an empty dimension by 0 is refused"},
-    "nn.functional.multi_margin_loss": {"op": "a 0-d input and target is refused (torch: one "
-                                              "class)"},
-    "nn.functional.multilabel_margin_loss": {"op": "a 0-d input and target is refused (torch: "
-                                                   "one class)"},
     "nn.functional.triplet_margin_with_distance_loss": {
         "op": "its samples pass torch's nn.PairwiseDistance module as distance_function, which "
               "this sweep doesn't translate"},
@@ -149,8 +95,7 @@ KNOWN_DIFFERENCES = {
     "mode": {"int64": TIES},
     "sort": {"bool": TIES},
     "argsort": {"bool": TIES},
-    "gather": {"op": "an empty index with more dimensions than the input: fluxgrad refuses it "
-                     "(torch returns an empty tensor)"},
+    "gather": {"errors": "an out= of another dtype is cast into (torch: RuntimeError)"},
     "tensordot": {"op": "contracting a size-1 dimension with a larger one: fluxgrad refuses it "
                         "(torch broadcasts)"},
     "matrix_exp": {"float32": "float32 rounding: fluxgrad's Pade approximant differs from torch's "

@@ -811,3 +811,129 @@ def test_extremum_and_median_gradients_with_ties_and_nan_match_torch(case):
         results.append((_as_numpy(y), _as_numpy(x.grad)))
     for ours, theirs in zip(*results):
         _assert_same(ours, theirs, case)
+
+
+# --- OpInfo samples beyond test_opinfo.py's per-dtype cap ---------------------------------
+OPINFO_EDGE_CASES = {
+    "searchsorted with empty batch rows": lambda L: L.searchsorted(
+        L.zeros(0, 3), L.zeros(0, 2)),
+    "searchsorted with empty values": lambda L: L.searchsorted(
+        L.arange(6.).reshape(2, 3), L.zeros(2, 0)),
+    "searchsorted of an empty sequence": lambda L: L.searchsorted(
+        L.zeros(2, 0), L.ones(2, 3)),
+    "histogram of an empty tensor": lambda L: L.histogram(L.zeros(0), 2),
+    "histogram of an empty tensor, range of one point": lambda L: L.histogram(
+        L.zeros(0), 2, range=(3.0, 3.0)),
+    "batch_norm of a 1-d empty input": lambda L: L.nn.functional.batch_norm(
+        L.zeros(0), L.zeros(0), L.zeros(0), training=True),
+    "batch_norm of a 1-d input": lambda L: L.nn.functional.batch_norm(
+        L.zeros(3), L.zeros(3), L.ones(3)),
+    "scatter of a 0-d int64 tensor, a float added": lambda L: L.tensor(-3).scatter(
+        0, L.tensor(0), 2.5, reduce="add"),
+    "scatter of int64, a negative float added": lambda L: L.tensor([5, 5]).scatter(
+        0, L.tensor([1]), -2.5, reduce="add"),
+    "linspace of int64 from a float tensor end": lambda L: L.linspace(
+        L.tensor(4.3), -3, 50, dtype=L.int64),
+    "logspace of int64 with a float end": lambda L: L.logspace(0, 1.2, 4, dtype=L.int64),
+    "logspace of int64 in base 2.5": lambda L: L.logspace(0, 3, 7, base=2.5, dtype=L.int64),
+    "linspace with a float steps": lambda L: L.linspace(0, 1, 3.0),
+    "logspace with a 1-d start": lambda L: L.logspace(L.tensor([1.0, 2.0]), 3, 2),
+    "arange into an int64 out= with a step below 1": lambda L: L.arange(
+        0, 64, 0.5, out=L.zeros(0, dtype=L.int64)),
+    "arange into a float64 out=": lambda L: L.arange(4, out=L.zeros(0, dtype=L.float64)),
+    "cat of one tensor, not a list": lambda L: L.cat(L.ones(2, 3)),
+    "narrow with a bool tensor start": lambda L: L.ones(3, 4).narrow(1, L.tensor(True), 2),
+    "narrow with a 0-d int tensor start": lambda L: L.arange(12).reshape(3, 4).narrow(
+        1, L.tensor(1), 2),
+    "avg_pool1d of int64 truncates its means": lambda L: L.nn.functional.avg_pool1d(
+        L.tensor([[[-7, 2, 5, -3, 4]]]), 3, 1, 1),
+    "avg_pool2d of int64 without the padding": lambda L: L.nn.functional.avg_pool2d(
+        L.tensor([[[[-7, 2, 5], [-3, 4, 1]]]]), 2, 1, 1, count_include_pad=False),
+    "avg_pool3d of an unbatched int64 input": lambda L: L.nn.functional.avg_pool3d(
+        L.arange(-20, 7).reshape(1, 3, 3, 3), 2),
+    "avg_pool3d of an empty batch": lambda L: L.nn.functional.avg_pool3d(
+        L.ones(0, 1, 3, 2, 2), (1, 2, 2)),
+    "avg_pool3d with divisor_override=0": lambda L: L.nn.functional.avg_pool3d(
+        L.ones(1, 2, 2, 2), 2, divisor_override=0),
+    "max_pool1d of an unbatched input with no channels": lambda L: L.nn.functional.max_pool1d(
+        L.ones(0, 10), 1),
+    "avg_pool2d of an input with no channels": lambda L: L.nn.functional.avg_pool2d(
+        L.ones(2, 0, 4, 4), 2),
+    "conv3d with negative padding": lambda L: L.nn.functional.conv3d(
+        L.ones(1, 1, 4, 4, 4), L.ones(1, 1, 2, 2, 2), padding=-1),
+    "adaptive_max_pool2d with output_size=()": lambda L: L.nn.functional.adaptive_max_pool2d(
+        L.ones(1, 2, 3, 4), ()),
+    "adaptive_avg_pool3d with a negative output_size": lambda L: (
+        L.nn.functional.adaptive_avg_pool3d(L.ones(1, 1, 1, 1, 1), (-1, 0, 2))),
+    "cauchy_ with a negative sigma": lambda L: L.ones(3).cauchy_(0, -1),
+    "exponential_ with a negative lambda": lambda L: L.ones(3).exponential_(-1),
+    "log_normal_ with std 0": lambda L: L.ones(3).log_normal_(0, 0),
+    "uniform_ with from > to": lambda L: L.ones(3).uniform_(3, -1),
+    "rrelu in eval with lower > upper": lambda L: L.nn.functional.rrelu(L.ones(3), 0.3, 0.1),
+    "gather with an empty index of more dims": lambda L: L.gather(
+        L.ones(5), 0, L.zeros(2, 0, dtype=L.int64)),
+    "gather with a non-empty index of more dims": lambda L: L.gather(
+        L.ones(5), 0, L.zeros(2, 1, dtype=L.int64)),
+    "reflect padding of an empty batch": lambda L: L.nn.functional.pad(
+        L.ones(0, 3, 3), (1, 2), mode="reflect"),
+    "replicate padding of an empty batch": lambda L: L.nn.functional.pad(
+        L.ones(0, 3, 3, 3), (0, 2, 0, 1), mode="replicate"),
+    "reflect padding of an empty padded dim": lambda L: L.nn.functional.pad(
+        L.ones(3, 0), (0, 0), mode="reflect"),
+    "replicate padding of empty channels": lambda L: L.nn.functional.pad(
+        L.ones(2, 0, 3), (1, 1), mode="replicate"),
+    "multi_margin_loss of a 0-d input": lambda L: L.nn.functional.multi_margin_loss(
+        L.tensor(1.5), L.tensor(0), reduction="none"),
+    "multilabel_margin_loss of a 0-d input": lambda L: L.nn.functional.multilabel_margin_loss(
+        L.tensor(-3.5), L.tensor(0)),
+    "multi_margin_loss of a 0-d input, target 1": lambda L: L.nn.functional.multi_margin_loss(
+        L.tensor(1.5), L.tensor(1)),
+    "multi_margin_loss with no classes": lambda L: L.nn.functional.multi_margin_loss(
+        L.ones(5, 0), L.zeros(5, dtype=L.int64)),
+    "multi_margin_loss with a weight per sample": lambda L: L.nn.functional.multi_margin_loss(
+        L.ones(5, 4), L.zeros(5, dtype=L.int64), weight=L.ones(5)),
+    "multi_margin_loss with an unknown reduction": lambda L: (
+        L.nn.functional.multi_margin_loss(L.ones(5, 4), L.zeros(5), reduction="abc")),
+}
+
+
+@pytest.mark.parametrize("case", list(OPINFO_EDGE_CASES))
+def test_opinfo_edge_case_matches_torch(case):
+    _check_like_torch(case, OPINFO_EDGE_CASES[case])
+
+
+def test_refused_random_fill_leaves_the_tensor_unchanged():
+    x = fg.arange(3.0)
+    with pytest.raises(RuntimeError, match="sigma"):
+        x.cauchy_(0, -1)
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 2.0])
+
+
+def test_gather_with_an_empty_index_gives_a_zero_gradient():
+    x = fg.ones(5, requires_grad=True)
+    fg.gather(x, 0, fg.zeros(2, 0, dtype=fg.int64)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(5))
+
+
+def test_embedding_bag_max_norm_renormalises_the_looked_up_rows_as_torch():
+    weight = np.arange(12.0).reshape(4, 3) - 4
+    results = []
+    for lib in (fg, torch):
+        w = lib.tensor(weight.copy())
+        out = lib.nn.functional.embedding_bag(lib.tensor([[0, 2], [2, 3]]), w, max_norm=2.0,
+                                              mode="sum")
+        results.append((_as_numpy(out), _as_numpy(w)))
+    for ours, theirs in zip(*results):
+        _assert_same(ours, theirs, "embedding_bag(max_norm=2)")
+
+
+@pytest.mark.parametrize("op", ["quantile", "nanquantile"])
+def test_quantile_gradient_in_a_tensor_q_matches_torch(op):
+    data = np.array([[3.0, -1.0, NAN, 2.0, 7.0], [0.5, 4.0, 1.0, -2.0, 6.0]])
+    grads = []
+    for lib in (fg, torch):
+        q = lib.tensor([0.3, 0.85], dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, op)(lib.tensor(data), q, dim=1)
+        (out * lib.tensor([[1.0, 2.0], [-1.0, 0.5]])).nansum().backward()
+        grads.append(_as_numpy(q.grad))
+    _assert_same(grads[0], grads[1], op)

@@ -14,11 +14,11 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
-from .._core.errors import ArgumentError, ShapeError
+from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
-from ..ops.conv import _pooled_size
+from ..ops.conv import _pooled_size, adaptive_sizes
 from ..ops.inplace import apply_inplace
 from . import functional as F
 
@@ -331,6 +331,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in
     training, and is (lower + upper) / 2 in evaluation."""
     x = _tensor(input)
+    if lower > upper:
+        raise ArgumentError(f"rrelu: the lower bound {lower} must be at most the upper bound "
+                            f"{upper}")
     if not training:
         return F.leaky_relu(x, (lower + upper) / 2, inplace)
     slope = rand(x.shape, dtype=x.dtype) * (upper - lower) + lower
@@ -482,15 +485,12 @@ def _adaptive_table(shape, out):
 def _adaptive_max(input, output_size, return_indices, spatial, op):
     x = _tensor(input)
     if x.ndim not in (spatial + 1, spatial + 2):
-        raise RuntimeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D tensor, but got "
-                           f"shape {list(x.shape)}")
+        raise ShapeError(f"{op}: Expected {spatial + 1}D or {spatial + 2}D tensor, but got "
+                         f"shape {list(x.shape)}")
     unbatched = x.ndim == spatial + 1
     if unbatched:
         x = _ops.unsqueeze(x, 0)
-    sizes = (output_size,) * spatial if not isinstance(output_size, (tuple, list)) \
-        else tuple(output_size)
-    if len(sizes) != spatial:
-        raise ValueError(f"{op}: output_size must have {spatial} elements, got {output_size!r}")
+    sizes = adaptive_sizes(output_size, spatial, op)
     out = tuple(x.shape[2 + a] if s is None else int(s) for a, s in enumerate(sizes))
     table = _adaptive_table(tuple(x.shape[2:]), out)
     result = _max_over_windows(x, table, spatial, out, return_indices)
@@ -522,10 +522,9 @@ def adaptive_avg_pool3d(input, output_size):
     """Average pooling of [N, C, D, H, W] (or [C, D, H, W]) to a fixed [oD, oH, oW]."""
     x = _tensor(input)
     if x.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d: Expected 4D or 5D tensor, but got shape "
-                           f"{list(x.shape)}")
-    sizes = (output_size,) * 3 if not isinstance(output_size, (tuple, list)) \
-        else tuple(output_size)
+        raise ShapeError(f"adaptive_avg_pool3d: Expected 4D or 5D tensor, but got shape "
+                         f"{list(x.shape)}")
+    sizes = adaptive_sizes(output_size, 3, "adaptive_avg_pool3d")
     spatial = x.shape[-3:]
     out = tuple(n if s is None else int(s) for n, s in zip(spatial, sizes))
     md, mh, mw = (_averaging_matrix(n, o, x) for n, o in zip(spatial, out))
@@ -951,6 +950,21 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return F._reduce(loss, _reduction(size_average, reduce, reduction), "cosine_embedding_loss")
 
 
+def _margin_input(input, size_average, reduce, reduction, op):
+    """A class-margin loss's input and reduction, checked: a 0-d input is the scores of one
+    class (torch's reading); only the batch dimension may be empty."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{op}: {reduction!r} is not a valid value for reduction; use 'mean', "
+                         "'sum' or 'none'")
+    x = _tensor(input)
+    x = _ops.reshape(x, (1,)) if x.ndim == 0 else x
+    if x.ndim in (1, 2) and x.shape[-1] == 0:
+        raise ShapeError(f"{op}: expected a non-empty vector or matrix [N, C] with optional "
+                         f"0-dim batch size, got shape {list(x.shape)}")
+    return x, reduction
+
+
 def _class_targets(x, target, op):
     """x as [N, C] and integer targets [N] (checked in range)."""
     t = _tensor(target)
@@ -963,8 +977,8 @@ def _class_targets(x, target, op):
                            f"{list(x.shape)} and {list(t.shape)}")
     values = t2._data
     if values.size and (values.min() < 0 or values.max() >= x2.shape[1]):
-        raise IndexError(f"{op}: target {int(values.max())} is out of bounds for "
-                         f"{x2.shape[1]} classes")
+        raise IndexOutOfRange(f"{op}: target {int(values.max())} is out of bounds for "
+                              f"{x2.shape[1]} classes")
     return x2, t2
 
 
@@ -974,8 +988,14 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     op = "multi_margin_loss"
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x = _tensor(input)
+    x, reduction = _margin_input(input, size_average, reduce, reduction, op)
+    if weight is not None and _tensor(weight).ndim != 1:
+        raise ValueError(f"{op}: weight must be one-dimensional, got shape "
+                         f"{list(_tensor(weight).shape)}")
     x2, t = _class_targets(x, target, op)
+    if weight is not None and _tensor(weight).shape != (x2.shape[1],):
+        raise ShapeError(f"{op}: inconsistent weight size, expected {x2.shape[1]} but got "
+                         f"{list(_tensor(weight).shape)}")
     classes = x2.shape[1]
     picked = _ops.take_along_dim(x2, _ops.unsqueeze(t, 1), 1)
     margins = F.relu(margin - picked + x2)
@@ -988,14 +1008,17 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = _ops.sum(margins, axis=1) / classes
     if x.ndim == 1:
         loss = _ops.squeeze(loss, 0)
-    return F._reduce(loss, _reduction(size_average, reduce, reduction), op)
+    return F._reduce(loss, reduction, op)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """For each target class j (the target row's entries up to the first -1) and each
     non-target class i: max(0, 1 - (x[j] - x[i])), summed and divided by C."""
     op = "multilabel_margin_loss"
-    x, t = _tensor(input), _tensor(target)
+    x, reduction = _margin_input(input, size_average, reduce, reduction, op)
+    t = _tensor(target)
+    if t.ndim == 0:
+        t = _ops.reshape(t, (1,))
     if t._data.dtype.kind not in "iu" or t.shape != x.shape or x.ndim not in (1, 2):
         raise RuntimeError(f"{op}: expected input [N, C] (or [C]) and integer target of the "
                            f"same shape, got {list(x.shape)} and {list(t.shape)} ({t.dtype})")
@@ -1004,8 +1027,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     classes = x2.shape[1]
     values = t._data
     if values.size and values.max() >= classes:
-        raise IndexError(f"{op}: target {int(values.max())} is out of bounds for {classes} "
-                         f"classes")
+        raise IndexOutOfRange(f"{op}: target {int(values.max())} is out of bounds for "
+                              f"{classes} classes")
     listed = _ops.cumprod(_ops.cast(_ops.not_equal(t2, -1), x2.dtype), axis=1)  # up to the first -1
     onehot = _ops.cast(_ops.eq(_ops.unsqueeze(t2, 2), _index(np.arange(classes))), x2.dtype)
     pairs = _ops.sum(onehot * _ops.unsqueeze(listed, 2), axis=1)  # times each class is listed
@@ -1016,7 +1039,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                     axis=(1, 2)) / classes
     if x.ndim == 1:
         loss = _ops.squeeze(loss, 0)
-    return F._reduce(loss, _reduction(size_average, reduce, reduction), op)
+    return F._reduce(loss, reduction, op)
 
 
 # --- embedding bags -------------------------------------------------------------------------
@@ -1029,8 +1052,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     op = "embedding_bag"
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"{op}: mode has to be one of sum, mean or max, got {mode!r}")
-    if max_norm is not None:
-        raise NotImplementedError(f"{op}: max_norm is not supported")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -1039,6 +1060,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     num = weight.shape[0]
     if values.size and (values.min() < 0 or values.max() >= num):
         raise IndexError(f"{op}: index out of range for {num} embeddings")
+    if max_norm is not None:  # the looked-up rows of weight longer than it shrink, in place
+        F._renorm_rows(weight, Tensor(np.unique(values)), max_norm, norm_type)
     psw = per_sample_weights
     if idx.ndim == 2:
         if offsets is not None:

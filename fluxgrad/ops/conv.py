@@ -343,9 +343,9 @@ def _conv_pads(padding, kernel, dilation, stride, op):
         if mode == "valid":
             return (0, 0, 0, 0)
         if mode != "same":
-            raise ValueError(f"{op}: padding must be 'same', 'valid' or ints, got {padding!r}")
+            raise ArgumentError(f"{op}: padding must be 'same', 'valid' or ints, got {padding!r}")
         if any(s != 1 for s in stride):
-            raise ValueError(f"{op}: padding='same' needs stride 1, got stride {stride}")
+            raise ArgumentError(f"{op}: padding='same' needs stride 1, got stride {stride}")
         pads = []
         for k, d in zip(kernel, dilation):
             total = d * (k - 1)
@@ -364,7 +364,7 @@ def _conv_pads(padding, kernel, dilation, stride, op):
             raise ArgumentError(f"{op}: padding must be an int, 2 or 4 ints, 'same' or 'valid', "
                                 f"got {padding}")
     if any(p < 0 for p in pads):
-        raise ValueError(f"{op}: padding can't be negative, got {padding}")
+        raise ArgumentError(f"{op}: padding can't be negative, got {padding}")
     return pads
 
 
@@ -373,7 +373,7 @@ def _check_input(x, ndim, op, what="input"):
         x = Tensor(x)
     if x.ndim != ndim:
         layout = {3: "[N, C, L]", 4: "[N, C, H, W]", 5: "[N, C, D, H, W]"}[ndim]
-        raise ValueError(f"{op}: expected a {ndim}-d {what} {layout}, got shape {list(x.shape)}")
+        raise ShapeError(f"{op}: expected a {ndim}-d {what} {layout}, got shape {list(x.shape)}")
     return x
 
 
@@ -386,9 +386,18 @@ def _batched(input, ndim, op):
     if x.ndim != ndim:
         layouts = {3: ("[C, L]", "[N, C, L]"), 4: ("[C, H, W]", "[N, C, H, W]"),
                    5: ("[C, D, H, W]", "[N, C, D, H, W]")}[ndim]
-        raise ValueError(f"{op}: expected a {ndim - 1}-d (unbatched) {layouts[0]} or {ndim}-d "
+        raise ShapeError(f"{op}: expected a {ndim - 1}-d (unbatched) {layouts[0]} or {ndim}-d "
                          f"(batched) {layouts[1]} input, got shape {list(x.shape)}")
     return x, False
+
+
+def _pooled_input(input, ndim, op):
+    """A pooling's input, as `_batched`; only its batch dimension may be empty (as torch)."""
+    x, unbatched = _batched(input, ndim, op)
+    if 0 in x.shape[1:]:
+        raise ShapeError(f"{op}: only the batch dimension of the input may be empty, got shape "
+                         f"{list(x.shape[int(unbatched):])}")
+    return x, unbatched
 
 
 def _unbatched(y, was_unbatched):
@@ -420,7 +429,7 @@ def _conv2d(x, w, bias, stride, padding, dilation, groups, op):
                          f"{list(w.shape)} expects {cg * groups} (= weight.shape[1] * groups "
                          f"{groups})")
     if min(stride) < 1 or min(dilation) < 1:
-        raise ValueError(f"{op}: stride and dilation must be positive, got {stride}, {dilation}")
+        raise ArgumentError(f"{op}: stride and dilation must be positive, got {stride}, {dilation}")
     pads = _conv_pads(padding, (kh, kw), dilation, stride, op)
     for size, pad, k, d, axis in ((x.shape[2], pads[0] + pads[1], kh, dilation[0], "height"),
                                   (x.shape[3], pads[2] + pads[3], kw, dilation[1], "width")):
@@ -636,8 +645,8 @@ def _check_window(op, kernel, stride, dilation, padding):
     for name, value, least in (("kernel_size", kernel, 1), ("stride", stride, 1),
                                ("dilation", dilation, 1), ("padding", padding, 0)):
         if value is not None and min(value) < least:
-            raise ValueError(f"{op}: {name} must be {'positive' if least else 'non-negative'}, "
-                             f"got {value[0] if len(value) == 1 else value}")
+            raise ArgumentError(f"{op}: {name} must be {'positive' if least else 'non-negative'}, "
+                                f"got {value[0] if len(value) == 1 else value}")
 
 
 def _pool1d_args(kernel_size, stride, padding, dilation, op):
@@ -671,8 +680,8 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
     _check_window(op, kernel, stride, dilation, padding)
     for a in range(2):
         if padding[a] * 2 > kernel[a]:
-            raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
-                             f"{kernel}")
+            raise ArgumentError(f"{op}: padding {padding} must be at most half the kernel size "
+                                f"{kernel}")
     pads = [padding[0], padding[0], padding[1], padding[1]]
     if ceil_mode:
         for a in range(2):
@@ -687,8 +696,8 @@ def _pool_args(x, kernel_size, stride, padding, op, dilation=1, ceil_mode=False)
             from ..static.dims import assume_not
             assume_not(x.shape[2 + a], range(reach))  # (the program refuses smaller ones)
         if x.shape[2 + a] < reach:
-            raise ValueError(f"{op}: the kernel {kernel} is larger than the padded input "
-                             f"{list(x.shape[2:])}")
+            raise ArgumentError(f"{op}: the kernel {kernel} is larger than the padded input "
+                                f"{list(x.shape[2:])}")
     return kernel, stride, pads, dilation
 
 
@@ -698,7 +707,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """Maximum over kH x kW windows of `input` [N, C, H, W] or [C, H, W] (padding counts as
     -inf); with `return_indices`, also where each maximum is (its flat index into H x W, as
     PyTorch)."""
-    x, unbatched = _batched(input, 4, "max_pool2d")
+    x, unbatched = _pooled_input(input, 4, "max_pool2d")
     kernel, stride, pads, dilation = _pool_args(x, kernel_size, stride, padding, "max_pool2d",
                                                 dilation, ceil_mode)
     out, argmax = apply(max_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
@@ -744,7 +753,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                return_indices=False):
     """Maximum over windows of `input` [N, C, L] or [C, L]; with `return_indices`, also where
     each maximum is (its index into L)."""
-    x, unbatched = _batched(input, 3, "max_pool1d")
+    x, unbatched = _pooled_input(input, 3, "max_pool1d")
     kernel, stride, padding, dilation = _pool1d_args(kernel_size, stride, padding, dilation,
                                                      "max_pool1d")
     pooled = max_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride,
@@ -807,17 +816,27 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """
     if exclusive is not None:
         count_include_pad = not exclusive
-    x, unbatched = _batched(input, 4, "avg_pool2d")
+    x, unbatched = _pooled_input(input, 4, "avg_pool2d")
     if ceil_mode:
-        return _unbatched(_avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad,
-                                         divisor_override), unbatched)
+        return _unbatched(_in_float(x, lambda x: _avg_pool_ceil(
+            x, kernel_size, stride, padding, count_include_pad, divisor_override)), unbatched)
     kernel, stride, pads, _ = _pool_args(x, kernel_size, stride, padding, "avg_pool2d")
     if divisor_override is not None and int(divisor_override) == 0:
-        raise ValueError("avg_pool2d: divisor_override must not be zero")
-    return _unbatched(apply(
+        raise ArgumentError("avg_pool2d: divisor_override must not be zero")
+    return _unbatched(_in_float(x, lambda x: apply(
         avg_pool2d_p, x, kernel=kernel, stride=stride, pads=pads,
         count_include_pad=bool(count_include_pad),
-        divisor_override=None if divisor_override is None else int(divisor_override)), unbatched)
+        divisor_override=None if divisor_override is None else int(divisor_override))),
+        unbatched)
+
+
+def _in_float(x, pool):
+    """`pool(x)`; an integer x is averaged in float64, the means truncated toward zero back to
+    x's dtype (as torch's integer kernels divide)."""
+    if x._data.dtype.kind not in "iu":
+        return pool(x)
+    from .elementwise import cast, trunc
+    return cast(trunc(pool(cast(x, "float64"))), x.dtype)
 
 
 def _avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad, divisor_override):
@@ -843,7 +862,7 @@ def _avg_pool_ceil(x, kernel_size, stride, padding, count_include_pad, divisor_o
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
-    x, unbatched = _batched(input, 3, "avg_pool1d")
+    x, unbatched = _pooled_input(input, 3, "avg_pool1d")
     kernel, stride, padding, _ = _pool1d_args(kernel_size, stride, padding, 1, "avg_pool1d")
     y = avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])), kernel, stride, padding,
                    ceil_mode, count_include_pad)
@@ -859,17 +878,26 @@ def _adaptive_matrix(size, out, dtype):
     return m
 
 
+def adaptive_sizes(output_size, spatial, op):
+    """An adaptive pool's `output_size` as `spatial` entries (an int repeats, None keeps that
+    dimension), checked."""
+    sizes = ((output_size,) * spatial if output_size is None
+             or isinstance(output_size, (int, np.integer)) else tuple(output_size))
+    if len(sizes) != spatial:
+        raise ArgumentError(f"{op}: output_size must be an int or {spatial} ints, got "
+                            f"{output_size!r}")
+    if any(s is not None and s < 0 for s in sizes):
+        raise ArgumentError(f"{op}: output_size must be non-negative, got {list(sizes)}")
+    return sizes
+
+
 @tensor_method("adaptive_avg_pool2d")
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling of `input` [N, C, H, W] or [C, H, W] to a fixed output size [oH, oW]
     (None keeps that dimension)."""
     x, unbatched = _batched(input, 4, "adaptive_avg_pool2d")
-    if isinstance(output_size, (int, np.integer)) or output_size is None:
-        output_size = (output_size, output_size)
-    oh, ow = (x.shape[2 + a] if s is None else int(s) for a, s in enumerate(output_size))
-    if min(oh, ow) < 0:
-        raise ValueError(f"adaptive_avg_pool2d: output_size must be non-negative, got "
-                         f"{list(output_size)}")
+    sizes = adaptive_sizes(output_size, 2, "adaptive_avg_pool2d")
+    oh, ow = (x.shape[2 + a] if s is None else int(s) for a, s in enumerate(sizes))
     return _unbatched(_adaptive_avg_pool2d(x, oh, ow), unbatched)
 
 
@@ -890,10 +918,9 @@ def _adaptive_avg_pool2d(x, oh, ow):
 
 def adaptive_avg_pool1d(input, output_size):
     x, unbatched = _batched(input, 3, "adaptive_avg_pool1d")
-    if isinstance(output_size, (tuple, list)):
-        (output_size,) = output_size
+    (size,) = adaptive_sizes(output_size, 1, "adaptive_avg_pool1d")
     y = adaptive_avg_pool2d(reshape(x, (x.shape[0], x.shape[1], 1, x.shape[2])),
-                            (1, int(output_size)))
+                            (1, x.shape[2] if size is None else int(size)))
     return _unbatched(reshape(y, (y.shape[0], y.shape[1], y.shape[3])), unbatched)
 
 
@@ -909,10 +936,10 @@ def _fold_depth(x):
     return reshape(permute(x, (0, 2, 1, 3, 4)), (n * d, c) + x.shape[3:])
 
 
-def _unfold_depth(x, n):
+def _unfold_depth(x, n, d):
     """[N * D, C, H, W] back to [N, C, D, H, W]."""
     from .shape import permute
-    return permute(reshape(x, (n, -1) + x.shape[1:]), (0, 2, 1, 3, 4))
+    return permute(reshape(x, (n, d) + x.shape[1:]), (0, 2, 1, 3, 4))
 
 
 def _depth_slices(x, start, count, step):
@@ -940,11 +967,13 @@ def _conv3d(x, weight, bias, stride, padding, dilation, groups):
         padding = 0
     if padding == "same":
         if stride != (1, 1, 1):
-            raise ValueError(f"{op}: padding='same' needs stride 1, got stride {stride}")
+            raise ArgumentError(f"{op}: padding='same' needs stride 1, got stride {stride}")
         total = [dilation[a] * (w.shape[2 + a] - 1) for a in range(3)]
         pads = [(t // 2, t - t // 2) for t in total]
     else:
         pads = [(p, p) for p in _pair(padding, "padding", op, 3)]
+    if any(p < 0 for p, _ in pads):
+        raise ArgumentError(f"{op}: padding can't be negative, got {padding}")
     if x.shape[1] != w.shape[1] * int(groups):
         raise ShapeError(f"{op}: the input has {x.shape[1]} channels but the weight "
                          f"{list(w.shape)} expects {w.shape[1] * int(groups)} (= weight.shape[1] "
@@ -960,7 +989,7 @@ def _conv3d(x, weight, bias, stride, padding, dilation, groups):
         planes = _fold_depth(_depth_slices(x, k * dilation[0], depth, stride[0]))
         y = conv2d(planes, w[:, :, k], None, stride[1:], 0, dilation[1:], groups)
         total = y if total is None else total + y
-    out = _unfold_depth(total, x.shape[0])
+    out = _unfold_depth(total, x.shape[0], depth)
     return out if bias is None else out + reshape(bias, (1, -1, 1, 1, 1))
 
 
@@ -999,7 +1028,7 @@ def _conv_transpose3d(y, weight, bias, stride, padding, output_padding, groups, 
     for k in range(w.shape[2]):
         x = conv_transpose2d(planes, w[:, :, k], None, stride[1:], padding[1:], extra[1:],
                              groups, dilation[1:])
-        x = _unfold_depth(x, n)
+        x = _unfold_depth(x, n, depth)
         at = np.arange(depth) * stride[0] + k * dilation[0]
         if out is None:
             out = Tensor._make(np.zeros(x.shape[:2] + (full,) + x.shape[3:], x._data.dtype))
@@ -1010,16 +1039,25 @@ def _conv_transpose3d(y, weight, bias, stride, padding, output_padding, groups, 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
-    """Mean over kD x kH x kW windows of `input` [N, C, D, H, W]."""
+    """Mean over kD x kH x kW windows of `input` [N, C, D, H, W] (or [C, D, H, W])."""
+    x, unbatched = _pooled_input(input, 5, "avg_pool3d")
+    return _unbatched(_in_float(x, lambda x: _avg_pool3d(
+        x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)),
+        unbatched)
+
+
+def _avg_pool3d(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
     from .shape import pad
     op = "avg_pool3d"
-    x = _check_input(input, 5, op)
+    if divisor_override is not None and int(divisor_override) == 0:
+        raise ArgumentError(f"{op}: divisor_override must not be zero")
     kernel = _pair(kernel_size, "kernel_size", op, 3)
     stride = kernel if stride is None else _pair(stride, "stride", op, 3)
     padding = _pair(padding, "padding", op, 3)
     if any(2 * p > k for p, k in zip(padding, kernel)):
-        raise ValueError(f"{op}: padding {padding} must be at most half the kernel size "
-                         f"{kernel}")
+        raise ArgumentError(f"{op}: padding {padding} must be at most half the kernel size "
+                            f"{kernel}")
     shape = x.shape[2:]
     out = [_pooled_size(n, k, s, p, 1, ceil_mode)
            for n, k, s, p in zip(shape, kernel, stride, padding)]
@@ -1033,7 +1071,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     planes = apply(avg_pool2d_p, _fold_depth(t), kernel=kernel[1:], stride=stride[1:],
                    pads=(padding[1], right[1], padding[2], right[2]),
                    count_include_pad=True, divisor_override=1)
-    planes = _unfold_depth(planes, t.shape[0])
+    planes = _unfold_depth(planes, t.shape[0], t.shape[2])
     total = None
     for k in range(kernel[0]):
         part = _depth_slices(planes, k, out[0], stride[0])

@@ -7,6 +7,7 @@ nansum/nanmean, quantile/nanquantile. The integer-valued ones (argwhere, unravel
 tril/triu_indices, bincount, histc, searchsorted, bucketize) have no gradient.
 """
 import collections
+import math
 
 import numpy as np
 
@@ -100,6 +101,11 @@ def index_reduce(x, dim, index, source, reduce, *, include_self=True):
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
                            f"amin but got {reduce}.")
+    if x.ndim == 0:  # as a 1-d tensor of one entry
+        _dim(dim, 1, "index_reduce")
+        source = as_operand(source)
+        return reshape(index_reduce(reshape(x, (1,)), 0, index, reshape(source, (1,)), reduce,
+                                    include_self=include_self), ())
     dim = _dim(dim, x.ndim, "index_reduce")
     index = _index_vector(index, x.shape[dim], "index_reduce")
     source = as_operand(source)
@@ -378,9 +384,12 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     if seq.ndim <= 1:
         out = np.searchsorted(seq.reshape(-1), vals, side=where_)
     else:
-        rows = seq.reshape(-1, seq.shape[-1])
-        flat = vals.reshape(rows.shape[0], -1)
-        out = np.stack([np.searchsorted(r, v, side=where_) for r, v in zip(rows, flat)])
+        batch = math.prod(seq.shape[:-1])
+        rows = seq.reshape(batch, seq.shape[-1])
+        flat = vals.reshape(batch, vals.shape[-1])
+        out = np.empty(flat.shape, np.int64)
+        for r, v, o in zip(rows, flat, out):
+            o[:] = np.searchsorted(r, v, side=where_)
         out = out.reshape(vals.shape)
     return Tensor._make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
 
@@ -467,6 +476,9 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
         data = moveaxis(x, axis, -1) if ndim else reshape(x, (1,))
     values = sort(data, -1)[0]  # NaN last
     n = values.shape[-1]
+    nan_rows = None if skip_nan else reduce_any(isnan(values), -1, True)
+    # the NaN read (in the rows whose result is NaN anyway) as 0: no NaN in their gradients
+    values = where(isnan(values), 0.0, values)
     if skip_nan:
         count = n - np.isnan(data._data).sum(-1, keepdims=True)
     else:
@@ -482,6 +494,11 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
     high = np.clip(np.ceil(rank), 0, n - 1).astype(np.int64)
     fraction = np.full_like(rank, 0.5) if interpolation == "midpoint" else rank - low
     weight = Tensor._make(fraction.astype(x._data.dtype))
+    if isinstance(q, Tensor) and interpolation == "linear":
+        # the same weight in ops of q, for its gradient: (count - 1) between the neighbours
+        weight = (reshape(q, (-1,) + (1,) * values.ndim)
+                  * Tensor._make((count - 1).astype(x._data.dtype))
+                  - Tensor._make(low.astype(x._data.dtype)))
     below = take_along_dim(unsqueeze(values, 0), Tensor._make(low), -1)
     above = take_along_dim(unsqueeze(values, 0), Tensor._make(high), -1)
     out = below + (above - below) * weight
@@ -489,7 +506,7 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
         out = where(Tensor._make(np.broadcast_to(count == 0, out.shape).copy()), float("nan"),
                     out)
     else:
-        out = where(reduce_any(isnan(values), -1, True), float("nan"), out)
+        out = where(nan_rows, float("nan"), out)
     out = squeeze(out, -1)  # (Q, *rest)
     if keepdim:
         if dim is None:

@@ -397,6 +397,8 @@ def _value_for(x, value):
     if isinstance(value, Tensor):
         return cast_to(value, x.dtype)
     if is_scalar(value):
+        if x._data.dtype.kind in "iu" and isinstance(value, float) and np.isfinite(value):
+            return int(value)  # truncated first, as torch does, also when it is accumulated
         return value
     return Tensor(value, dtype=x.dtype)
 
@@ -572,6 +574,8 @@ def gather(x, dim, index=None, *, sparse_grad=False, axis=None):
     if x.ndim == 0:
         _check_0d_index(index, "gather")
         return reshape(take(x, index), index.shape)
+    if 0 in index.shape and index.ndim != x.ndim:  # nothing gathered: torch allows any shape
+        return reshape(reshape(x, (-1,))[:0], index.shape)
     _check_along(x, dim, index, "gather")
     static, arrays = _along(index.shape, dim, index)
     return apply(index_p, x, *arrays, index=static)
@@ -654,8 +658,12 @@ def _identity(reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    low, high = (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min,
-                                                             np.iinfo(dtype).max)
+    if dtype.kind == "b":
+        low, high = False, True
+    elif dtype.kind == "f":
+        low, high = -np.inf, np.inf
+    else:
+        low, high = np.iinfo(dtype).min, np.iinfo(dtype).max
     return low if reduce == "amax" else high
 
 

@@ -1,6 +1,7 @@
 """PyTorch's remaining elementwise functions, as composites of fluxgrad ops (their gradients,
 forward mode and vmap come from the ops they are made of) or, for the integer and
-bit-level ones (gcd, lcm, frexp, nextafter, heaviside, isin), as ops without gradient.
+bit-level ones (gcd, lcm, heaviside, isin), as ops without gradient; nextafter passes its
+gradient to x unchanged and frexp's mantissa is x * 2**-exponent (as PyTorch's).
 
 Gradients follow PyTorch's formulas: fmax/fmin send the whole gradient to the input taken
 (to the first on ties), xlogy is 0 in x where x == 0, hypot's is x / hypot.
@@ -18,9 +19,9 @@ from .._core.primitive import Primitive
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor, as_array, tensor_method
 from ._batch import front
-from ._family import float_result, promote
+from ._family import binary, float_result, promote
 from .elementwise import (abs, cast, eq, isinf, isnan, log, logaddexp, logical_not,
-                          logical_or, maximum, no_grad_primitive, sign, sqrt, where)
+                          logical_or, maximum, no_grad_primitive, sign, sign_p, sqrt, where)
 from .reduce import any as any_, sum as _sum
 from .shape import broadcast_to, reshape, stack
 from .special_functions import lgamma
@@ -106,9 +107,14 @@ def frexp(x):
     if x._data.dtype.kind != "f":
         raise DTypeError(f"frexp: expected a floating tensor, got {x.dtype}; convert it with "
                          ".float() first")
-    mantissa, exponent = np.frexp(x._data)  # (NumPy scalars for a 0-d x: made arrays again)
-    return FrexpResult(Tensor._make(np.asarray(mantissa)),
-                       Tensor._make(np.asarray(exponent, np.int32)))
+    exponent = np.asarray(np.frexp(x._data)[1])  # (a NumPy scalar for a 0-d x: an array)
+    # mantissa = x * 2**-exponent, differentiable in x as torch's; the power split in two
+    # factors that stay finite (a subnormal x has an exponent below -1021)
+    half = exponent // 2
+    mantissa = x
+    for power in (-half, half - exponent):
+        mantissa = mantissa * Tensor._make(np.ldexp(np.ones((), x._data.dtype), power))
+    return FrexpResult(mantissa, Tensor._make(exponent.astype(np.int32)))
 
 
 def _integer_binary(name, np_fn):
@@ -167,12 +173,18 @@ def logaddexp2(x, y):
     return logaddexp(x * _LN2, y * _LN2) / _LN2
 
 
-_nextafter_p = no_grad_primitive("nextafter", np.nextafter)
+# as torch: the gradient passes to x unchanged, none to y (sign(out)**2 * 0: zeros of out's
+# shape, also where out is infinite)
+_nextafter_p = binary("nextafter", np.nextafter,
+                      lambda x, y, out: apply(sign_p, out) ** 2 * 0.0 + 1.0,
+                      lambda x, y, out: apply(sign_p, out) ** 2 * 0.0, saves_out=True,
+                      saves_inputs=False)
 
 
 @tensor_method("nextafter")
 def nextafter(x, y):
-    """The next floating-point value after x towards y (no gradient)."""
+    """The next floating-point value after x towards y; its gradient is 1 in x, 0 in y (as
+    torch's)."""
     x, y = promote(x, y)
     return apply(_nextafter_p, x, y)
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, DTypeError, IndexOutOfRange, ShapeError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -460,7 +460,10 @@ def concat(tensors, axis=0, *, dim=None, name=None):
     """Join tensors along an existing dimension `axis` (dtypes promote as in arithmetic)."""
     if dim is not None:
         axis = dim
-    if isinstance(tensors, Tensor) or not len(tensors):
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"concat: expected a list or tuple of tensors, got one tensor of shape "
+                        f"{list(tensors.shape)}; wrap it in a list")
+    if not len(tensors):
         raise ArgumentError("concat: expected a non-empty list of tensors")
     first = tensors[0]
     if not (isinstance(first, Tensor) and all(
@@ -581,6 +584,9 @@ def narrow(x, dim, start, length):
         raise ShapeError("narrow: can't be applied to a 0-d tensor")
     dim = _dim(dim, x.ndim, "narrow")
     n = x.shape[dim]
+    if isinstance(start, Tensor) and (start.ndim or start._data.dtype.kind not in "iu"):
+        raise DTypeError(f"narrow: start must be an int or a 0-d integer tensor, got a "
+                         f"{start.dtype} tensor of shape {list(start.shape)}")
     # (an int subclass stays: a size computed from a static program's unknown one)
     start, length = (v if isinstance(v, int) else int(v) for v in (start, length))
     start = start + (n if start < 0 else 0)
@@ -792,8 +798,10 @@ def pad(x, pad, mode="constant", value=0.0, *, name=None):
             f"pad: {mode} padding pads the last 1, 2 or 3 dimensions of a batch ([C, ...] or "
             f"[N, C, ...]): a pad list of {len(pad)} entries needs a "
             f"{len(pad) // 2 + 1}-d or {len(pad) // 2 + 2}-d input, got shape {list(x.shape)}")
+    batched = x.ndim == len(pad) // 2 + 2
     for d, ((before, after), n) in enumerate(zip(widths, x.shape)):
-        if n + before + after < (mode in ("reflect", "replicate")):
+        least = mode in ("reflect", "replicate") and not (batched and d == 0)  # an empty batch
+        if n + before + after < least:
             raise ShapeError(f"pad: padding of ({before}, {after}) leaves dimension {d} of size "
                              f"{n} with {n + before + after} entries")
     if mode in ("constant", "circular") and any(b < 0 or a < 0 for b, a in widths):

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .._core import dtypes
-from .._core.errors import DTypeError, ShapeError
+from .._core.errors import ArgumentError, DTypeError, ShapeError
 from .._core.grad_mode import state as _grad_state
 from .._core.tensor import Tensor, tensor_method
 from ..settings import strided
@@ -235,6 +235,8 @@ def _random_fill(x, draw, generator, op):
 @tensor_method("cauchy_")
 def cauchy_(x, median=0.0, sigma=1.0, *, generator=None):
     """Fill with samples of the Cauchy distribution."""
+    if not sigma > 0:
+        raise ArgumentError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     return _random_fill(x, lambda ops, g: elementwise.tan(
         (ops.uniform(x.shape, np.float64, generator=g) - 0.5) * math.pi) * sigma + median,
         generator, "cauchy_")
@@ -243,6 +245,8 @@ def cauchy_(x, median=0.0, sigma=1.0, *, generator=None):
 @tensor_method("log_normal_")
 def log_normal_(x, mean=1.0, std=2.0, *, generator=None):
     """Fill with samples whose log is normal(mean, std)."""
+    if not std > 0:
+        raise ArgumentError(f"log_normal_ expects std > 0.0, but found std={std}")
     return _random_fill(x, lambda ops, g: elementwise.exp(
         ops.normal(float(mean), float(std), x.shape, np.float64, g)), generator, "log_normal_")
 

@@ -1,5 +1,6 @@
-"""Samples for the special functions (fluxgrad/ops/special_functions.py) and the ops without
-gradient of fluxgrad/ops/math_extras.py (gcd, lcm, heaviside, nextafter, isin).
+"""Samples for the special functions (fluxgrad/ops/special_functions.py) and the bit-level ops
+of fluxgrad/ops/math_extras.py (gcd, lcm, heaviside, isin without gradient; nextafter, whose
+gradient is 1 in x).
 
 digamma and polygamma stay at x > 0: PyTorch's trigamma (digamma's derivative) is wrong for
 negative x, so torch is no reference there (lgamma's samples cross 0, its derivative is
