@@ -57,6 +57,20 @@ _REBASE_INPLACE = Tensor._rebase_inplace
 _MAX_VARIANTS = 8
 
 
+@contextlib.contextmanager
+def attributes_set(patches):
+    """Each `(owner, name, value)` of `patches` set while the block runs; the old values back
+    after it, however it ends."""
+    saved = [(owner, name, vars(owner)[name]) for owner, name, _ in patches]
+    try:
+        for owner, name, value in patches:
+            setattr(owner, name, value)
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+
+
 class Slot:
     """One piece of eager state: `kind` is "data" (a tensor's values), "grad" (its `.grad`),
     "state" (an optimizer's per-parameter entry `key`) or "lr" (a group's learning rate)."""
@@ -258,14 +272,8 @@ class Tracer:
             (ReduceLROnPlateau, "step", lambda s, *args, **kwargs: tracer.scheduler_step(s)),
         ]
         call = Module.__call__
-        saved = [(owner, name, vars(owner)[name]) for owner, name, _ in patches]
-        try:
-            for owner, name, value in patches:
-                setattr(owner, name, value)
+        with attributes_set(patches):
             yield self
-        finally:
-            for owner, name, value in saved:
-                setattr(owner, name, value)
 
     def module_called(self, module):
         if id(module) in self.modules:

@@ -31,6 +31,7 @@ from .._core.dispatch import apply
 from .._core.primitive import REGISTRY
 from .._core.tensor import Tensor
 from ..static.program import Variable
+from .state import attributes_set
 
 _BEFORE = Variable._before_inplace
 _REBASE = Variable._rebase_inplace
@@ -191,14 +192,8 @@ class Views:
                    (Variable, "_rebase_inplace", lambda x, result: self.rebase_inplace(x, result)),
                    (Tensor, "is_contiguous", lambda x, memory_format=None:
                     self.is_contiguous(x, memory_format))]
-        saved = [(owner, name, vars(owner)[name]) for owner, name, _ in patches]
-        try:
-            for owner, name, value in patches:
-                setattr(owner, name, value)
+        with attributes_set(patches):
             yield self
-        finally:
-            for owner, name, value in saved:
-                setattr(owner, name, value)
 
 
 def _substitute(x):
