@@ -28,8 +28,8 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
         raise ValueError(f"accuracy: k must be between 1 and the {input.shape[1]} classes, "
                          f"got {k}")
     if staged and (correct is not None or total is not None):
-        raise NotImplementedError("static.accuracy: correct= and total= are not supported; "
-                                  "compute the counts from the result and the batch size")
+        raise NotImplementedError("accuracy: correct= and total= are not supported in a static "
+                                  "program; compute the counts from the result and the batch size")
     with no_grad():
         top = ops.topk(input, int(k), dim=1)[1]
         hits = ops.any(top == label.reshape(-1, 1), dim=1)
