@@ -221,6 +221,17 @@ def test_accuracy_is_computed_at_every_run_as_the_eager_metric(scoped, accuracy)
         assert got2 == np.float32(np.mean((ranks[:, :2] == labels).any(axis=1)))
 
 
+def test_accuracy_refuses_counts_in_a_static_program(scoped):
+    def build():
+        x = static.data("x", [None, 4], "float32")
+        label = static.data("label", [None, 1], "int64")
+        with pytest.raises(NotImplementedError, match="correct= and total="):
+            fg.metric.accuracy(x, label, correct=fg.zeros(1, dtype=fg.int64))
+        return x
+    main, _, _ = _build(build)
+    assert not [eq for eq in main.equations if eq.prim.name == "topk"]
+
+
 def test_a_global_var_starts_at_its_value_and_keeps_its_updates(scoped):
     def build():
         step = static.create_global_var([1], 5.0, "float32", persistable=True, name="step")
