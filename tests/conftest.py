@@ -1,5 +1,6 @@
 """Shared test set-up: no grad-mode or dual-level state leaks from one test into the next;
 `program`: a fresh static Program (and scope) that ops are staged into during the test;
+`scoped`: a fresh static scope for the test's Executor runs;
 `run_without_fluxgrad`: runs a script in a fresh interpreter where fluxgrad can't be imported."""
 import os
 import subprocess
@@ -18,7 +19,7 @@ from fluxgrad._core.forward_mode import state as _forward_state
 def _restore_modes():
     enabled, level = grad_mode.state.enabled, _forward_state.level
     yield
-    grad_mode._set(enabled)  # (through the setter: it keeps the count of threads with grad off)
+    grad_mode._set(enabled)  # (through the setter: it keeps the set of threads with grad off)
     _forward_state.level = level
 
 
@@ -32,6 +33,12 @@ def program():
     finally:
         fluxgrad.disable_static()
         fluxgrad.incubate.autograd.disable_prim()
+
+
+@pytest.fixture
+def scoped():
+    with static.scope_guard(static.Scope()):
+        yield
 
 
 _NO_FLUXGRAD = (

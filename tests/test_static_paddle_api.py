@@ -9,26 +9,11 @@ import pytest
 import fluxgrad as fg
 from fluxgrad import nn, static
 
-
-@pytest.fixture
-def scoped():
-    with static.scope_guard(static.Scope()):
-        yield
-
-
-def _build(fn):
-    main, startup = static.Program(), static.Program()
-    fg.enable_static()
-    try:
-        with static.program_guard(main, startup):
-            out = fn()
-    finally:
-        fg.disable_static()
-    return main, startup, out
+from static_programs import build_program
 
 
 def test_shape_is_the_shape_fed_at_every_run():
-    main, _, (x, s) = _build(lambda: (lambda x: (x, fg.shape(x)))(
+    main, _, (x, s) = build_program(lambda: (lambda x: (x, fg.shape(x)))(
         static.data("x", [None, 3, 2], "float32")))
     exe = static.Executor()
     for n in (1, 4):
@@ -45,7 +30,7 @@ def test_clone_for_test_runs_dropout_and_batch_norm_in_inference_mode(scoped):
     model.eval()
     want = model(fg.tensor(a)).detach().numpy()
     model.train()
-    main, startup, y = _build(lambda: model(static.data("x", [None, 3], "float32")))
+    main, startup, y = build_program(lambda: model(static.data("x", [None, 3], "float32")))
     test = main.clone(for_test=True)
     exe = static.Executor()
     exe.run(startup)
@@ -58,7 +43,7 @@ def test_clone_for_test_runs_dropout_and_batch_norm_in_inference_mode(scoped):
 
 
 def test_fc_is_a_linear_layer_with_new_parameters(scoped):
-    main, startup, (x, y) = _build(lambda: (lambda x: (x, static.nn.fc(
+    main, startup, (x, y) = build_program(lambda: (lambda x: (x, static.nn.fc(
         x, 4, num_flatten_dims=1, activation="relu")))(static.data("x", [None, 2, 3],
                                                                    "float32")))
     exe = static.Executor()
@@ -78,7 +63,7 @@ def test_append_backward_gives_each_parameter_its_gradient(scoped):
         w = static.create_parameter([3, 2], "float32", name="w")
         loss = (x @ w).sum()
         return loss, static.append_backward(loss)
-    main, startup, (loss, pairs) = _build(build)
+    main, startup, (loss, pairs) = build_program(build)
     assert [p.name for p, _ in pairs] == ["w"]
     exe = static.Executor()
     exe.run(startup)
@@ -88,14 +73,14 @@ def test_append_backward_gives_each_parameter_its_gradient(scoped):
 
 
 def test_global_block_var_finds_a_variable_by_name_or_raises():
-    main, _, x = _build(lambda: static.data("x", [2], "float32"))
+    main, _, x = build_program(lambda: static.data("x", [2], "float32"))
     assert main.global_block().var("x") is x
     with pytest.raises(ValueError, match="'nope' is not in this program"):
         main.global_block().var("nope")
 
 
 def test_save_and_load_restore_the_values_of_a_program(scoped, tmp_path):
-    main, startup, (x, y) = _build(lambda: (lambda x: (x, static.nn.fc(x, 2)))(
+    main, startup, (x, y) = build_program(lambda: (lambda x: (x, static.nn.fc(x, 2)))(
         static.data("x", [None, 3], "float32")))
     exe = static.Executor()
     exe.run(startup)
@@ -117,7 +102,7 @@ def test_an_inference_model_saved_and_loaded_computes_the_same(scoped, tmp_path)
         x = static.data("x", [None, 3], "float32")
         y = static.nn.fc(x, 2, activation="tanh")
         return x, y, (y * y).mean()
-    main, startup, (x, y, loss) = _build(build)
+    main, startup, (x, y, loss) = build_program(build)
     exe = static.Executor()
     exe.run(startup)
     a = np.random.default_rng(2).standard_normal((4, 3)).astype(np.float32)
@@ -132,14 +117,14 @@ def test_an_inference_model_saved_and_loaded_computes_the_same(scoped, tmp_path)
 
 
 def test_save_inference_model_refuses_fetches_that_read_an_unfed_input(tmp_path):
-    main, _, (x, y) = _build(lambda: (lambda x, z: (x, x + z))(
+    main, _, (x, y) = build_program(lambda: (lambda x, z: (x, x + z))(
         static.data("x", [2], "float32"), static.data("z", [2], "float32")))
     with pytest.raises(ValueError, match=r"read the data \['z'\]"):
         static.save_inference_model(str(tmp_path / "m"), [x], [y], None, program=main)
 
 
 def test_run_with_return_numpy_false_gives_tensors():
-    main, _, y = _build(lambda: static.data("x", [2], "float32") * 2)
+    main, _, y = build_program(lambda: static.data("x", [2], "float32") * 2)
     got, = static.Executor().run(main, feed={"x": np.ones(2, np.float32)}, fetch_list=[y],
                                  return_numpy=False)
     assert isinstance(got, fg.Tensor) and got.tolist() == [2.0, 2.0]

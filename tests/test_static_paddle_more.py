@@ -8,29 +8,14 @@ import fluxgrad as fg
 import fluxgrad.nn.functional as F
 from fluxgrad import static
 
-
-@pytest.fixture
-def scoped():
-    with static.scope_guard(static.Scope()):
-        yield
-
-
-def _build(fn):
-    main, startup = static.Program(), static.Program()
-    fg.enable_static()
-    try:
-        with static.program_guard(main, startup):
-            out = fn()
-    finally:
-        fg.disable_static()
-    return main, startup, out
+from static_programs import build_program
 
 
 def test_print_prints_the_value_at_every_run_and_returns_it(capsys):
     def build():
         x = static.data("x", [None, 3], "float64")
         return x, static.Print(x * 2, message="doubled:", summarize=4)
-    main, _, (x, y) = _build(build)
+    main, _, (x, y) = build_program(build)
     assert capsys.readouterr().out == ""  # building prints nothing
     exe = static.Executor()
     for n in (1, 2):
@@ -49,7 +34,7 @@ def test_print_in_backward_prints_the_gradient_too(capsys):
         y = static.Print(x * 3, message="m")
         loss = (y * y).sum()
         return x, static.gradients([loss], [x])[0]
-    main, _, (x, g) = _build(build)
+    main, _, (x, g) = build_program(build)
     got, = static.Executor().run(main, feed={"x": np.array([1.0, 2.0])}, fetch_list=[g])
     np.testing.assert_allclose(got, 18 * np.array([1.0, 2.0]))  # d(9x^2)/dx
     text = capsys.readouterr().out
@@ -62,7 +47,7 @@ def test_print_phase_forward_prints_only_the_value_and_first_n_limits_the_runs(c
         x.stop_gradient = False
         y = static.Print(x, first_n=2, print_phase="forward")
         return static.gradients([(y * y).sum()], [x])[0]
-    main, _, g = _build(build)
+    main, _, g = build_program(build)
     exe = static.Executor()
     for _ in range(3):
         exe.run(main, feed={"x": np.ones(2)}, fetch_list=[g])
@@ -71,7 +56,7 @@ def test_print_phase_forward_prints_only_the_value_and_first_n_limits_the_runs(c
 
 
 def test_print_of_a_constant_is_staged_and_prints_at_each_run(capsys):
-    main, _, c = _build(lambda: static.Print(fg.full([2, 3], 3, dtype="int64"),
+    main, _, c = build_program(lambda: static.Print(fg.full([2, 3], 3, dtype="int64"),
                                              message="The content of input layer:"))
     assert capsys.readouterr().out == ""
     exe = static.Executor()
@@ -91,7 +76,7 @@ def test_clone_for_test_runs_functional_dropout_as_the_identity(scoped):
         h = static.nn.fc(x, 4, activation="relu")
         d = F.dropout(h, 0.5, training=True)
         return x, h, d, static.nn.fc(d, 2)
-    main, startup, (x, h, d, y) = _build(build)
+    main, startup, (x, h, d, y) = build_program(build)
     test = main.clone(for_test=True)
     exe = static.Executor()
     exe.run(startup)
@@ -114,7 +99,7 @@ def test_clone_for_test_runs_dropout_after_batch_norm_in_inference_mode(scoped):
     norm.eval()
     want = norm(fg.tensor(a)).detach().numpy()
     norm.train()
-    main, startup, y = _build(lambda: F.dropout(norm(static.data("x", [None, 3], "float32")),
+    main, startup, y = build_program(lambda: F.dropout(norm(static.data("x", [None, 3], "float32")),
                                                 0.5, training=True))
     exe = static.Executor()
     exe.run(startup)
@@ -133,7 +118,7 @@ def test_nn_conv2d_and_batch_norm_compute_as_torch_and_update_the_moving_statist
         c = static.nn.conv2d(img, 3, 3, stride=2, padding=1, name="conv")
         return static.nn.batch_norm(c, act="relu", momentum=0.9, name="bn",
                                     moving_mean_name="bn.mean", moving_variance_name="bn.var")
-    main, startup, y = _build(build)
+    main, startup, y = build_program(build)
     exe = static.Executor()
     exe.run(startup)
     a = np.random.default_rng(2).standard_normal((4, 2, 5, 5))
@@ -157,7 +142,7 @@ def test_nn_layer_norm_and_embedding_compute_as_torch(scoped):
         ids = static.data("ids", [None, 4], "int64")
         return (static.nn.layer_norm(x, begin_norm_axis=1, name="ln"),
                 static.nn.embedding(ids, [7, 3], padding_idx=-1, dtype="float64", name="emb"))
-    main, startup, (ln, emb) = _build(build)
+    main, startup, (ln, emb) = build_program(build)
     exe = static.Executor()
     exe.run(startup)
     a = np.random.default_rng(3).standard_normal((5, 2, 3))
@@ -179,7 +164,7 @@ def test_nn_case_and_switch_case_choose_their_branch_when_the_program_runs():
         first = static.nn.case([(i < 2, lambda: fg.full([1], 1.0)),
                                 (i < 4, lambda: fg.full([1], 2.0))])
         return pick, last, first
-    main, _, outs = _build(build)
+    main, _, outs = build_program(build)
     exe = static.Executor()
     for i, want in ((1, (10, 1, 1)), (3, (30, 1, 2)), (0, (-1, 0, 1)), (7, (-1, 1, 2))):
         got = exe.run(main, feed={"i": np.array([i])}, fetch_list=list(outs))
@@ -209,7 +194,7 @@ def test_accuracy_is_computed_at_every_run_as_the_eager_metric(scoped, accuracy)
         x = static.data("x", [None, 4], "float32")
         label = static.data("label", [None, 1], "int64")
         return accuracy(x, label, k=1), accuracy(x, label, k=2)
-    main, _, (top1, top2) = _build(build)
+    main, _, (top1, top2) = build_program(build)
     exe = static.Executor()
     rng = np.random.default_rng(4)
     for n in (3, 8):
@@ -228,7 +213,7 @@ def test_accuracy_refuses_counts_in_a_static_program(scoped):
         with pytest.raises(NotImplementedError, match="correct= and total="):
             fg.metric.accuracy(x, label, correct=fg.zeros(1, dtype=fg.int64))
         return x
-    main, _, _ = _build(build)
+    main, _, _ = build_program(build)
     assert not [eq for eq in main.equations if eq.prim.name == "topk"]
 
 
@@ -237,7 +222,7 @@ def test_a_global_var_starts_at_its_value_and_keeps_its_updates(scoped):
         step = static.create_global_var([1], 5.0, "float32", persistable=True, name="step")
         static.default_main_program().set_update(step, step + 1)
         return step
-    main, startup, step = _build(build)
+    main, startup, step = build_program(build)
     exe = static.Executor()
     exe.run(startup)
     got = [float(exe.run(main, fetch_list=[step])[0][0]) for _ in range(3)]
@@ -249,7 +234,7 @@ def test_compiled_program_name_scope_and_device_guard_change_nothing(scoped):
         with static.name_scope("block"), static.device_guard("cpu"):
             x = static.data("x", [None, 2], "float64")
             return x * 3
-    main, _, y = _build(build)
+    main, _, y = build_program(build)
     compiled = static.CompiledProgram(main, static.BuildStrategy()).with_data_parallel()
     got, = static.Executor().run(compiled, feed={"x": np.ones((2, 2))}, fetch_list=[y.name])
     np.testing.assert_array_equal(got, np.full((2, 2), 3.0))

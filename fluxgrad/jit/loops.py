@@ -28,7 +28,7 @@ per iteration.
 """
 import numpy as np
 
-from ..ops.indexing import _build, _repeats_possible
+from ..ops.indexing import index_put_into
 from ..static.control_flow import ControlOp, _needed_equations, cond_op, while_grad_op, \
     while_op
 from ..static.program import Variable
@@ -41,18 +41,6 @@ def _trajectory(states):
     kept = np.empty((), object)
     kept[()] = states
     return kept
-
-
-def _index_put_into(x, value, *arrays, index, accumulate):
-    """index_put's impl writing into x (a buffer no one else reads)."""
-    idx = _build(index, arrays)
-    if not accumulate:
-        x[idx] = value
-    elif _repeats_possible(arrays):
-        np.add.at(x, idx, value)
-    else:
-        x[idx] += value
-    return x
 
 
 def emit(eq, args, outs, names, functions, comment):
@@ -189,7 +177,7 @@ def _function(program, params, outputs, names, functions, comment, kind, in_plac
             lines += nested
             continue
         impl = names.impl(eq.prim) if id(eq.outputs[0]) not in written else \
-            names.helper("_index_put_into", _index_put_into)
+            names.helper("_index_put_into", index_put_into)
         args += [f"{k}={names.value(v, 'p')}" for k, v in eq.params.items()]
         call = f"{impl}({', '.join(args)})"
         if eq.prim.n_outputs == 1:

@@ -144,16 +144,20 @@ def _scatter_impl(out_bar, *arrays, index, shape):
     return out
 
 
-def _index_put_impl(x, value, *arrays, index, accumulate):
-    out = x.copy()
+def index_put_into(x, value, *arrays, index, accumulate):
+    """index_put's work done in x itself (a buffer no one else reads)."""
     idx = _build(index, arrays)
     if not accumulate:
-        out[idx] = value
+        x[idx] = value
     elif _repeats_possible(arrays):
-        np.add.at(out, idx, value)
+        np.add.at(x, idx, value)
     else:
-        out[idx] += value
-    return out
+        x[idx] += value
+    return x
+
+
+def _index_put_impl(x, value, *arrays, index, accumulate):
+    return index_put_into(x.copy(), value, *arrays, index=index, accumulate=accumulate)
 
 
 def _is_mask(a):

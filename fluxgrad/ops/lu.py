@@ -15,11 +15,10 @@ from .._core.dispatch import apply
 from .._core.errors import ShapeError
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
-from .decompositions import solve_triangular
+from .decompositions import _matrix, solve_triangular
 from .elementwise import no_grad_primitive, zeros_like_rule
-from .linalg import _as_tensor, _matrix_batch, _mT, matmul, tril, triu
+from .linalg import _matrix_batch, _mT, matmul, tril, triu
 from .shape import concat, pad
-from ._family import float_result
 
 __all__ = ["lu", "lu_factor", "lu_factor_ex", "lu_unpack", "lu_solve", "torch_lu",
            "torch_lu_solve"]
@@ -145,14 +144,6 @@ class LUFactorResult(tuple):
     LU = property(lambda self: self[0])
     pivots = property(lambda self: self[1])
     info = property(lambda self: self[2])
-
-
-def _matrix(op, A):
-    a = float_result(_as_tensor(A))
-    if a.ndim < 2:
-        raise ShapeError(f"{op}: expected a matrix or a batch of them (shape [..., m, n]), got "
-                         f"shape {list(a.shape)}")
-    return a
 
 
 def _need_pivot(op, pivot):
