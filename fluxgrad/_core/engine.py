@@ -250,7 +250,7 @@ def _is_plain(roots, create_graph):
 def _pullback(node, out_bar):
     inputs = node.inputs
     if inputs is None:
-        node.check_alive()
+        inputs = node.saved_inputs()  # packed by saved-tensor hooks, or freed: raises
     prim = node.prim
     if (node.versions is not None or node.out_version is not None) and (
             prim.runs_user_code or node.writes != _writes.count):
@@ -305,7 +305,7 @@ def _plain_pullback(node, out_bar):
         return [None if x_bar is None else x_bar._data for x_bar in x_bars]
     inputs = node.inputs
     if inputs is None:
-        node.check_alive()
+        inputs = node.saved_inputs()  # packed by saved-tensor hooks, or freed: raises
     if node.writes != _writes.count and (node.versions is not None or
                                          node.out_version is not None):
         node.check_versions()

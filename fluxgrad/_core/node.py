@@ -20,6 +20,12 @@ from .tensor import Tensor
 # node gets `trace = record()` (the user's call site) and backward calls `check(node, x_bars)`.
 anomaly = types.SimpleNamespace(enabled=False, record=None, check=None)
 
+# Saved-tensor hooks (`fluxgrad.autograd.graph.saved_tensors_hooks` sets `pack` while a pair is
+# active): every node recorded then goes through `pack(node, output)`, which hands what the node
+# saved to the user's pack hook, leaving `inputs` None and the packed values in `node.packed`;
+# `saved_inputs()` unpacks them when backward reads them.
+saved_hooks = types.SimpleNamespace(pack=None)
+
 
 class Node:
     """A recorded op. Nodes are made as plain `Node`s, so that the engine's attribute reads
@@ -27,7 +33,7 @@ class Node:
     node takes its op's own class (`MulBackward`, a subclass with no slots of its own) when
     user code first gets hold of it, through `exposed`."""
     __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
-                 "out_version", "hooks", "retained", "trace", "writes", "__weakref__")
+                 "out_version", "hooks", "retained", "trace", "writes", "packed", "__weakref__")
 
     def name(self):
         cls = type(self)
@@ -48,8 +54,17 @@ class Node:
 
     @property
     def saved_tensors(self):
-        self.check_alive()
-        return tuple(x for x in self.inputs if isinstance(x, Tensor))
+        return tuple(x for x in self.saved_inputs() if isinstance(x, Tensor))
+
+    def saved_inputs(self):
+        """The inputs the rules read, unpacked by the saved-tensor hooks that packed them (the
+        `packed` slot is set only on such nodes); raises if a backward freed them."""
+        if self.inputs is not None:
+            return self.inputs
+        packed = getattr(self, "packed", None)
+        if packed is None:
+            self.check_alive()
+        return packed.unpack(self)
 
     def outputs(self):
         """The output tensor(s), rebuilt from the saved arrays if they died."""
@@ -62,7 +77,7 @@ class Node:
                      for i, (r, d) in enumerate(zip(refs, datas)))
 
     def check_alive(self):
-        if self.inputs is None:
+        if self.inputs is None and getattr(self, "packed", None) is None:
             raise RuntimeError(
                 f"Trying to backward through {self.name()} a second time, but the buffers it "
                 "saved were freed by the first backward. Pass retain_graph=True to the first "
@@ -111,6 +126,7 @@ class Node:
             return
         self.inputs = None
         self.out_data = None
+        self.packed = None
 
     def register_hook(self, index, fn):
         if self.hooks is None:
@@ -124,7 +140,8 @@ class Node:
 
     def __repr__(self):
         if self.inputs is None:
-            return f"<{self.name()} of {self.prim.name} (buffers freed)>"
+            state = "freed" if getattr(self, "packed", None) is None else "packed by hooks"
+            return f"<{self.name()} of {self.prim.name} (buffers {state})>"
         args = [f"{x.dtype.name}{list(x.shape)}" if hasattr(x, "_data") else repr(x)
                 for x in self.inputs]
         args += [f"{k}={v!r}" for k, v in self.params.items()]
