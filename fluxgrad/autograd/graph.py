@@ -1,0 +1,182 @@
+"""`fluxgrad.autograd.graph`, PyTorch's `torch.autograd.graph`: hooks on the tensors that
+backward keeps, and the graph's public view.
+
+    with saved_tensors_hooks(pack, unpack):
+        y = a * b          # pack(a), pack(b): the node keeps what pack returned
+    y.sum().backward()     # unpack(...) of each, when the node's rule reads it
+
+As in PyTorch: only the innermost pair of hooks applies (each saved tensor keeps the unpack
+hook of the pair that packed it); pack runs under no_grad, once per tensor a node saves (the
+inputs its rules read, its output when the rule reads that); unpack runs each time a backward
+pass reads the value, and the tensor it returns takes the graph position of the one it stands
+for, so `create_graph=True` differentiates through it. Tensors that went through hooks are not
+checked for in-place modification (the hooks may have copied them). Hooks are global to the
+process, not per thread.
+"""
+import contextlib
+import types
+
+from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad
+from .._core.node import Node as _Node, is_stand_in, saved_hooks, stand_in
+from .._core.tensor import Tensor
+from ..ops.alias import alias
+
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+
+# `stack`: the (pack, unpack) pairs entered, innermost last; `disabled`: the message that
+# `disable_saved_tensors_hooks` gives for entering a pair now (None: allowed)
+_state = types.SimpleNamespace(stack=[], disabled=None)
+
+
+class saved_tensors_hooks:
+    """Context manager: `pack_hook(tensor)` runs when an op saves `tensor` for backward and
+    may return anything; `unpack_hook(packed)` gets that back when backward needs the value
+    and must return a Tensor with the same content."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if _state.disabled is not None:
+            raise RuntimeError(_state.disabled)
+        _state.stack.append((self.pack_hook, self.unpack_hook))
+        saved_hooks.pack = _pack_node
+        return self
+
+    def __exit__(self, *exc):
+        _state.stack.pop()
+        if not _state.stack:
+            saved_hooks.pack = None
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device when backward needs
+    them (fluxgrad computes on the CPU, so they stay where they are)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(tensor):
+            return tensor.device, tensor.cpu()
+
+        def unpack(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+        super().__init__(pack, unpack)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """Inside it, entering `saved_tensors_hooks` raises RuntimeError(error_message); entering
+    it while hooks are active raises the same."""
+    if _state.stack:
+        raise RuntimeError(error_message)
+    previous, _state.disabled = _state.disabled, error_message
+    try:
+        yield
+    finally:
+        _state.disabled = previous
+
+
+class SavedTensor:
+    """A tensor that a pack hook took: `unpack()` gives it back through the unpack hook,
+    placed in the graph at `edge` (as `Node.edges` holds them; None: outside the graph)."""
+    __slots__ = ("packed", "unpack_hook", "edge")
+
+    def __init__(self, tensor, pack_hook, unpack_hook, edge):
+        version = tensor._version
+        with no_grad():
+            self.packed = pack_hook(tensor)
+        if tensor._version != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as "
+                "input to pack hook cannot be modified by in-place operations as this can lead "
+                "to unexpected side-effects; return a modified copy instead.")
+        self.unpack_hook, self.edge = unpack_hook, edge
+
+    def unpack(self):
+        return _placed(self.unpacked(), self.edge)
+
+    def unpacked(self):
+        """What the unpack hook returns, checked (not yet placed in the graph)."""
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        return t
+
+
+def _placed(t, edge):
+    """`t`'s values at the graph position `edge` (what PyTorch does with an unpacked tensor)."""
+    if edge is None:
+        return t.detach() if t._requires_grad else t
+    target, index = edge
+    if isinstance(target, _Node):
+        return Tensor._make(t._data, True, target, index)
+    if t is target or t._data is target._data or not is_grad_enabled():
+        return target if t._data is target._data else Tensor._make(t._data)
+    # another tensor standing for a leaf: an identity node leads its gradients to the leaf
+    with enable_grad():
+        bridge = alias(target)
+    return Tensor._make(t._data, True, bridge._grad_fn, 0)
+
+
+class _PackedNode:
+    """What a node saved, packed: `template` is its inputs with stand-ins (shape and dtype,
+    no memory) where `inputs` holds packed tensors, `output` the packed output or None."""
+    __slots__ = ("template", "inputs", "output")
+
+    def __init__(self, template, inputs, output):
+        self.template, self.inputs, self.output = template, inputs, output
+
+    def unpack(self, node):
+        values = list(self.template)
+        for i, saved in self.inputs:
+            values[i] = saved.unpack()
+        if self.output is not None:
+            node.out_data = self.output.unpacked()._data
+        return tuple(values)
+
+
+def _no_output():
+    return None
+
+
+def _pack_node(node, out):
+    """`saved_hooks.pack`: give what `node` saved to the innermost pack hook."""
+    pack, unpack = _state.stack[-1]
+    inputs = node.inputs
+    slots = () if node.prim.saves_inputs is False else [
+        i for i, x in enumerate(inputs) if isinstance(x, Tensor) and not is_stand_in(x._data)]
+    saves_out = out is not None and node.out_data is not None
+    if not slots and not saves_out:
+        return
+    template = list(inputs)
+    packed = []
+    for i in slots:
+        packed.append((i, SavedTensor(inputs[i], pack, unpack, node.edges[i])))
+        template[i] = stand_in(inputs[i])
+    # the output is rebuilt on this node from its unpacked values (no edge: no cycle)
+    output = SavedTensor(out, pack, unpack, None) if saves_out else None
+    node.packed = _PackedNode(tuple(template), tuple(packed), output)
+    node.inputs = None
+    node.versions = None
+    if saves_out:
+        node.out_data = node.out_version = None
+        node.out_ref = _no_output
+
+
+def pack_function_saved(saved, outs, edge_of):
+    """A custom Function's `ctx.save_for_backward` tensors, packed (`saved` holds Tensors,
+    None, and `_Output` markers with an `index` into `outs`, the Function's outputs, whose
+    unpacked values the ctx places on its node)."""
+    pack, unpack = _state.stack[-1]
+    result = []
+    for t in saved:
+        if t is None:
+            result.append(None)
+        elif isinstance(t, Tensor):
+            result.append(SavedTensor(t, pack, unpack, edge_of(t)))
+        else:
+            saved_out = SavedTensor(outs[t.index], pack, unpack, None)
+            saved_out.edge = t  # the marker: the ctx attaches it to the node
+            result.append(saved_out)
+    return tuple(result)
