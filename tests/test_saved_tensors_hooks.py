@@ -215,3 +215,13 @@ def test_hooks_are_off_again_after_the_block():
         pass
     (x * x).sum().backward()
     assert log == []
+
+
+def test_forward_grad_along_a_graph_recorded_under_hooks():
+    x = _x(fg)
+    with fg.autograd.graph.saved_tensors_hooks(lambda t: t.clone(), lambda t: t):
+        y = (x * x).exp()
+    v = fg.ones(4, dtype=x.dtype)
+    y_dot, = fg.autograd.forward_grad([y], [x], [v])
+    xs = np.array(x.tolist())
+    np.testing.assert_allclose(y_dot.tolist(), 2 * xs * np.exp(xs * xs))
