@@ -401,6 +401,12 @@ def _accumulate(leaf, g, create_graph, exposed=None):
     if g._data.dtype != leaf._data.dtype:
         g = OPS["cast"](g, leaf.dtype)
     _store_grad(leaf, g, create_graph, exposed)
+    hooks = getattr(leaf, "_post_accumulate_hooks", None)  # (a slot most tensors never set)
+    if hooks:
+        for hook in list(hooks.values()):
+            if hook(leaf) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None; "
+                                   f"{getattr(hook, '__name__', hook)!r} returned a value")
 
 
 _grad_lock = threading.Lock()
