@@ -33,7 +33,8 @@ class Node:
     node takes its op's own class (`MulBackward`, a subclass with no slots of its own) when
     user code first gets hold of it, through `exposed`."""
     __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
-                 "out_version", "hooks", "retained", "trace", "writes", "packed", "__weakref__")
+                 "out_version", "hooks", "retained", "trace", "writes", "packed", "user_metadata",
+                 "__weakref__")
 
     def name(self):
         cls = type(self)
@@ -128,10 +129,50 @@ class Node:
         self.out_data = None
         self.packed = None
 
-    def register_hook(self, index, fn):
+    def register_tensor_hook(self, index, fn):
+        """`tensor.register_hook(fn)` for this node's output `index`."""
         if self.hooks is None:
             self.hooks = {}
         return HookHandle(self.hooks.setdefault(index, {}), fn)
+
+    def register_hook(self, fn):
+        """Call `fn(grad_inputs, grad_outputs)` after this node's rule has run; a returned
+        tuple replaces `grad_inputs` (PyTorch's `Node.register_hook`)."""
+        return self.register_tensor_hook("post", fn)
+
+    def register_prehook(self, fn):
+        """Call `fn(grad_outputs)` before this node's rule runs; a returned tuple replaces
+        `grad_outputs`."""
+        return self.register_tensor_hook("pre", fn)
+
+    @property
+    def metadata(self):
+        """A dict for the user's own annotations of this node."""
+        if getattr(self, "user_metadata", None) is None:
+            self.user_metadata = {}
+        return self.user_metadata
+
+    @property
+    def _saved_self(self):
+        return self._saved_input(0)
+
+    @property
+    def _saved_other(self):
+        return self._saved_input(1)
+
+    @property
+    def _saved_result(self):
+        if self.prim.n_outputs != 1 or self.out_ref is None:
+            raise AttributeError(f"{self.name()} saved no result")
+        self.saved_inputs()  # (unpacks a packed output; raises if a backward freed it)
+        return self.outputs()
+
+    def _saved_input(self, index):
+        inputs = self.saved_inputs()
+        x = inputs[index] if index < len(inputs) else None
+        if not isinstance(x, Tensor) or is_stand_in(x._data):
+            raise AttributeError(f"{self.name()} did not save input {index}")
+        return x
 
     def retain(self, index, tensor):
         if self.retained is None:

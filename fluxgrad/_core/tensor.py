@@ -279,7 +279,7 @@ class Tensor:
             raise RuntimeError("register_hook on a tensor that does not require grad: "
                                "set requires_grad=True first")
         if self._grad_fn is not None:
-            return self._grad_fn.register_hook(self._out_index, hook)
+            return self._grad_fn.register_tensor_hook(self._out_index, hook)
         if self._hooks is None:
             self._hooks = {}
         return HookHandle(self._hooks, hook)
