@@ -13,15 +13,19 @@ for, so `create_graph=True` differentiates through it. Tensors that went through
 checked for in-place modification (the hooks may have copied them). Hooks are global to the
 process, not per thread.
 """
+import abc
+import collections
 import contextlib
 import types
 
 from .._core.grad_mode import enable_grad, is_grad_enabled, no_grad
-from .._core.node import Node as _Node, is_stand_in, saved_hooks, stand_in
+from .._core.engine import queue_callback
+from .._core.node import AccumulateGrad, Node as _Node, is_stand_in, saved_hooks, stand_in
 from .._core.tensor import Tensor
 from ..ops.alias import alias
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node",
+           "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 # `stack`: the (pack, unpack) pairs entered, innermost last; `disabled`: the message that
 # `disable_saved_tensors_hooks` gives for entering a pair now (None: allowed)
@@ -180,3 +184,84 @@ def pack_function_saved(saved, outs, edge_of):
             saved_out.edge = t  # the marker: the ctx attaches it to the node
             result.append(saved_out)
     return tuple(result)
+
+
+class Node(abc.ABC):
+    """What `tensor.grad_fn` is: `isinstance(t.grad_fn, torch.autograd.graph.Node)` holds for
+    every node of the graph, and for the AccumulateGrad of a leaf in `next_functions`."""
+
+
+Node.register(_Node)
+Node.register(AccumulateGrad)
+
+
+class GradientEdge(collections.namedtuple("GradientEdge", ["node", "output_nr",
+                                                           "ownership_token"],
+                                          defaults=[None])):
+    """Where a tensor's gradient enters the graph: output `output_nr` of `node`."""
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge of `tensor` (a leaf's is its AccumulateGrad)."""
+    if not tensor.requires_grad:
+        raise RuntimeError(f"get_gradient_edge: the tensor (shape {list(tensor.shape)}) does not "
+                           "require grad, so it has no place in the graph; set "
+                           "requires_grad=True on it (or on what it is computed from)")
+    if tensor.grad_fn is None:
+        return GradientEdge(AccumulateGrad(tensor), 0)
+    return GradientEdge(tensor.grad_fn, tensor._out_index)
+
+
+def increment_version(tensor):
+    """Count an in-place write that autograd could not see (through `.data`, NumPy or other
+    code): the nodes that saved the tensor then refuse to backward, as after any in-place op.
+    Takes a tensor or an iterable of tensors."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tuple(tensor):
+        t._bump_version()
+
+
+class _MultiHandle:
+    """The handle `register_multi_grad_hook` returns: `.remove()` takes off every hook."""
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call `fn` once per backward pass that computes a gradient of any of `tensors`.
+
+    mode "all": `fn(grads)` with the list of their gradients (None for those the pass did not
+    compute), when the pass ends; mode "any": `fn(grad)` with the first gradient computed.
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"register_multi_grad_hook: mode must be 'all' or 'any', got {mode!r}")
+    tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError(f"register_multi_grad_hook: tensors[{i}] is not a tensor that "
+                               "requires grad; every tensor needs requires_grad=True")
+    pending = {}  # the gradients of the pass now running, by position ("all")
+    fired = []    # whether the pass now running has called fn already ("any")
+
+    def finish():
+        grads = [pending.pop(i, None) for i in range(len(tensors))]
+        fn(grads)
+
+    def hook_for(i):
+        def hook(grad):
+            if mode == "any":
+                if not fired:
+                    fired.append(True)
+                    queue_callback(fired.clear)
+                    fn(grad)
+                return
+            if not pending:
+                queue_callback(finish)
+            pending[i] = grad
+        return hook
+    return _MultiHandle([t.register_hook(hook_for(i)) for i, t in enumerate(tensors)])
