@@ -11,7 +11,7 @@ from .._core.tensor import Tensor
 __all__ = ["Constraint", "boolean", "dependent", "greater_than", "greater_than_eq",
            "half_open_interval", "independent", "integer_interval", "interval", "less_than",
            "lower_cholesky", "nonnegative", "nonnegative_integer", "positive", "positive_definite",
-           "positive_integer", "real", "real_vector", "simplex", "unit_interval"]
+           "positive_integer", "real", "real_vector", "simplex", "unit_interval", "corr_cholesky"]
 
 
 def _array(value):
@@ -91,6 +91,12 @@ def _lower_cholesky(v):
     return lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0, axis=-1)
 
 
+def _corr_cholesky(v):
+    tol = np.finfo(v.dtype).eps * v.shape[-1] * 10
+    unit_rows = np.all(np.abs(np.linalg.norm(v, axis=-1) - 1) <= tol, axis=-1)
+    return _lower_cholesky(v) & unit_rows
+
+
 def _positive_definite(v):
     symmetric = np.all(np.isclose(v, np.swapaxes(v, -1, -2), atol=1e-6), axis=(-2, -1))
     return symmetric & np.all(np.linalg.eigvalsh(v) > 0, axis=-1)
@@ -111,3 +117,4 @@ simplex = Constraint(lambda v: np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) 
                      "Simplex()", event_dim=1)
 lower_cholesky = Constraint(_lower_cholesky, "LowerCholesky()", event_dim=2)
 positive_definite = Constraint(_positive_definite, "PositiveDefinite()", event_dim=2)
+corr_cholesky = Constraint(_corr_cholesky, "CorrCholesky()", event_dim=2)

@@ -14,7 +14,7 @@ from .basic import Categorical, _enumerated
 from .distribution import Distribution, _staged, as_float, broadcast_all
 
 __all__ = ["Poisson", "Binomial", "NegativeBinomial", "Geometric", "OneHotCategorical",
-           "Multinomial"]
+           "OneHotCategoricalStraightThrough", "Multinomial"]
 
 
 def _probs_and_logits(probs, logits, name, *others):
@@ -258,6 +258,16 @@ class OneHotCategorical(Distribution):
 
     def entropy(self):
         return self._categorical.entropy()
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose `rsample` passes gradients straight through: the one-hot draw
+    in value, the gradient of `probs` (Bengio et al., 2013)."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        return samples + (self.probs - self.probs.detach())
 
 
 class Multinomial(Distribution):
