@@ -8,6 +8,7 @@ from . import constraints, transforms
 from .basic import Bernoulli, Categorical, Normal, Uniform
 from .bounded import ContinuousBernoulli, Kumaraswamy
 from .circular import VonMises
+from .constraint_registry import biject_to, transform_to
 from .continuous import (Beta, Cauchy, Chi2, Exponential, Gamma, Gumbel, HalfCauchy, HalfNormal,
                          Laplace, StudentT, Weibull)
 from .discrete import (Binomial, Geometric, Multinomial, NegativeBinomial, OneHotCategorical,
@@ -19,11 +20,12 @@ from .matrix import LKJCholesky, Wishart
 from .multivariate import Dirichlet, LowRankMultivariateNormal, MultivariateNormal
 from .positive import FisherSnedecor, GeneralizedPareto, InverseGamma
 from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform,
-                         CumulativeDistributionTransform, ExpTransform, IndependentTransform,
-                         LowerCholeskyTransform, PowerTransform, ReshapeTransform,
-                         SigmoidTransform, SoftmaxTransform, SoftplusTransform,
-                         StickBreakingTransform, TanhTransform, Transform, identity_transform)
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform,
+                         CorrCholeskyTransform, CumulativeDistributionTransform, ExpTransform,
+                         IndependentTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+                         PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform,
+                         SoftplusTransform, StackTransform, StickBreakingTransform,
+                         TanhTransform, Transform, identity_transform)
 from .wrappers import (Independent, LogisticNormal, LogNormal, MixtureSameFamily, Pareto,
                        TransformedDistribution)
 
@@ -40,4 +42,6 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exp
            "ExponentialFamily", "PowerTransform", "AbsTransform", "SoftplusTransform",
            "ComposeTransform", "identity_transform", "StickBreakingTransform",
            "SoftmaxTransform", "IndependentTransform", "ReshapeTransform",
-           "LowerCholeskyTransform", "CumulativeDistributionTransform"]
+           "LowerCholeskyTransform", "CumulativeDistributionTransform",
+           "PositiveDefiniteTransform", "CorrCholeskyTransform", "CatTransform",
+           "StackTransform", "biject_to", "transform_to"]

@@ -2,7 +2,8 @@
 torch's: ExpTransform, AffineTransform, SigmoidTransform, TanhTransform, PowerTransform,
 AbsTransform, SoftplusTransform, ComposeTransform (and `identity_transform`),
 StickBreakingTransform, SoftmaxTransform, IndependentTransform, ReshapeTransform,
-LowerCholeskyTransform and CumulativeDistributionTransform.
+LowerCholeskyTransform, PositiveDefiniteTransform, CorrCholeskyTransform, CatTransform,
+StackTransform and CumulativeDistributionTransform.
 
 A transform is called on x, `t.inv` is its inverse (itself a transform), and
 `log_abs_det_jacobian(x, y)` is log |dy/dx| summed over the transform's event dims; `sign`
@@ -10,10 +11,13 @@ A transform is called on x, `t.inv` is its inverse (itself a transform), and
 """
 import math
 
+import numpy as np
+
 from .. import ops
 from .._core.dtypes import finfo
 from .._core.tensor import Tensor
-from ..creation import full_like, zeros_like
+from ..creation import eye, full_like, zeros_like
+from ..linalg import cholesky
 from ..nn import functional as F
 from . import constraints
 
@@ -21,7 +25,8 @@ __all__ = ["Transform", "ExpTransform", "AffineTransform", "SigmoidTransform", "
            "PowerTransform", "AbsTransform", "SoftplusTransform", "ComposeTransform",
            "identity_transform", "StickBreakingTransform", "SoftmaxTransform",
            "IndependentTransform", "ReshapeTransform", "LowerCholeskyTransform",
-           "CumulativeDistributionTransform"]
+           "PositiveDefiniteTransform", "CorrCholeskyTransform", "CatTransform",
+           "StackTransform", "CumulativeDistributionTransform"]
 
 
 def _sum_rightmost(value, dims):
@@ -449,3 +454,123 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return self.distribution.log_prob(x)
+
+
+class PositiveDefiniteTransform(Transform):
+    """A square matrix -> a positive definite one: L L^T for L its LowerCholeskyTransform."""
+    bijective = False
+    event_dim = 2
+    codomain = constraints.positive_definite
+
+    def _call(self, x):
+        lower = LowerCholeskyTransform()(x)
+        return lower @ lower.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(cholesky(y))
+
+
+def _tril_to_vec(matrix, diag):
+    rows, cols = np.tril_indices(matrix.shape[-1], diag)
+    return matrix[..., rows, cols]
+
+
+def _vec_to_tril(vec, diag):
+    """The (n, n) matrix holding `vec` below diagonal `diag` (row by row) and zeros elsewhere."""
+    size = vec.shape[-1]
+    n = round((-(1 + 2 * diag) + math.sqrt((1 + 2 * diag) ** 2 + 8 * size)) / 2)
+    slots = np.zeros((n, n), np.int64)  # 0 picks the zero padded in front of vec
+    rows, cols = np.tril_indices(n, diag)
+    slots[rows, cols] = np.arange(1, size + 1)
+    return F.pad(vec, [1, 0], value=0.0)[..., slots]
+
+
+class CorrCholeskyTransform(Transform):
+    """R^(D(D-1)/2) -> the Cholesky factors of D x D correlation matrices: tanh to (-1, 1),
+    then each row's entries as stick-breaking fractions of its unit norm."""
+    event_dim = 1
+    codomain = constraints.corr_cholesky
+
+    @property
+    def codomain_event_dim(self):
+        return 2
+
+    def _call(self, x):
+        eps = finfo(x.dtype).eps
+        r = _vec_to_tril(ops.clamp(ops.tanh(x), min=-1 + eps, max=1 - eps), -1)
+        z1m_cumprod_sqrt = ops.cumprod(ops.sqrt(1 - r ** 2), -1)
+        r = r + eye(r.shape[-1], dtype=r.dtype)
+        return r * F.pad(z1m_cumprod_sqrt[..., :-1], [1, 0], value=1.0)
+
+    def _inverse(self, y):
+        y_cumsum = 1 - ops.cumsum(y * y, -1)
+        y_cumsum_shifted = F.pad(y_cumsum[..., :-1], [1, 0], value=1.0)
+        t = _tril_to_vec(y, -1) / ops.sqrt(_tril_to_vec(y_cumsum_shifted, -1))
+        return (ops.log1p(t) - ops.log1p(-t)) / 2
+
+    def log_abs_det_jacobian(self, x, y):
+        y1m_cumsum = 1 - ops.cumsum(y * y, -1)
+        stick_breaking = 0.5 * ops.sum(ops.log(_tril_to_vec(y1m_cumsum, -2)), -1)
+        tanh = -2 * ops.sum(x + F.softplus(-2 * x) - math.log(2.0), -1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        d = round((0.25 + 2 * shape[-1]) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != shape[-1]:
+            raise ValueError(f"CorrCholeskyTransform: the last dim {shape[-1]} is not "
+                             "D(D-1)/2 for any D")
+        return tuple(shape[:-1]) + (d, d)
+
+    def inverse_shape(self, shape):
+        n = shape[-1]
+        return tuple(shape[:-2]) + (n * (n - 1) // 2,)
+
+
+class CatTransform(Transform):
+    """Transform i applied to the i-th block of `lengths[i]` entries along `dim`."""
+
+    def __init__(self, tseq, dim=0, lengths=None):
+        self.transforms, self.dim = list(tseq), dim
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError(f"CatTransform: {len(self.transforms)} transforms but "
+                             f"{len(self.lengths)} lengths; give one length per transform")
+        self.event_dim = max([t.event_dim for t in self.transforms], default=0)
+        self.bijective = all(t.bijective for t in self.transforms)
+
+    def _blocks(self, x):
+        return ops.split(x, self.lengths, self.dim)
+
+    def _call(self, x):
+        return ops.cat([t(b) for t, b in zip(self.transforms, self._blocks(x))], self.dim)
+
+    def _inverse(self, y):
+        return ops.cat([t.inv(b) for t, b in zip(self.transforms, self._blocks(y))], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        parts = [_sum_rightmost(t.log_abs_det_jacobian(bx, by), self.event_dim - t.event_dim)
+                 for t, bx, by in zip(self.transforms, self._blocks(x), self._blocks(y))]
+        dim = self.dim if self.dim < 0 else self.dim - x.ndim
+        if dim + self.event_dim >= 0:  # `dim` is inside the event: its blocks are summed
+            return sum(parts[1:], parts[0])
+        return ops.cat(parts, dim + self.event_dim)
+
+
+class StackTransform(Transform):
+    """Transform i applied to the i-th slice along `dim`."""
+
+    def __init__(self, tseq, dim=0):
+        self.transforms, self.dim = list(tseq), dim
+        self.bijective = all(t.bijective for t in self.transforms)
+
+    def _call(self, x):
+        return ops.stack([t(s) for t, s in zip(self.transforms, ops.unbind(x, self.dim))],
+                         self.dim)
+
+    def _inverse(self, y):
+        return ops.stack([t.inv(s) for t, s in zip(self.transforms, ops.unbind(y, self.dim))],
+                         self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        return ops.stack([t.log_abs_det_jacobian(sx, sy) for t, sx, sy in zip(
+            self.transforms, ops.unbind(x, self.dim), ops.unbind(y, self.dim))], self.dim)
