@@ -225,3 +225,40 @@ def test_forward_grad_along_a_graph_recorded_under_hooks():
     y_dot, = fg.autograd.forward_grad([y], [x], [v])
     xs = np.array(x.tolist())
     np.testing.assert_allclose(y_dot.tolist(), 2 * xs * np.exp(xs * xs))
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["fluxgrad", "torch"])
+def test_allow_mutation_on_saved_tensors_backward_reads_the_saved_values(lib):
+    a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        b = a.clone()
+        out = (b ** 2).sum()
+        b.sin_()
+        out.backward()
+    assert a.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["fluxgrad", "torch"])
+def test_allow_mutation_on_saved_tensors_needs_backward_inside_it(lib):
+    a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        out = (a.clone() ** 2).sum()
+    with pytest.raises(AssertionError, match="outside of the 'allow_mutation_on_saved_tensors'"):
+        out.backward()
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=["fluxgrad", "torch"])
+def test_allow_mutation_on_saved_tensors_cannot_nest(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        with pytest.raises(RuntimeError, match="cannot be nested"):
+            with lib.autograd.graph.allow_mutation_on_saved_tensors():
+                pass
+
+
+def test_without_allow_mutation_the_same_program_raises():
+    a = fg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a.clone()
+    out = (b ** 2).sum()
+    b.sin_()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()

@@ -24,12 +24,14 @@ from .._core.node import AccumulateGrad, Node as _Node, is_stand_in, saved_hooks
 from .._core.tensor import Tensor
 from ..ops.alias import alias
 
-__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node",
+__all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
+           "allow_mutation_on_saved_tensors", "Node",
            "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 # `stack`: the (pack, unpack) pairs entered, innermost last; `disabled`: the message that
-# `disable_saved_tensors_hooks` gives for entering a pair now (None: allowed)
-_state = types.SimpleNamespace(stack=[], disabled=None)
+# `disable_saved_tensors_hooks` gives for entering a pair now (None: allowed);
+# `mutation_context`: the open `allow_mutation_on_saved_tensors`, if any
+_state = types.SimpleNamespace(stack=[], disabled=None, mutation_context=None)
 
 
 class saved_tensors_hooks:
@@ -78,6 +80,40 @@ def disable_saved_tensors_hooks(error_message):
         yield
     finally:
         _state.disabled = previous
+
+
+class _AllowMutationOnSavedContext:
+    """The object `allow_mutation_on_saved_tensors` yields; `open` while inside it."""
+
+    def __init__(self):
+        self.open = True
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside it, tensors saved for backward may be modified in place afterwards: backward
+    still reads the values they had. (PyTorch clones a saved tensor when it is first
+    modified; here each is cloned when it is saved.) Backward must run inside it too."""
+    if _state.mutation_context is not None:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    context = _AllowMutationOnSavedContext()
+
+    def pack(tensor):
+        return tensor.clone()
+
+    def unpack(copy):
+        if not context.open:
+            raise AssertionError("Trying to backward outside of the "
+                                 "'allow_mutation_on_saved_tensors' context in which the graph "
+                                 "was originally recorded; run backward inside it")
+        return copy
+    _state.mutation_context = context
+    try:
+        with saved_tensors_hooks(pack, unpack):
+            yield context
+    finally:
+        context.open = False
+        _state.mutation_context = None
 
 
 class SavedTensor:
