@@ -375,3 +375,67 @@ def test_generalized_pareto_scores_match_torch_in_float32(what):
         results.append((out.detach().numpy(), loc.grad.numpy(), scale.grad.numpy()))
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=2e-5, atol=1e-6)
+
+
+def test_the_exponential_families_are_torchs():
+    for name in TD.__all__:
+        theirs = getattr(TD, name)
+        if isinstance(theirs, type) and issubclass(theirs, TD.Distribution):
+            assert issubclass(getattr(D, name), D.ExponentialFamily) == issubclass(
+                theirs, TD.ExponentialFamily), name
+
+
+FAMILIES = {
+    "Normal": ([LOC, POS], lambda M, a, b: M.Normal(a, b)),
+    "Bernoulli": ([PROBS], lambda M, p: M.Bernoulli(probs=p)),
+    "Exponential": ([POS], lambda M, r: M.Exponential(r)),
+    "Gamma": ([POS, POS2], lambda M, a, r: M.Gamma(a, r)),
+    "ContinuousBernoulli": ([PROBS], lambda M, p: M.ContinuousBernoulli(probs=p)),
+    # (one matrix: torch's Bregman KL sums a batch of Wishart dfs into one number)
+    "Wishart": ([BIG[0], TRIL], lambda M, df, t: M.Wishart(df, scale_tril=t)),
+}
+
+
+@pytest.mark.parametrize("make", [lambda M, t: M.Beta(t([1.2, 0.7]), t([0.9, 1.5])),
+                                  lambda M, t: M.Dirichlet(t([1.2, 0.7]))])
+def test_families_with_a_carrier_measure_have_no_bregman_entropy_as_in_torch(make):
+    with pytest.raises(NotImplementedError):
+        TD.ExponentialFamily.entropy(make(TD, torch.tensor))
+    with pytest.raises(NotImplementedError):
+        D.ExponentialFamily.entropy(make(D, fg.tensor))
+    assert make(D, fg.tensor).entropy().shape == make(TD, torch.tensor).entropy().shape
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_bregman_entropy_of_each_family_matches_torchs_entropy(name):
+    params, make = FAMILIES[name]
+    ours = D.ExponentialFamily.entropy(make(D, *(fg.tensor(p) for p in params)))
+    theirs = make(TD, *(torch.tensor(p) for p in params)).entropy()
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["ContinuousBernoulli", "Wishart"])
+def test_kl_divergence_of_the_new_families_matches_torch(name):
+    params, make = FAMILIES[name]
+    shifted = [p * 0.8 + 0.05 if p.ndim < 2 else p @ np.diag([1.2, 0.9, 1.1]) for p in params]
+    results = []
+    for lib, module in ((fg, D), (torch, TD)):
+        leaves = [lib.tensor(p, requires_grad=True) for p in params + shifted]
+        kl = module.kl_divergence(make(module, *leaves[:len(params)]),
+                                  make(module, *leaves[len(params):]))
+        kl.sum().backward()
+        results.append((kl.detach().numpy(), [leaf.grad for leaf in leaves]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-8, atol=1e-12)
+    for ours, theirs in zip(results[0][1], results[1][1]):
+        if theirs is None:
+            assert ours is None or not np.any(ours.numpy())
+        else:
+            np.testing.assert_allclose(np.tril(ours.numpy()) if ours.ndim == 2 else ours.numpy(),
+                                       np.tril(theirs.numpy()) if theirs.ndim == 2
+                                       else theirs.numpy(), rtol=1e-6, atol=1e-10)
+
+
+def test_kl_between_different_exponential_families_raises_not_implemented():
+    with pytest.raises(NotImplementedError, match="different exponential families"):
+        D.kl_divergence(D.ContinuousBernoulli(probs=fg.tensor(0.3)),
+                        D.Bernoulli(probs=fg.tensor(0.3)))

@@ -12,6 +12,7 @@ from ..random import bernoulli, poisson, rand
 from . import constraints
 from .basic import Categorical, _enumerated
 from .distribution import Distribution, _staged, as_float, broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Poisson", "Binomial", "NegativeBinomial", "Geometric", "OneHotCategorical",
            "OneHotCategoricalStraightThrough", "Multinomial"]
@@ -30,9 +31,16 @@ def _probs_and_logits(probs, logits, name, *others):
     return (ops.sigmoid(given[0]), given[0]) + tuple(given[1:])
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
+
+    @property
+    def _natural_params(self):
+        return (ops.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return ops.exp(x)
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
