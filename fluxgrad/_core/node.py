@@ -50,7 +50,7 @@ class Node:
     def next_functions(self):
         return tuple((None, 0) if e is None else
                      ((e[0].exposed(), e[1]) if isinstance(e[0], Node) else
-                      (AccumulateGrad(e[0]), 0))
+                      (AccumulateGrad.of(e[0]), 0))
                      for e in self.edges)
 
     @property
@@ -231,19 +231,65 @@ def is_stand_in(array):
 
 
 class AccumulateGrad:
-    """The edge into a leaf, as `next_functions` shows it."""
-    __slots__ = ("variable",)
+    """The edge into a leaf, as `next_functions` shows it: one object per leaf while it is
+    held (`AccumulateGrad.of`). Its hooks are the leaf's: a pre-hook `fn(grad_outputs)` runs
+    before a backward() pass accumulates into `.grad` (a returned tuple replaces the
+    gradient), a hook `fn(grad_inputs, grad_outputs)` after it (with grad_inputs empty)."""
+    __slots__ = ("variable", "__weakref__")
+    _held = weakref.WeakValueDictionary()  # id(leaf) -> its AccumulateGrad (which holds it)
 
     def __init__(self, variable):
         self.variable = variable
+
+    @classmethod
+    def of(cls, leaf):
+        found = cls._held.get(id(leaf))
+        if found is None or found.variable is not leaf:
+            found = cls._held[id(leaf)] = cls(leaf)
+        return found
 
     def name(self):
         return "AccumulateGrad"
 
     next_functions = ()
 
+    def register_prehook(self, fn):
+        from .engine import in_accumulating_pass
+
+        def prehook(g):
+            if in_accumulating_pass():  # (grad() runs no AccumulateGrad)
+                new = fn((g,))
+                return None if new is None else new[0]
+        return self.variable.register_hook(prehook)
+
+    def register_hook(self, fn):
+        from .engine import in_accumulating_pass
+        seen = []  # the gradient of the pass now running, as the leaf's hooks left it
+
+        def capture(g):
+            if in_accumulating_pass():
+                seen[:] = [g]
+
+        def posthook(leaf):
+            fn((), tuple(seen))
+            seen.clear()
+        return _Handles(self.variable.register_hook(capture),
+                        self.variable.register_post_accumulate_grad_hook(posthook))
+
     def __repr__(self):
         return "<AccumulateGrad>"
+
+
+class _Handles:
+    """Several hook handles removed together."""
+    __slots__ = ("handles",)
+
+    def __init__(self, *handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
 
 
 def topological(roots):
