@@ -157,3 +157,24 @@ def test_is_grads_batched_matches_torch():
         jac, = lib.autograd.grad(y, x, seeds, is_grads_batched=True)
         results.append(jac.tolist())
     assert results[0] == results[1]
+
+
+def _accumulate_grad_program(lib):
+    p = lib.ones(2, requires_grad=True)
+    acc = (p * 1).grad_fn.next_functions[0][0]
+    same = acc is (p + 1).grad_fn.next_functions[0][0] and acc.variable is p
+    log = []
+    acc.register_prehook(lambda go: log.append(("pre", _listed(go), _listed([p.grad]))))
+    handle = acc.register_hook(lambda gi, go: log.append(
+        ("post", gi, _listed(go), p.grad.tolist())))
+    (p * 3).sum().backward()
+    (p * 2).sum().backward()
+    lib.autograd.grad((p * 3).sum(), p)  # no AccumulateGrad runs
+    handle.remove()
+    (p * 1).sum().backward()
+    return same, log
+
+
+def test_accumulate_grad_node_hooks_as_in_torch():
+    """The DistributedDataParallel pattern: hooks on a parameter's AccumulateGrad node."""
+    assert _accumulate_grad_program(fg) == _accumulate_grad_program(torch)

@@ -244,7 +244,7 @@ def get_gradient_edge(tensor):
                            "require grad, so it has no place in the graph; set "
                            "requires_grad=True on it (or on what it is computed from)")
     if tensor.grad_fn is None:
-        return GradientEdge(AccumulateGrad(tensor), 0)
+        return GradientEdge(AccumulateGrad.of(tensor), 0)
     return GradientEdge(tensor.grad_fn, tensor._out_index)
 
 
