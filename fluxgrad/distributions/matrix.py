@@ -165,8 +165,8 @@ class Wishart(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         """Bartlett: L A A^T L^T with A lower triangular, sqrt(chi2(df - i)) on its diagonal
-        and standard normals below it."""
-        p = self.event_shape[-1]
+        and standard normals below it. (PyTorch redraws the rare singular draws; these are
+        not redrawn.)"""
         chi = ops.clamp(ops.sqrt(self._dist_chi2.rsample(sample_shape)),
                         min=finfo(self.df.dtype).eps)
         normals = ops.tril(randn(self._extended(sample_shape), dtype=chi.dtype), -1)
