@@ -11,7 +11,10 @@ inputs its rules read, its output when the rule reads that); unpack runs each ti
 pass reads the value, and the tensor it returns takes the graph position of the one it stands
 for, so `create_graph=True` differentiates through it. Tensors that went through hooks are not
 checked for in-place modification (the hooks may have copied them). Hooks are global to the
-process, not per thread.
+process, not per thread. `allow_mutation_on_saved_tensors` is built on them.
+
+The graph's view: `Node` (what `isinstance(t.grad_fn, Node)` tests), `GradientEdge` and
+`get_gradient_edge`, `increment_version` and `register_multi_grad_hook`.
 """
 import abc
 import collections
@@ -25,8 +28,8 @@ from .._core.tensor import Tensor
 from ..ops.alias import alias
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
-           "allow_mutation_on_saved_tensors", "Node",
-           "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
+           "allow_mutation_on_saved_tensors", "Node", "GradientEdge", "get_gradient_edge",
+           "increment_version", "register_multi_grad_hook"]
 
 # `stack`: the (pack, unpack) pairs entered, innermost last; `disabled`: the message that
 # `disable_saved_tensors_hooks` gives for entering a pair now (None: allowed);
