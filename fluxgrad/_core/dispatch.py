@@ -8,7 +8,7 @@ from .forward_mode import state as _forward_state
 from .grad_mode import _set as _set_grad_enabled, disabled as _grad_disabled, state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
-from .node import Node as _Node, anomaly as _anomaly, tensor_stand_in
+from .node import Node as _Node, anomaly as _anomaly, saved_hooks as _saved_hooks, tensor_stand_in
 from .tensor import Tensor, new_version_counter as _new_version_counter, writes as _writes
 
 _make = Tensor._make
@@ -59,6 +59,8 @@ def apply(prim, *inputs, **params):
             result._version_counter = counter = _new_version_counter()
             result._view = None  # (read above when it is an input: an unset slot raises)
             node.out_version = (counter, 0)
+        if _saved_hooks.pack is not None:
+            _saved_hooks.pack(node, result)
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
@@ -67,6 +69,8 @@ def apply(prim, *inputs, **params):
     results = tuple(_make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
     node.out_ref = tuple(weakref.ref(r) for r in results)
     node.out_data = outs
+    if _saved_hooks.pack is not None:
+        _saved_hooks.pack(node, None)
     return results
 
 

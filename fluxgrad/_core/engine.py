@@ -183,17 +183,20 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
             node = ready.pop()
             prim = node.prim
             out_bar = pop_buffer(node, None)
+            post = None  # the node's own hooks to call after its rule (`grad_fn.register_hook`)
             if out_bar is not None:
                 if prim.n_outputs != 1:
                     _pad(out_bar, len(node.out_ref))
                 if node.hooks or node.retained or id(node) in captured_nodes:
-                    out_bar = _run_hooks(node, out_bar, capture_ids, captured, exposed, stores,
-                                         plain)
+                    out_bar, post = _run_hooks(node, out_bar, capture_ids, captured, exposed,
+                                               stores, plain)
             edges = node.edges
             if out_bar is None or (needed is not None and id(node) not in needed):
                 x_bars = (None,) * len(edges)
             else:
                 x_bars = pullback(node, out_bar)
+                if post:
+                    x_bars = _run_post_hooks(node, post, x_bars, out_bar, exposed, plain)
                 if anomaly.enabled:
                     anomaly.check(node, x_bars)
                 if prim.runs_user_code:
@@ -250,7 +253,7 @@ def _is_plain(roots, create_graph):
 def _pullback(node, out_bar):
     inputs = node.inputs
     if inputs is None:
-        node.check_alive()
+        inputs = node.saved_inputs()  # packed by saved-tensor hooks, or freed: raises
     prim = node.prim
     if (node.versions is not None or node.out_version is not None) and (
             prim.runs_user_code or node.writes != _writes.count):
@@ -305,7 +308,7 @@ def _plain_pullback(node, out_bar):
         return [None if x_bar is None else x_bar._data for x_bar in x_bars]
     inputs = node.inputs
     if inputs is None:
-        node.check_alive()
+        inputs = node.saved_inputs()  # packed by saved-tensor hooks, or freed: raises
     if node.writes != _writes.count and (node.versions is not None or
                                          node.out_version is not None):
         node.check_versions()
@@ -341,12 +344,16 @@ def _conform(x_bar, x):
 
 
 def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores, plain):
-    """Tensor hooks on the node's outputs, `retain_grad`, and `grad()`'s captures: they see
-    Tensors (a plain pass's arrays are wrapped, and unwrapped after)."""
+    """Tensor hooks on the node's outputs, the node's pre-hooks, `retain_grad`, and `grad()`'s
+    captures: they see Tensors (a plain pass's arrays are wrapped, and unwrapped after).
+    Returns the cotangents and the node's post-hooks (None if it has none)."""
     if plain:
         out_bar = [None if g is None else _tensor(g) for g in out_bar]
-    if node.hooks:
-        for index, table in node.hooks.items():
+    hooks = node.hooks
+    if hooks:
+        for index, table in hooks.items():
+            if index.__class__ is str:  # "pre" and "post": the node's own hooks
+                continue
             g = out_bar[index]
             if g is None:
                 continue
@@ -357,6 +364,12 @@ def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores, plain):
                     g = new
                     exposed.add(id(g._data))
             out_bar[index] = g
+        if hooks.get("pre"):
+            for hook in list(hooks["pre"].values()):
+                exposed.update(id(g._data) for g in out_bar if g is not None)
+                new = hook(tuple(out_bar))
+                if new is not None:
+                    out_bar = _replaced(node, "pre-hook", out_bar, new, exposed)
     if node.retained:
         for index, ref in node.retained.items():
             t = ref()
@@ -368,7 +381,34 @@ def _run_hooks(node, out_bar, capture_ids, captured, exposed, stores, plain):
             if slots:
                 for i in slots:
                     captured[i] = g
-    return [None if g is None else g._data for g in out_bar] if plain else out_bar
+    post = hooks.get("post") if hooks else None
+    return ([None if g is None else g._data for g in out_bar] if plain else out_bar), post
+
+
+def _run_post_hooks(node, post, x_bars, out_bar, exposed, plain):
+    """The node's post-hooks: `hook(grad_inputs, grad_outputs)`; a returned tuple replaces
+    the gradients of the inputs."""
+    if plain:
+        x_bars = [None if g is None else _tensor(g) for g in x_bars]
+        out_bar = [None if g is None else _tensor(g) for g in out_bar]
+    x_bars = list(x_bars)
+    for hook in list(post.values()):
+        exposed.update(id(g._data) for g in x_bars if g is not None)
+        new = hook(tuple(x_bars), tuple(out_bar))
+        if new is not None:
+            x_bars = _replaced(node, "hook", x_bars, new, exposed)
+    return [None if g is None else g._data for g in x_bars] if plain else x_bars
+
+
+def _replaced(node, kind, grads, new, exposed):
+    """The gradients a node's hook returned, checked against the ones it was given."""
+    new = [new] if isinstance(new, Tensor) else list(new)
+    if len(new) != len(grads):
+        raise RuntimeError(f"the {kind} of {node.name()} returned {len(new)} gradients but was "
+                           f"given {len(grads)}; return one per gradient (None where there is "
+                           "none)")
+    exposed.update(id(g._data) for g in new if g is not None)
+    return new
 
 
 def _finish_leaf(leaf, g, capture_ids, captured, exposed, stores, plain):
@@ -401,6 +441,12 @@ def _accumulate(leaf, g, create_graph, exposed=None):
     if g._data.dtype != leaf._data.dtype:
         g = OPS["cast"](g, leaf.dtype)
     _store_grad(leaf, g, create_graph, exposed)
+    hooks = getattr(leaf, "_post_accumulate_hooks", None)  # (a slot most tensors never set)
+    if hooks:
+        for hook in list(hooks.values()):
+            if hook(leaf) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None; "
+                                   f"{getattr(hook, '__name__', hook)!r} returned a value")
 
 
 _grad_lock = threading.Lock()

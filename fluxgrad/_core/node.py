@@ -20,6 +20,12 @@ from .tensor import Tensor
 # node gets `trace = record()` (the user's call site) and backward calls `check(node, x_bars)`.
 anomaly = types.SimpleNamespace(enabled=False, record=None, check=None)
 
+# Saved-tensor hooks (`fluxgrad.autograd.graph.saved_tensors_hooks` sets `pack` while a pair is
+# active): every node recorded then goes through `pack(node, output)`, which hands what the node
+# saved to the user's pack hook, leaving `inputs` None and the packed values in `node.packed`;
+# `saved_inputs()` unpacks them when backward reads them.
+saved_hooks = types.SimpleNamespace(pack=None)
+
 
 class Node:
     """A recorded op. Nodes are made as plain `Node`s, so that the engine's attribute reads
@@ -27,7 +33,8 @@ class Node:
     node takes its op's own class (`MulBackward`, a subclass with no slots of its own) when
     user code first gets hold of it, through `exposed`."""
     __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
-                 "out_version", "hooks", "retained", "trace", "writes", "__weakref__")
+                 "out_version", "hooks", "retained", "trace", "writes", "packed", "user_metadata",
+                 "__weakref__")
 
     def name(self):
         cls = type(self)
@@ -43,13 +50,22 @@ class Node:
     def next_functions(self):
         return tuple((None, 0) if e is None else
                      ((e[0].exposed(), e[1]) if isinstance(e[0], Node) else
-                      (AccumulateGrad(e[0]), 0))
+                      (AccumulateGrad.of(e[0]), 0))
                      for e in self.edges)
 
     @property
     def saved_tensors(self):
-        self.check_alive()
-        return tuple(x for x in self.inputs if isinstance(x, Tensor))
+        return tuple(x for x in self.saved_inputs() if isinstance(x, Tensor))
+
+    def saved_inputs(self):
+        """The inputs the rules read, unpacked by the saved-tensor hooks that packed them (the
+        `packed` slot is set only on such nodes); raises if a backward freed them."""
+        if self.inputs is not None:
+            return self.inputs
+        packed = getattr(self, "packed", None)
+        if packed is None:
+            self.check_alive()
+        return packed.unpack(self)
 
     def outputs(self):
         """The output tensor(s), rebuilt from the saved arrays if they died."""
@@ -62,7 +78,7 @@ class Node:
                      for i, (r, d) in enumerate(zip(refs, datas)))
 
     def check_alive(self):
-        if self.inputs is None:
+        if self.inputs is None and getattr(self, "packed", None) is None:
             raise RuntimeError(
                 f"Trying to backward through {self.name()} a second time, but the buffers it "
                 "saved were freed by the first backward. Pass retain_graph=True to the first "
@@ -111,11 +127,52 @@ class Node:
             return
         self.inputs = None
         self.out_data = None
+        self.packed = None
 
-    def register_hook(self, index, fn):
+    def register_tensor_hook(self, index, fn):
+        """`tensor.register_hook(fn)` for this node's output `index`."""
         if self.hooks is None:
             self.hooks = {}
         return HookHandle(self.hooks.setdefault(index, {}), fn)
+
+    def register_hook(self, fn):
+        """Call `fn(grad_inputs, grad_outputs)` after this node's rule has run; a returned
+        tuple replaces `grad_inputs` (PyTorch's `Node.register_hook`)."""
+        return self.register_tensor_hook("post", fn)
+
+    def register_prehook(self, fn):
+        """Call `fn(grad_outputs)` before this node's rule runs; a returned tuple replaces
+        `grad_outputs`."""
+        return self.register_tensor_hook("pre", fn)
+
+    @property
+    def metadata(self):
+        """A dict for the user's own annotations of this node."""
+        if getattr(self, "user_metadata", None) is None:
+            self.user_metadata = {}
+        return self.user_metadata
+
+    @property
+    def _saved_self(self):
+        return self._saved_input(0)
+
+    @property
+    def _saved_other(self):
+        return self._saved_input(1)
+
+    @property
+    def _saved_result(self):
+        if self.prim.n_outputs != 1 or self.out_ref is None:
+            raise AttributeError(f"{self.name()} saved no result")
+        self.saved_inputs()  # (unpacks a packed output; raises if a backward freed it)
+        return self.outputs()
+
+    def _saved_input(self, index):
+        inputs = self.saved_inputs()
+        x = inputs[index] if index < len(inputs) else None
+        if not isinstance(x, Tensor) or is_stand_in(x._data):
+            raise AttributeError(f"{self.name()} did not save input {index}")
+        return x
 
     def retain(self, index, tensor):
         if self.retained is None:
@@ -124,7 +181,8 @@ class Node:
 
     def __repr__(self):
         if self.inputs is None:
-            return f"<{self.name()} of {self.prim.name} (buffers freed)>"
+            state = "freed" if getattr(self, "packed", None) is None else "packed by hooks"
+            return f"<{self.name()} of {self.prim.name} (buffers {state})>"
         args = [f"{x.dtype.name}{list(x.shape)}" if hasattr(x, "_data") else repr(x)
                 for x in self.inputs]
         args += [f"{k}={v!r}" for k, v in self.params.items()]
@@ -173,19 +231,65 @@ def is_stand_in(array):
 
 
 class AccumulateGrad:
-    """The edge into a leaf, as `next_functions` shows it."""
-    __slots__ = ("variable",)
+    """The edge into a leaf, as `next_functions` shows it: one object per leaf while it is
+    held (`AccumulateGrad.of`). Its hooks are the leaf's: a pre-hook `fn(grad_outputs)` runs
+    before a backward() pass accumulates into `.grad` (a returned tuple replaces the
+    gradient), a hook `fn(grad_inputs, grad_outputs)` after it (with grad_inputs empty)."""
+    __slots__ = ("variable", "__weakref__")
+    _held = weakref.WeakValueDictionary()  # id(leaf) -> its AccumulateGrad (which holds it)
 
     def __init__(self, variable):
         self.variable = variable
+
+    @classmethod
+    def of(cls, leaf):
+        found = cls._held.get(id(leaf))
+        if found is None or found.variable is not leaf:
+            found = cls._held[id(leaf)] = cls(leaf)
+        return found
 
     def name(self):
         return "AccumulateGrad"
 
     next_functions = ()
 
+    def register_prehook(self, fn):
+        from .engine import in_accumulating_pass
+
+        def prehook(g):
+            if in_accumulating_pass():  # (grad() runs no AccumulateGrad)
+                new = fn((g,))
+                return None if new is None else new[0]
+        return self.variable.register_hook(prehook)
+
+    def register_hook(self, fn):
+        from .engine import in_accumulating_pass
+        seen = []  # the gradient of the pass now running, as the leaf's hooks left it
+
+        def capture(g):
+            if in_accumulating_pass():
+                seen[:] = [g]
+
+        def posthook(leaf):
+            fn((), tuple(seen))
+            seen.clear()
+        return _Handles(self.variable.register_hook(capture),
+                        self.variable.register_post_accumulate_grad_hook(posthook))
+
     def __repr__(self):
         return "<AccumulateGrad>"
+
+
+class _Handles:
+    """Several hook handles removed together."""
+    __slots__ = ("handles",)
+
+    def __init__(self, *handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
 
 
 def topological(roots):

@@ -23,7 +23,7 @@ from .size import Size
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
                  "_hooks", "name", "_tangent", "_seed", "_view", "_view_version", "_inference",
-                 "__weakref__")
+                 "_post_accumulate_hooks", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
@@ -279,10 +279,24 @@ class Tensor:
             raise RuntimeError("register_hook on a tensor that does not require grad: "
                                "set requires_grad=True first")
         if self._grad_fn is not None:
-            return self._grad_fn.register_hook(self._out_index, hook)
+            return self._grad_fn.register_tensor_hook(self._out_index, hook)
         if self._hooks is None:
             self._hooks = {}
         return HookHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call `hook(self)` each time a backward pass has accumulated into this leaf's `.grad`
+        (a handle's `.remove()` takes it off); the hook must return None."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require "
+                               "gradient: set requires_grad=True first")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors; register it on the leaf, or use register_hook to "
+                               "see this tensor's gradient")
+        if getattr(self, "_post_accumulate_hooks", None) is None:
+            self._post_accumulate_hooks = {}
+        return HookHandle(self._post_accumulate_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf), weighted by `gradient` (ones by default), into leaves' `.grad`."""

@@ -7,7 +7,7 @@ from .._core.tensor import Tensor
 from ..creation import zeros_like as _zeros_like
 from ..ops.shape import stack as _stack
 from .._core.static_mode import state as _static_state
-from . import forward_ad
+from . import forward_ad, graph
 from .forward_grad import forward_grad
 from .paddle_functional import Hessian, Jacobian, jvp, vjp
 from . import functional
@@ -15,13 +15,14 @@ from .function import Function, FunctionCtx, PyLayer, PyLayerContext
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .anomaly import AnomalyError, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .summary import graph_summary
+from . import profiler
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerContext",
            "gradcheck", "gradgradcheck", "GradcheckError", "forward_ad", "forward_grad", "jvp",
            "vjp", "Jacobian", "Hessian", "functional", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "AnomalyError", "graph_summary", "Variable", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode"]
+           "enable_grad", "set_grad_enabled", "inference_mode", "graph", "profiler"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

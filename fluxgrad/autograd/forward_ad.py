@@ -14,7 +14,8 @@ from .._core.forward_mode import state
 from .._core.tensor import Tensor
 from ..ops.alias import alias
 
-__all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
+__all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor", "enter_dual_level",
+           "exit_dual_level"]
 
 
 class dual_level:
@@ -22,13 +23,28 @@ class dual_level:
     __slots__ = ()
 
     def __enter__(self):
-        state.level += 1
-        open_levels.opened()
-        return state.level
+        return enter_dual_level()
 
     def __exit__(self, *exc):
-        state.level -= 1
-        open_levels.closed()
+        exit_dual_level()
+
+
+def enter_dual_level():
+    """Open a dual level (what `with dual_level():` does on entry); returns its index."""
+    state.level += 1
+    open_levels.opened()
+    return state.level
+
+
+def exit_dual_level(*, level=None):
+    """Close the innermost dual level (`level`, if given, must be it)."""
+    if not state.level:
+        raise RuntimeError("exit_dual_level(): no dual level is open")
+    if level is not None and level != state.level:
+        raise RuntimeError(f"exit_dual_level(level={level}): the innermost open level is "
+                           f"{state.level}; close the levels innermost first")
+    state.level -= 1
+    open_levels.closed()
 
 
 def make_dual(tensor, tangent):

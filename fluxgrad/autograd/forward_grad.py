@@ -48,11 +48,11 @@ def forward_grad(outputs, inputs, grad_inputs=None):
                             for edge in node.edges)
         if all(t is None for t in in_tangents):
             continue
-        node.check_alive()
+        inputs = node.saved_inputs()  # (unpacked when saved-tensor hooks packed them)
         if node.versions is not None or node.out_version is not None:
             node.check_versions()  # the rules read the inputs: they must be as recorded
         out = node.outputs() if node.out_ref is not None else None
-        out_dot = node.prim.jvp(in_tangents, out, *node.inputs, **node.params)
+        out_dot = node.prim.jvp(in_tangents, out, *inputs, **node.params)
         if node.prim.n_outputs == 1:
             out_dot = (out_dot,)
         for index, t in enumerate(out_dot):

@@ -34,9 +34,10 @@ import numpy as np
 from .._core.batching import BatchedTensor, state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import no_grad, state as _grad_state
-from .._core.node import Node, stand_in
+from .._core.node import Node, saved_hooks, stand_in
 from .._core.tensor import Tensor
 from ._function_batching import apply_batched
+from .graph import SavedTensor, pack_function_saved
 
 __all__ = ["Function", "FunctionCtx", "PyLayer", "PyLayerContext", "once_differentiable"]
 
@@ -71,7 +72,12 @@ class FunctionCtx:
         outs = None
         saved = []
         for t in self._saved:
-            if isinstance(t, _Output):
+            if isinstance(t, SavedTensor):
+                if isinstance(t.edge, _Output):
+                    t = Tensor._make(t.unpacked()._data, True, node, t.edge.index)
+                else:
+                    t = t.unpack()
+            elif isinstance(t, _Output):
                 if outs is None:
                     outs = node.outputs()
                     if node.prim.n_outputs == 1:
@@ -360,6 +366,9 @@ def _record(cls, ctx, args, primals, results):
     original = {id(p): a for p, a in zip(primals, args)}
     ctx._saved = tuple(original.get(id(t), t) if isinstance(t, Tensor) else t for t in saved)
     ctx._versions = tuple(versions)
+    if saved_hooks.pack is not None:
+        ctx._saved = pack_function_saved(ctx._saved, outs, _edge)
+        ctx._versions = ()  # (what went through hooks is not version-checked, as in PyTorch)
     ctx._node_ref = weakref.ref(node)
 
 

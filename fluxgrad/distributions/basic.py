@@ -17,6 +17,7 @@ from ..nn import functional as F
 from ..random import bernoulli, multinomial, rand, randn
 from . import constraints
 from .distribution import Distribution, LocationScale, as_float, broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Normal", "Uniform", "Bernoulli", "Categorical"]
 
@@ -29,7 +30,16 @@ def _enumerated(values, batch_shape, expand):
     return values.expand(n, *batch_shape, *event) if expand else values
 
 
-class Normal(LocationScale):
+class Normal(LocationScale, ExponentialFamily):
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return self.loc / self.scale ** 2, -0.5 / self.scale ** 2
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x ** 2 / y + 0.5 * ops.log(-math.pi / y)
+
     @property
     def mean(self):
         return self.loc
@@ -110,11 +120,19 @@ class Uniform(Distribution):
         return self.low + value * (self.high - self.low)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """1 with probability `probs` (or sigmoid(`logits`)), else 0."""
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return ops.log1p(ops.exp(x))
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):

@@ -11,7 +11,7 @@ from .._core.tensor import Tensor
 __all__ = ["Constraint", "boolean", "dependent", "greater_than", "greater_than_eq",
            "half_open_interval", "independent", "integer_interval", "interval", "less_than",
            "lower_cholesky", "nonnegative", "nonnegative_integer", "positive", "positive_definite",
-           "positive_integer", "real", "real_vector", "simplex", "unit_interval"]
+           "positive_integer", "real", "real_vector", "simplex", "unit_interval", "corr_cholesky"]
 
 
 def _array(value):
@@ -23,9 +23,11 @@ class Constraint:
     event_dim = 0
     is_discrete = False
 
-    def __init__(self, test, name, event_dim=0, is_discrete=False):
+    def __init__(self, test, name, event_dim=0, is_discrete=False, kind=None, params=()):
         self._test, self._name = test, name
         self.event_dim, self.is_discrete = event_dim, is_discrete
+        # the family a parameterised constraint belongs to (for biject_to / transform_to)
+        self.kind, self.params = kind, params
 
     def check(self, value):
         value = _array(value)
@@ -49,29 +51,34 @@ def _show(bound):
 
 def greater_than(lower_bound):
     return Constraint(lambda v: v > _array(lower_bound),
-                      f"GreaterThan(lower_bound={_show(lower_bound)})")
+                      f"GreaterThan(lower_bound={_show(lower_bound)})", kind="greater_than",
+                      params=(lower_bound,))
 
 
 def less_than(upper_bound):
     return Constraint(lambda v: v < _array(upper_bound),
-                      f"LessThan(upper_bound={_show(upper_bound)})")
+                      f"LessThan(upper_bound={_show(upper_bound)})", kind="less_than",
+                      params=(upper_bound,))
 
 
 def greater_than_eq(lower_bound):
     return Constraint(lambda v: v >= _array(lower_bound),
-                      f"GreaterThanEq(lower_bound={_show(lower_bound)})")
+                      f"GreaterThanEq(lower_bound={_show(lower_bound)})",
+                      kind="greater_than_eq", params=(lower_bound,))
 
 
 def interval(lower_bound, upper_bound):
     return Constraint(lambda v: (v >= _array(lower_bound)) & (v <= _array(upper_bound)),
                       f"Interval(lower_bound={_show(lower_bound)}, "
-                      f"upper_bound={_show(upper_bound)})")
+                      f"upper_bound={_show(upper_bound)})", kind="interval",
+                      params=(lower_bound, upper_bound))
 
 
 def half_open_interval(lower_bound, upper_bound):
     return Constraint(lambda v: (v >= _array(lower_bound)) & (v < _array(upper_bound)),
                       f"HalfOpenInterval(lower_bound={_show(lower_bound)}, "
-                      f"upper_bound={_show(upper_bound)})")
+                      f"upper_bound={_show(upper_bound)})", kind="half_open_interval",
+                      params=(lower_bound, upper_bound))
 
 
 def integer_interval(lower_bound, upper_bound):
@@ -83,12 +90,19 @@ def integer_interval(lower_bound, upper_bound):
 
 def independent(base, reinterpreted_batch_ndims):
     return Constraint(base._test, f"IndependentConstraint({base}, {reinterpreted_batch_ndims})",
-                      base.event_dim + reinterpreted_batch_ndims, base.is_discrete)
+                      base.event_dim + reinterpreted_batch_ndims, base.is_discrete,
+                      kind="independent", params=(base, reinterpreted_batch_ndims))
 
 
 def _lower_cholesky(v):
     lower = np.all(np.triu(v, 1) == 0, axis=(-2, -1))
     return lower & np.all(np.diagonal(v, axis1=-2, axis2=-1) > 0, axis=-1)
+
+
+def _corr_cholesky(v):
+    tol = np.finfo(v.dtype).eps * v.shape[-1] * 10
+    unit_rows = np.all(np.abs(np.linalg.norm(v, axis=-1) - 1) <= tol, axis=-1)
+    return _lower_cholesky(v) & unit_rows
 
 
 def _positive_definite(v):
@@ -111,3 +125,4 @@ simplex = Constraint(lambda v: np.all(v >= 0, axis=-1) & (np.abs(v.sum(-1) - 1) 
                      "Simplex()", event_dim=1)
 lower_cholesky = Constraint(_lower_cholesky, "LowerCholesky()", event_dim=2)
 positive_definite = Constraint(_positive_definite, "PositiveDefinite()", event_dim=2)
+corr_cholesky = Constraint(_corr_cholesky, "CorrCholesky()", event_dim=2)

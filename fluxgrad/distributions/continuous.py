@@ -16,6 +16,7 @@ from ..random import rand, randn
 from .. import random_ops
 from . import constraints
 from .distribution import Distribution, LocationScale, broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Exponential", "Laplace", "Cauchy", "HalfCauchy", "Gumbel", "Weibull", "HalfNormal", "StudentT",
            "Gamma", "Chi2", "Beta"]
@@ -46,10 +47,18 @@ def standard_gamma(concentration, shape):
         return ops.clamp(random_ops.gamma(c), min=finfo(c.dtype).tiny)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -ops.log(-x)
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
@@ -314,10 +323,18 @@ class HalfNormal(Distribution):
         return 0.5 * math.log(math.pi / 2) + 0.5 + ops.log(self.scale)
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x, y):
+        return ops.lgamma(x + 1) + (x + 1) * ops.log(-ops.reciprocal(y))
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -417,11 +434,18 @@ class StudentT(Distribution):
                 + 0.5 * ops.log(df) + lbeta)
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
+
+    @property
+    def _natural_params(self):
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        return ops.lgamma(x) + ops.lgamma(y) - ops.lgamma(x + y)
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)

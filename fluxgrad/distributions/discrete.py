@@ -12,9 +12,10 @@ from ..random import bernoulli, poisson, rand
 from . import constraints
 from .basic import Categorical, _enumerated
 from .distribution import Distribution, _staged, as_float, broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Poisson", "Binomial", "NegativeBinomial", "Geometric", "OneHotCategorical",
-           "Multinomial"]
+           "OneHotCategoricalStraightThrough", "Multinomial"]
 
 
 def _probs_and_logits(probs, logits, name, *others):
@@ -30,9 +31,16 @@ def _probs_and_logits(probs, logits, name, *others):
     return (ops.sigmoid(given[0]), given[0]) + tuple(given[1:])
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
+
+    @property
+    def _natural_params(self):
+        return (ops.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return ops.exp(x)
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
@@ -258,6 +266,16 @@ class OneHotCategorical(Distribution):
 
     def entropy(self):
         return self._categorical.entropy()
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose `rsample` passes gradients straight through: the one-hot draw
+    in value, the gradient of `probs` (Bengio et al., 2013)."""
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        return samples + (self.probs - self.probs.detach())
 
 
 class Multinomial(Distribution):

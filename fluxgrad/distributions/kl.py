@@ -6,11 +6,14 @@ from .. import ops
 from .._core.tensor import Tensor
 from ..linalg import solve_triangular
 from ..nn import functional as F
+from .._core.engine import grad
 from .basic import Bernoulli, Categorical, Normal, Uniform
+from .bounded import ContinuousBernoulli
 from .continuous import Beta, Exponential, Gamma, Laplace
 from .discrete import OneHotCategorical, Poisson
 from .multivariate import Dirichlet, MultivariateNormal
 from .distribution import as_float
+from .exp_family import ExponentialFamily
 from .transforms import _sum_rightmost
 from .wrappers import Independent, TransformedDistribution
 
@@ -170,3 +173,33 @@ def _kl_transformed_transformed(p, q):
                                   "event shapes")
     extra = len(p.event_shape) - len(p.base_dist.event_shape)
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), extra)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + ops.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - ops.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_exponential_family(p, q):
+    """The Bregman divergence of the log normalizer F between the natural parameters:
+    F(theta_q) - F(theta_p) - <theta_q - theta_p, grad F(theta_p)>, for p and q of the same
+    family (the gradient taken by autograd: it differentiates in q only, as torch's)."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential "
+                                  "families cannot be computed using Bregman divergences; "
+                                  f"register a formula for ({type(p).__name__}, "
+                                  f"{type(q).__name__}) with register_kl")
+    p_natural = [theta.detach().requires_grad_() for theta in p._natural_params]
+    q_natural = q._natural_params
+    log_normalizer = p._log_normalizer(*p_natural)
+    gradients = grad(log_normalizer.sum(), p_natural, create_graph=True)
+    result = q._log_normalizer(*q_natural) - log_normalizer
+    batch_ndim = len(q.batch_shape)
+    for p_theta, q_theta, g in zip(p_natural, q_natural, gradients):
+        term = (q_theta - p_theta) * g  # summed over the parameter's own (event) dims
+        result = result - _sum_rightmost(term, term.ndim - batch_ndim)
+    return result

@@ -17,14 +17,22 @@ from ..random import randn
 from . import constraints
 from .continuous import _no_gradient_through, standard_gamma
 from .distribution import Distribution, as_float
+from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet", "MultivariateNormal", "LowRankMultivariateNormal"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return ops.sum(ops.lgamma(x), -1) - ops.lgamma(ops.sum(x, -1))
 
     def __init__(self, concentration, validate_args=None):
         concentration = as_float(concentration)

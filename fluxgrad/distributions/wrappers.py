@@ -1,7 +1,8 @@
 """Distributions built from others, as torch.distributions: Independent (batch dims read as
 event dims), MixtureSameFamily (a Categorical mixture of one batched family) and
 TransformedDistribution (a base pushed through transforms), with LogNormal as
-Normal through ExpTransform and Pareto as Exponential through exp and a scale."""
+Normal through ExpTransform, Pareto as Exponential through exp and a scale, and
+LogisticNormal as Normal through StickBreakingTransform."""
 from .. import ops
 from .._core.grad_mode import no_grad
 from ..nn import functional as F
@@ -9,9 +10,11 @@ from . import constraints
 from .basic import Categorical, Normal
 from .continuous import Exponential
 from .distribution import Distribution, broadcast_all
-from .transforms import AffineTransform, ExpTransform, Transform, _sum_rightmost
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform,
+                         StickBreakingTransform, Transform, _sum_rightmost)
 
-__all__ = ["Independent", "MixtureSameFamily", "TransformedDistribution", "LogNormal", "Pareto"]
+__all__ = ["Independent", "MixtureSameFamily", "TransformedDistribution", "LogNormal", "Pareto",
+           "LogisticNormal"]
 
 
 class Independent(Distribution):
@@ -175,11 +178,14 @@ class TransformedDistribution(Distribution):
         self.base_dist, self.transforms = base_distribution, list(transforms)
         self.has_rsample = base_distribution.has_rsample
         shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
-        event_dim = max([len(base_distribution.event_shape)]
-                        + [t.event_dim for t in self.transforms])
-        if event_dim > len(shape):
-            raise ValueError(f"TransformedDistribution: the transforms need {event_dim} event "
-                             f"dims but the base distribution has shape {shape}")
+        chain = ComposeTransform(self.transforms)
+        if chain.event_dim > len(shape):
+            raise ValueError(f"TransformedDistribution: the transforms need {chain.event_dim} "
+                             f"event dims but the base distribution has shape {shape}")
+        # the base's extra batch dims that the transforms read as event dims, carried through
+        event_dim = chain.codomain_event_dim + max(
+            len(base_distribution.event_shape) - chain.event_dim, 0)
+        shape = chain.forward_shape(shape)
         split = len(shape) - event_dim
         super().__init__(shape[:split], shape[split:], validate_args=validate_args)
 
@@ -210,6 +216,7 @@ class TransformedDistribution(Distribution):
         log_prob, y = 0.0, value
         for t in reversed(self.transforms):
             x = t.inv(y)
+            event_dim += t.event_dim - t.codomain_event_dim
             log_prob = log_prob - _sum_rightmost(t.log_abs_det_jacobian(x, y),
                                                  event_dim - t.event_dim)
             y = x
@@ -301,3 +308,29 @@ class Pareto(TransformedDistribution):
 
     def entropy(self):
         return ops.log(self.scale / self.alpha) + (1 + 1 / self.alpha)
+
+
+class LogisticNormal(TransformedDistribution):
+    """A Normal draw in R^(K-1) mapped to the K-simplex by stick breaking."""
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.simplex
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        base = Normal(loc, scale, validate_args=validate_args)
+        if not tuple(base.batch_shape):
+            base = base.expand([1])
+        super().__init__(base, StickBreakingTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        shape = tuple(batch_shape) + tuple(self.event_shape[:-1]) + (self.loc.shape[-1],)
+        return LogisticNormal(self.loc.expand(*shape), self.scale.expand(*shape),
+                              validate_args=False)
+
+    @property
+    def loc(self):
+        return self.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
