@@ -145,7 +145,7 @@ class Compiled:
         if not kwargs:
             try:
                 datas = [a._data for a in args]
-                key = (grad, *[(d.shape, d.dtype) for d in datas],
+                key = (grad, *[(d.shape, d.dtype, d.strides) for d in datas],
                        *[a._requires_grad for a in args])
             except AttributeError:  # not all Tensors
                 key = None
@@ -190,6 +190,8 @@ class Compiled:
             self._entries.move_to_end(pattern)
         if len(self._fast) >= _FAST_LIMIT:
             self._fast.clear()
+        if fast_key is not None and any(not t._data.flags.c_contiguous for t in tensors):
+            fast_key = None  # (strides alone don't say whether an argument is a view)
         self._fast[fast_key if fast_key is not None else (base, shapes)] = entry
         return entry, tensors, arrays
 
@@ -242,8 +244,8 @@ class Compiled:
             candidates.update((leaf, axis) for leaf, (old, new) in
                               enumerate(zip(policy.last, shapes))
                               for axis, (a, b) in enumerate(zip(old, new)) if a != b)
-        if self.dynamic is False:
-            candidates = set()
+        if self.dynamic is False or any(not t._data.flags.c_contiguous for t in tensors):
+            candidates = set()  # (the strides of a non-C-contiguous argument follow its sizes)
         candidates -= policy.concrete
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
         dims = _applicable(candidates, shapes, policy.excluded)
@@ -417,6 +419,8 @@ def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=No
     specs, leaf = [], 0
     policy_excluded = policy_excluded or {}
     for a in args:
+        if isinstance(a, Tensor) and not (entry.eager or a._data.flags.c_contiguous):
+            return None  # the signature holds its strides: `_call` serves it
         if isinstance(a, Tensor):
             specs.append(("tensor", type(a), a._data.dtype, a._requires_grad, dims[leaf],
                           [policy_excluded.get((leaf, axis), ()) for axis in range(a.ndim)]))
@@ -427,7 +431,8 @@ def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=No
             return None
     simple = finish is _finish and entry.traced.out_structure == "T" and not (
         entry.grad_in and grad)
-    return guards.runner(entry, specs, grad, finish, entry.forward if simple else None)
+    return guards.runner(entry, specs, grad, finish, entry.forward if simple else None,
+                         contiguous=not entry.eager)
 
 
 _GUARDED_VALUES = (bool, int, float, str, type(None))
@@ -526,7 +531,7 @@ def _positional(structure):
 def _leaf_count(part):
     if not isinstance(part, tuple) or not part:
         return 0
-    if type(part[0]) is int or part[0] == "T":  # a Tensor: (rank, dtype, requires_grad)
+    if type(part[0]) is int or part[0] == "T":  # a Tensor: (rank, dtype, requires_grad, memory)
         return 1
     if part[0] in ("tuple", "list"):
         return sum(_leaf_count(p) for p in part[1:])
@@ -537,7 +542,9 @@ def _leaf_count(part):
 
 def _describe(part, shapes):
     if type(part[0]) is int:
-        return f"{part[1]}{list(shapes[0])}{' requires_grad' if part[2] else ''}"
+        memory = "" if part[3] is None else \
+            f" strides {list(part[3][0])}{' (a view)' if part[3][1] else ''}"
+        return f"{part[1]}{list(shapes[0])}{' requires_grad' if part[2] else ''}{memory}"
     if part[:1] == ("C",):
         return repr(part[2])
     return "a structure"

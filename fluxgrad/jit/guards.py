@@ -1,13 +1,14 @@
 """Guards as generated code: one function per trace, checking a call's arguments against it and
 running it.
 
-`runner(entry, specs, grad, finish, forward)` -> `run(args)` for calls with positional
-arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims, excluded)` or
-`("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each value argument
-has its type and value, and each Tensor argument has its class (exactly: never a static
-Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its
-concrete size (or, on an unknown axis, a size >= 2, not in `excluded[axis]`, equal to the
-other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)` (which
+`runner(entry, specs, grad, finish, forward, contiguous)` -> `run(args)` for calls with
+positional arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims,
+excluded)` or `("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each
+value argument has its type and value, and each Tensor argument has its class (exactly: never
+a static Variable), dtype (the same object), requires_grad flag (in grad mode), with
+`contiguous` a C-contiguous array (a trace of other strides is keyed by them: `signature`),
+and, per axis, its concrete size (or, on an unknown axis, a size >= 2, not in
+`excluded[axis]`, equal to the other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)` (which
 runs the compiled code on the Tensors' arrays and wraps the results), or, given
 `forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace
 of `x: f32[N0, 4]`, `w: f32[4, 3]`:
@@ -23,6 +24,8 @@ of `x: f32[N0, 4]`, `w: f32[4, 3]`:
             return MISS
         d0, d1, = a0._data, a1._data,
         if d0.dtype is not _t0 or d1.dtype is not _t1 or a0._requires_grad is not _r0 ...:
+            return MISS
+        if not (d0.flags.c_contiguous and d1.flags.c_contiguous):
             return MISS
         if d1.shape != _s0:  # (4, 3)
             return MISS
@@ -47,7 +50,7 @@ def miss(args):
     return MISS
 
 
-def runner(entry, specs, grad, finish, forward=None):
+def runner(entry, specs, grad, finish, forward=None, contiguous=False):
     names = {"_grad": _grad_state, "_batch": _batch_state, "_forward": _forward_state,
              "MISS": MISS, "_finish": finish, "_entry": entry,
              "_code": forward, "_make": Tensor._make}
@@ -74,6 +77,9 @@ def runner(entry, specs, grad, finish, forward=None):
             checks.append(_differs([f"a{i}._requires_grad" for i in tensors],
                                    [bool(specs[i][3]) for i in tensors], "_r", names))
         lines += [f"if {' or '.join(checks)}:", "    return MISS"]
+        if contiguous:
+            lines += [f"if not ({' and '.join(f'{x}.flags.c_contiguous' for x in d)}):",
+                      "    return MISS"]
     known = [i for i in tensors if not any(isinstance(x, _dims.Dim) for x in specs[i][4])]
     if known:
         shapes = _differs([f"d{i}.shape" for i in known], [tuple(specs[i][4]) for i in known],

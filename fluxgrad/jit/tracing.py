@@ -63,7 +63,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     rng = _random.default_generator
     rng_before = rng.np, rng.np.bit_generator.state
     tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
-    views = _views.Views(tracer)
+    views = _views.Views(tracer, zip(inputs, tensors))
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     _static_state.stage = functools.partial(
         views.stage, functools.partial(_lifting_stage, saved[0], tracer) if lift else saved[0])
