@@ -316,12 +316,10 @@ def _symbolic(inputs):
 
 def _in_place(traced, outputs):
     """{id(output): the input whose array it may be written into} for a training step's new
-    parameter and state values (see `buffers.plan`)."""
-    state = traced.state
-    if state is None:
-        return {}
-    return {id(outputs[k]): v for k, v in state.in_place.items()
-            if isinstance(outputs[k], Variable)}
+    parameter and state values and the arguments' new values (see `buffers.plan`)."""
+    pairs = [] if traced.state is None else list(traced.state.in_place.items())
+    pairs += [(k, traced.inputs[i]) for i, k in traced.arg_writes]
+    return {id(outputs[k]): v for k, v in pairs if isinstance(outputs[k], Variable)}
 
 
 class _Emitted:

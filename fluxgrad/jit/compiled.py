@@ -42,8 +42,8 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import batched, codegen, guards, joint, signature, state as _state, symbolic, \
-    tracing as _trace
+from . import arguments, batched, codegen, guards, joint, signature, state as _state, \
+    symbolic, tracing as _trace
 
 
 class _Entry:
@@ -162,6 +162,8 @@ class Compiled:
         self._last = entry
         if entry.eager:
             return self.fn(*args, **kwargs) if arrays is None else arrays.value
+        if entry.traced.arg_writes and arguments.aliased(entry.traced, tensors):
+            return self.fn(*args, **kwargs)  # (nothing was written yet)
         state = entry.traced.state
         if state is not None and (state.writes or not (entry.grad_in and grad)):
             return _state.run(self, entry, arrays, args, kwargs, tensors)
@@ -170,7 +172,7 @@ class Compiled:
         if entry.grad_in and grad:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
-            outs = [Tensor._make(a) for a in arrays]
+            outs = arguments.results(entry.traced, tensors, arrays)
         return signature.unflatten(entry.traced.out_structure, iter(outs))
 
     def _lookup(self, args, kwargs, grad, fast_key):
@@ -299,9 +301,9 @@ class Compiled:
         entry.source, entry.forward = codegen.generate(traced, entry.name, wrapped)
         entry.grad_in = [i for i, t in enumerate(tensors)
                          if t.requires_grad and t._data.dtype.kind == "f"]
-        entry.diff_out = [i for i, o in enumerate(traced.outputs)
+        entry.diff_out = [i for i, o in enumerate(traced.outputs[:traced.n_results])
                           if isinstance(o, Variable) and o._data.dtype.kind == "f"]
-        if not entry.diff_out:
+        if not entry.diff_out or traced.arg_writes:  # (then no result depends on grad_in)
             entry.grad_in = []
         entry.vjp = entry.joint = None
         entry.joints = {}
@@ -374,6 +376,11 @@ class Compiled:
     def _check(self, entry, arrays, args, kwargs):
         """Compare the first compiled result of a signature with eager mode's."""
         from .._core.grad_mode import no_grad
+        if entry.traced.arg_writes:  # eager mode writes into copies: the call writes after
+            copies = iter([Tensor._make(t._data.copy()) for t in
+                           signature.flatten_args(args, kwargs)[1]])
+            args, kwargs = signature.substitute(args, copies), signature.substitute(kwargs,
+                                                                                  copies)
         with no_grad():
             expected = []
             signature.flatten_value(self.fn(*args, **kwargs), expected)
@@ -430,7 +437,7 @@ def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=No
         else:
             return None
     simple = finish is _finish and entry.traced.out_structure == "T" and not (
-        entry.grad_in and grad)
+        entry.grad_in and grad) and not entry.traced.arg_writes
     return guards.runner(entry, specs, grad, finish, entry.forward if simple else None,
                          contiguous=not entry.eager)
 
@@ -442,6 +449,10 @@ def _finish(entry, args, tensors, arrays):
     """Run an entry's code on the arguments' arrays; wrap the results."""
     if entry.grad_in and _grad_state.enabled:
         outs = CompiledFunction.apply(entry, None, *tensors)
+    elif entry.traced.arg_writes:
+        if arguments.aliased(entry.traced, tensors):
+            return entry.owner.fn(*args)
+        outs = arguments.results(entry.traced, tensors, entry.forward(*arrays))
     else:
         results = entry.forward(*arrays)
         if entry.traced.out_structure == "T":

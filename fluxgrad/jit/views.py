@@ -25,15 +25,21 @@ C-contiguous inputs is C-contiguous without running; random draws, prints and co
 are taken as C-contiguous). `is_contiguous()`, `stride()`, `contiguous()` (x itself when
 C-contiguous) and `view()` (refused for a view whose memory does not fit the new shape)
 answer from the same layouts, as in eager mode. Writing into a broadcast (`expand`) is
-refused as in eager mode; writing through a view of an argument is refused as writing into
-the argument is (see `Variable._before_inplace`).
+refused as in eager mode. An argument written in place (directly, through a view, `.data` or
+`detach()`) moves on to its new value as any Variable does, its value at the call staying
+the program's input; eager mode's refusals of such a write (a leaf that requires grad, or a
+view of one, in grad mode; a broadcast argument) are raised here, as is its refusal of a
+result whose dtype can't be cast to the written tensor's (`tracing` makes the argument's
+final value an output, `arguments` writes it at each call).
 """
 import contextlib
 import warnings
 
 import numpy as np
 
+from .._core import dtypes
 from .._core.dispatch import apply
+from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -49,12 +55,13 @@ _IS_CONTIGUOUS = Tensor.is_contiguous
 _STRIDE = Tensor.stride
 _CONTIGUOUS = Tensor.contiguous
 _VIEW = Tensor.view
+_DATA = Tensor.data
 _BYTE = np.zeros(1, np.int8)
 _READ_FREE = {"slice", "permute", "diagonal", "alias"}  # impls that only move strides
 
 
 class _View:
-    __slots__ = ("view", "base", "prim", "params", "seen", "layout", "writable")
+    __slots__ = ("view", "base", "prim", "params", "seen", "layout", "writable", "detached")
 
 
 def _c_layout(shape):
@@ -84,10 +91,12 @@ class Views:
             data = tensor._data
             layout = data if var._data.shape == data.shape and not data.flags.c_contiguous \
                 else _c_layout(var._data.shape)
-            self.args[id(var)] = (var, layout, getattr(tensor, "_view", None) is not None)
+            self.args[id(var)] = (var, layout, getattr(tensor, "_view", None) is not None,
+                                  tensor)
         self.kept = {}  # id(value written in place) -> (it, its value before the first write)
         self.made = {}  # id(an op's result) -> (it, its layout), once worked out
         self._definitions = (None, None, {})  # (program, its version, id(output) -> equation)
+        self._base_write = False  # a write through a view goes on into its base
 
     # --- staging ---------------------------------------------------------------------------
     def stage(self, inner, prim, inputs, params):
@@ -211,6 +220,7 @@ class Views:
         base_entry = self.table.get(id(base))
         entry.writable = callable(prim.view) and (base_entry is None or base_entry.writable)
         entry.layout = None  # worked out when first needed (most views are only read)
+        entry.detached = False
         entry.seen = self._token(base)
         self.table[id(out)] = entry
 
@@ -266,6 +276,13 @@ class Views:
     def before_inplace(self, x, *others):
         entry = self.table.get(id(x))
         if entry is None:
+            if id(x) in self.args:
+                # eager mode writes into the argument's memory; the compiled call writes the
+                # argument's final value there (`tracing`): x moves on, its old value stays
+                # the program's input
+                old = _substitute(x)
+                old.is_data, x.is_data = x.is_data, False
+                return old
             if x.is_data or x.persistable:
                 return _BEFORE(x, *others)  # its refusal
             # every view is in the table: x is a value of its own, even where staging
@@ -283,6 +300,10 @@ class Views:
         return old
 
     def rebase_inplace(self, x, result):
+        if result._data.dtype != x._data.dtype:
+            result = _cast_for_inplace(x, result)
+        if not self._base_write:
+            self._refuse_argument_write(x)
         _REBASE(x, result)
         entry = self.table.get(id(x))
         if entry is None or self._resolved(entry).base is None:
@@ -293,10 +314,64 @@ class Views:
         if id(new) in self.table or new is base:  # the rule gave a view back (alias)
             new = apply(REGISTRY["alias"], new)
             del self.table[id(new)]  # a value of its own
-        base._before_inplace()
-        base._rebase_inplace(new)
+        self._base_write = True
+        try:
+            base._before_inplace()
+            base._rebase_inplace(new)
+        finally:
+            self._base_write = False
         entry.seen = self._token(base)
         return x
+
+    def _refuse_argument_write(self, x):
+        """Eager mode's refusals of a write into an argument's memory (directly, or through a
+        view of it that isn't `.data` / `detach()`), which the trace can't see on the
+        argument's stand-in."""
+        through_view, entry = False, self.table.get(id(x))
+        while entry is not None and entry.base is not None:
+            if entry.detached:
+                return
+            x, through_view = entry.base, True
+            entry = self.table.get(id(x))
+        arg = self.args.get(id(x))
+        if arg is None:
+            return
+        tensor = arg[3]
+        if not tensor._data.flags.writeable:
+            _broadcast_refused(tensor)
+        if not _grad_state.enabled or not tensor._requires_grad:
+            return
+        root, view = tensor, getattr(tensor, "_view", None)
+        while view is not None and callable(view[1].view):
+            root, view = view[0], getattr(view[0], "_view", None)
+        if (through_view or root is not tensor) and root._grad_fn is None and \
+                root._requires_grad:
+            raise RuntimeError(
+                f"a view of a leaf tensor of shape {list(root.shape)} that requires grad is "
+                "being modified in place; do it under fluxgrad.no_grad(), or on a copy "
+                "(x = x.clone())")
+        if tensor._grad_fn is None:
+            raise RuntimeError(
+                f"a leaf tensor of shape {list(tensor.shape)} that requires grad is being "
+                "modified in place; do it under fluxgrad.no_grad(), or on a copy (x = x + y)")
+        raise NotImplementedError(
+            f"an in-place op writes into an argument of shape {list(tensor.shape)} that "
+            "requires grad and has a history (not a leaf): compiled code can't rewrite that "
+            "history. Pass it detached, write under no_grad(), or call the function without "
+            "compile")
+
+    def detached(self, x):
+        """`x.data` / `x.detach()` of a Variable: as in eager mode, the same memory (a write
+        into it reaches x, without eager mode's refusals for tensors that require grad) with
+        no history."""
+        from .._core.grad_mode import no_grad
+        with no_grad():
+            out = apply(REGISTRY["alias"], x)
+        entry = self.table.get(id(out))
+        if entry is None:  # (x is a constant's stand-in: nothing to write through)
+            return out
+        entry.detached = True
+        return out
 
     def is_contiguous(self, x, memory_format=None):
         if isinstance(x, Variable):
@@ -340,9 +415,21 @@ class Views:
                    (Tensor, "stride", lambda x, dim=None: self.stride(x, dim)),
                    (Tensor, "contiguous", lambda x, memory_format=None:
                     self.contiguous(x, memory_format)),
-                   (Tensor, "view", lambda x, *shape: self.view(x, *shape))]
+                   (Tensor, "view", lambda x, *shape: self.view(x, *shape)),
+                   (Tensor, "data", property(lambda x: self.detached(x) if isinstance(
+                       x, Variable) else _DATA.fget(x), _DATA.fset, doc=_DATA.__doc__)),
+                   (Variable, "detach", lambda x: self.detached(x))]
         with attributes_set(patches):
             yield self
+
+
+def _cast_for_inplace(x, result):
+    """`result` in x's dtype, as eager mode writes it into x's memory (refused as there)."""
+    if not np.can_cast(result._data.dtype, x._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {dtypes.from_numpy_dtype(result._data.dtype)} can't "
+                           f"be cast to the in-place output's type {x.dtype}")
+    from ..ops.elementwise import cast
+    return cast(result, x.dtype)
 
 
 def _zeros_like(layout, dtype):
