@@ -8,7 +8,8 @@ value argument has its type and value, and each Tensor argument has its class (e
 a static Variable), dtype (the same object), requires_grad flag (in grad mode), with
 `contiguous` a C-contiguous array (a trace of other strides is keyed by them: `signature`),
 and, per axis, its concrete size (or, on an unknown axis, a size >= 2, not in
-`excluded[axis]`, equal to the other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)` (which
+`excluded[axis]`, equal to the other sizes sharing its unknown); else it calls
+`finish(entry, args, tensors, arrays)` (which
 runs the compiled code on the Tensors' arrays and wraps the results), or, given
 `forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace
 of `x: f32[N0, 4]`, `w: f32[4, 3]`:

@@ -15,7 +15,8 @@ write on into the base (see `views`). A write into an argument (`x.add_(1)`, `x[
 (`Traced.arg_writes`), which each call writes into the argument's memory (`arguments`);
 refused (NotImplementedError) when grad mode is on and an argument requires grad, where
 eager mode would record the write in the graph (eager mode's own refusals, for a leaf that
-requires grad, are raised as there). The program is then optimised by `static.passes.optimize`. Returns a `Traced`.
+requires grad, are raised as there). The program is then optimised by
+`static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
