@@ -26,12 +26,16 @@ defined before the main one (`loops`). The source is registered with
 
 The large arrays (>= `SCRATCH_BYTES`) a call allocates and frees again (nothing returned
 may alias them; sizes all known) come from a workspace kept between calls, so a training
-step does not page-fault fresh memory in every call:
+step does not page-fault fresh memory in every call. The workspace is one arena of bytes in
+which arrays that are never in use at once share memory (`arena_layout`, from each array's
+first and last equation, `buffers.Plan.lifetimes`), so it holds no more than the most the
+call's scratch arrays hold at one time:
 
     try:
         scratch = _scratch.pop()               # a free workspace ...
-    except IndexError:
-        scratch = (_empty((256, 512), _p3),)   # ... or a new one (first call, other threads)
+    except IndexError:                         # ... or a new one (first call, other threads)
+        arena = _empty(524288, _p4)
+        scratch = (_carve(arena, 0, (256, 512), _p3),)
     b = _matmul_into(x, a, scratch[0])
     ...
     _scratch.append(scratch)
@@ -199,8 +203,9 @@ def generate(traced, name, first):
         all(isinstance(x, Variable) and x._data.ndim == 2 for x in eq.inputs))}
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
                          _in_place(traced, outputs), first.fresh, first.made, takes_out)
+    fused_eqs = {id(eq) for start, stop in regions.items() for eq in equations[start:stop]}
     scratch = {} if _symbolic(traced.inputs) else {
-        k: key for k, key in reuse.scratch.items() if _large(key)}
+        k: key for k, key in reuse.scratch.items() if _large(key) and k not in fused_eqs}
     slot = {key: k for k, key in enumerate(scratch)}
     workspace = names.fresh("scratch") if scratch else None
     deletions = {}
@@ -214,8 +219,13 @@ def generate(traced, name, first):
         body.append(f"del {', '.join(unused_inputs)}")
     if scratch:
         pool = names.global_name("_scratch", Scratch())
-        arrays = [_allocation(key, names) for key in scratch.values()]
+        offsets, size = arena_layout([(_nbytes(key), reuse.lifetimes[k])
+                                      for k, key in scratch.items()])
+        arena = names.fresh("arena")
+        arrays = [_allocation(key, names, arena, offset)
+                  for key, offset in zip(scratch.values(), offsets)]
         body += ["try:", f"    {workspace} = {pool}.pop()", "except IndexError:",
+                 f"    {arena} = _empty({size}, {names.value(np.dtype(np.uint8), 'p')})",
                  f"    {workspace} = ({', '.join(arrays)},)"]
     n = 0
     while n < len(equations):
@@ -293,14 +303,49 @@ class Scratch(list):
     __slots__ = ()
 
 
-def _allocation(key, names):
-    """Code making a new array of this `buffers.layout_key`."""
+def _allocation(key, names, arena, offset):
+    """Code making an array of this `buffers.layout_key` at `offset` in the arena."""
     shape, dtype, order = key
+    carve = names.helper("_carve", carve_array)
     dtype = names.value(dtype, "p")
     if order is None:
-        return f"_empty({shape!r}, {dtype})"
+        return f"{carve}({arena}, {offset}, {shape!r}, {dtype})"
     inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
-    return f"_empty({tuple(shape[k] for k in order)!r}, {dtype}).transpose({inverse!r})"
+    return f"{carve}({arena}, {offset}, {tuple(shape[k] for k in order)!r}, " \
+           f"{dtype}).transpose({inverse!r})"
+
+
+def carve_array(arena, offset, shape, dtype):
+    """The array of `shape` and `dtype` at byte `offset` of the byte array `arena`."""
+    return arena[offset:offset + math.prod(shape) * dtype.itemsize].view(dtype).reshape(shape)
+
+
+def _nbytes(key):
+    return math.prod(key[0]) * key[1].itemsize
+
+
+_ALIGN = 64
+
+
+def arena_layout(arrays):
+    """Byte offsets in one arena for arrays given as (size in bytes, (first, last) equation
+    that uses them), such that arrays used at once never overlap in memory, and the arena's
+    size: each array in turn (the largest first) at the lowest offset free during its
+    lifetime. The workspace then holds about the most memory the call's scratch arrays hold
+    at any one time, not the sum of them all."""
+    placed, offsets, size = [], [0] * len(arrays), 0
+    for k in sorted(range(len(arrays)), key=lambda k: (-arrays[k][0], arrays[k][1])):
+        nbytes, (first, last) = arrays[k]
+        offset = 0
+        for start, stop in sorted((o, o + n) for o, n, (f, l) in placed
+                                  if f <= last and first <= l):
+            if start - offset >= nbytes:
+                break
+            offset = max(offset, -(-stop // _ALIGN) * _ALIGN)
+        placed.append((offset, nbytes, (first, last)))
+        offsets[k] = offset
+        size = max(size, offset + nbytes)
+    return offsets, size
 
 
 def _large(layout):
