@@ -80,7 +80,7 @@ def layout_key(array):
 
 # primitives whose impl returns a new array on every call (never a cached one): when the first
 # run gave one with a `layout_key`, it is a buffer that ufunc equations may write into once dead
-PRODUCTS = {"matmul", "conv2d", "conv2d_weight"}
+PRODUCTS = {"matmul", "conv2d", "conv2d_weight", "conv2d_input", "max_pool2d_scatter"}
 
 
 # a dead buffer is written again only by an equation this close after its death: held any

@@ -19,8 +19,9 @@ there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` i
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
 staged the equation as a comment. A large matrix product writes into a dead buffer too
 (`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
-written as one loop over cache-sized chunks (`fusion`). Control flow (`while_loop`, `scan`,
-`cond`) is written as Python statements calling generated functions for its sub-programs,
+written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
+be multiplied (relu's gradient) is multiplied as it is (`_masks_multiplied_as_bools`).
+Control flow (`while_loop`, `scan`, `cond`) is written as Python statements calling generated functions for its sub-programs,
 defined before the main one (`loops`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
 
@@ -187,6 +188,7 @@ def generate(traced, name, first):
     names = _Names(traced.inputs, name)
     equations, outputs, wrapped = _without_identities(
         traced.program.equations, traced.outputs, first.wrapped)
+    equations = _masks_multiplied_as_bools(equations, outputs)
     equations = _transposed_products(equations, outputs)
     keep = {id(o) for o in outputs if isinstance(o, Variable)}
     last_use, read = {}, {}
@@ -412,6 +414,41 @@ def _transposed_products(equations, outputs):
                                     equations[k].source)
             dropped.add(n)
     return [eq for n, eq in enumerate(rewritten) if n not in dropped]
+
+
+def _masks_multiplied_as_bools(equations, outputs):
+    """`y = cast(mask, float)` read only by products `y * g` with arrays `g` of that float
+    dtype (relu's gradient: `g * (out != 0)`): the products read the boolean mask itself,
+    which NumPy multiplies as 0 and 1 into `g`'s dtype, and the cast (a pass writing a float
+    array the size of g) is dropped."""
+    readers = {}
+    for eq in equations:
+        for x in eq.inputs:
+            if isinstance(x, Variable):
+                readers.setdefault(id(x), []).append(eq)
+    returned = {id(o) for o in outputs if isinstance(o, Variable)}
+    masks = {}
+    for eq in equations:
+        if eq.prim.name != "cast" or not isinstance(eq.inputs[0], Variable):
+            continue
+        mask, y = eq.inputs[0], eq.outputs[0]
+        if mask._data.dtype != np.bool_ or y._data.dtype.kind != "f" or id(y) in returned:
+            continue
+        if all(r.prim.impl is np.multiply and len(r.inputs) == 2 and not r.params and all(
+                isinstance(x, Variable) and x._data.dtype == y._data.dtype for x in r.inputs)
+                and r.outputs[0]._data.shape == y._data.shape for r in readers.get(id(y), ())):
+            masks[id(y)] = mask
+    if not masks:
+        return equations
+    rewritten = []
+    for eq in equations:
+        if eq.prim.name == "cast" and id(eq.outputs[0]) in masks:
+            continue
+        if any(id(x) in masks for x in eq.inputs):
+            eq = Equation(eq.prim, [masks.get(id(x), x) for x in eq.inputs], eq.outputs,
+                          eq.params, eq.source, eq.symbolic)
+        rewritten.append(eq)
+    return rewritten
 
 
 def _without_identities(equations, outputs, wrapped):
