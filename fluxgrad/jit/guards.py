@@ -26,9 +26,11 @@ of `x: f32[N0, 4]`, `w: f32[4, 3]`:
         d0, d1, = a0._data, a1._data,
         if d0.dtype is not _t0 or d1.dtype is not _t1 or a0._requires_grad is not _r0 ...:
             return MISS
-        if not (d0.flags.c_contiguous and d1.flags.c_contiguous):
-            return MISS
         if d1.shape != _s0:  # (4, 3)
+            return MISS
+        if d1.strides != _st0:  # C order: (12, 4)
+            return MISS
+        if not d0.flags.c_contiguous:  # (strides that follow an unknown size)
             return MISS
         s0 = d0.shape
         if len(s0) != 2 or s0[1] != 4 or s0[0] < 2:
@@ -78,14 +80,19 @@ def runner(entry, specs, grad, finish, forward=None, contiguous=False):
             checks.append(_differs([f"a{i}._requires_grad" for i in tensors],
                                    [bool(specs[i][3]) for i in tensors], "_r", names))
         lines += [f"if {' or '.join(checks)}:", "    return MISS"]
-        if contiguous:
-            lines += [f"if not ({' and '.join(f'{x}.flags.c_contiguous' for x in d)}):",
-                      "    return MISS"]
     known = [i for i in tensors if not any(isinstance(x, _dims.Dim) for x in specs[i][4])]
     if known:
         shapes = _differs([f"d{i}.shape" for i in known], [tuple(specs[i][4]) for i in known],
                           "_s", names)
         lines += [f"if {shapes}:", "    return MISS"]
+        if contiguous:  # the strides of C order (cheaper to read than `flags`)
+            strides = _differs([f"d{i}.strides" for i in known], [
+                _c_strides(specs[i][4], specs[i][2].itemsize) for i in known], "_st", names)
+            lines += [f"if {strides}:", "    return MISS"]
+    unknown = [i for i in tensors if i not in set(known)]
+    if contiguous and unknown:
+        lines += [f"if not ({' and '.join(f'd{i}.flags.c_contiguous' for i in unknown)}):",
+                  "    return MISS"]
     known_set = set(known)
     first = {}
     for i in tensors:
@@ -113,6 +120,14 @@ def runner(entry, specs, grad, finish, forward=None, contiguous=False):
     source = "def run(args):\n" + "".join(f"    {line}\n" for line in lines)
     exec(compile(source, f"<fluxgrad.compile guard of {entry.name}>", "exec"), names)
     return names["run"]
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
 
 
 _UNROLLED = 8
