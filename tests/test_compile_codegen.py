@@ -418,3 +418,50 @@ def test_a_saved_function_that_draws_takes_a_seed(tmp_path, run_without_fluxgrad
         "a, = step(io['x']); b, = step(io['x'])\n"  # the module's generator moves on
         "assert not np.array_equal(a, b)\n"
         "print('ok')\n")
+
+
+def test_arena_layout_never_overlaps_arrays_in_use_at_once():
+    from fluxgrad.jit.codegen import arena_layout
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        arrays = []
+        for _ in range(int(rng.integers(1, 12))):
+            first = int(rng.integers(0, 20))
+            arrays.append((int(rng.integers(1, 5000)), (first, first + int(rng.integers(0, 6)))))
+        offsets, size = arena_layout(arrays)
+        for (n1, (f1, l1)), o1 in zip(arrays, offsets):
+            assert o1 % 64 == 0 and o1 + n1 <= size
+            for (n2, (f2, l2)), o2 in zip(arrays, offsets):
+                if (o1, n1, f1) != (o2, n2, f2) and f1 <= l2 and f2 <= l1:
+                    assert o1 + n1 <= o2 or o2 + n2 <= o1
+        assert size <= sum(n + 64 for n, _ in arrays)
+
+
+def test_large_temporaries_used_one_after_another_share_one_arena():
+    def fn(x, y):
+        s1 = (x * y).exp().sum()  # three temporaries of three shapes, one after another
+        s2 = (x[:128] * y[:128]).sin().sum()
+        s3 = (x[:64] - y[:64]).cos().sum()
+        return s1 + s2 * s3
+    x = np.random.default_rng(0).standard_normal((256, 256))
+    y = np.random.default_rng(1).standard_normal((256, 256))
+    want = np.exp(x * y).sum() + np.sin(x[:128] * y[:128]).sum() * np.cos(x[:64] - y[:64]).sum()
+    compiled = fluxgrad.compile(fn, fullgraph=True)
+    for _ in range(3):
+        np.testing.assert_allclose(compiled(Tensor(x), Tensor(y)).numpy(), want, rtol=RTOL)
+    code = compiled.code
+    assert code.count("_carve(") == 3
+    assert int(code.split("_empty(")[1].split(",")[0]) == x.nbytes  # the largest, not the sum
+
+
+def test_relus_gradient_multiplies_by_its_boolean_mask_without_a_float_copy():
+    def fn(x, w):
+        return ((x * w).relu() * w).sum()
+    x = np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32)
+    w = np.random.default_rng(1).standard_normal((64, 32)).astype(np.float32)
+    grad = fluxgrad.compile(fluxgrad.func.grad(fn, argnums=0), fullgraph=True)
+    for _ in range(2):
+        got = grad(Tensor(x), Tensor(w))
+        np.testing.assert_allclose(got.numpy(), w * w * (x * w > 0), rtol=1e-6)
+        assert got.dtype == fluxgrad.float32
+    assert "_cast(" not in grad.code and "_not_equal(" in grad.code

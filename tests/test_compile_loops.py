@@ -235,3 +235,36 @@ def test_a_scan_under_grad_keeps_no_copy_of_its_output_buffer_per_iteration():
     loop, = [eq for eq in compiled.program(init, xs).equations if eq.prim.name == "while_loop"]
     assert loop.params["kept"] == (0, 1)  # the counter and the carry, not the buffer (2)
     assert "_index_put_into(" in compiled.source(init, xs)
+
+
+def _loop_of_products(x):
+    """Three times y <- sin(y * x) + x: second derivatives in x."""
+    i = fg.zeros((), dtype=fg.int64)
+    _, y = nn.while_loop(lambda i, y: i < 3, lambda i, y: [i + 1, (y * x).sin() + x], [i, x])
+    return (y * y).sum()
+
+
+def _loop_of_products_torch(torch, x):
+    y = x
+    for _ in range(3):
+        y = (y * x).sin() + x
+    return (y * y).sum()
+
+
+def test_compiled_hessian_through_a_while_loop_matches_torch():
+    torch = pytest.importorskip("torch")
+    x = _x()[:3]
+    want = torch.autograd.functional.hessian(lambda t: _loop_of_products_torch(torch, t),
+                                             torch.tensor(x))
+    got = fg.compile(fg.func.hessian(_loop_of_products), fullgraph=True)(fg.tensor(x))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_grad_of_grad_through_a_compiled_while_loop_names_the_way_out():
+    x = fg.tensor(_x()[:3], requires_grad=True)
+    y = fg.compile(_loop_of_products, fullgraph=True)(x)
+    with pytest.raises(NotImplementedError, match=r"second order through a while_loop.*"
+                                                  r"func\.hessian"):
+        # (a differentiable backward is compiled with its own backward: it fails at once)
+        g, = fg.autograd.grad(y, x, create_graph=True)
+        fg.autograd.grad(g.sum(), x)

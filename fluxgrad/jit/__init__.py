@@ -22,7 +22,11 @@ A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` 
 `.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
 written back in place at each call as eager mode would (see `state`). Random ops (rand,
 dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
-constants of the trace.
+constants of the trace. A write into an argument (`x.add_(1)`, `x[0] = 0`, `x.data.mul_(2)`,
+through a view of x) writes the argument's memory at each call and bumps its version, as in
+eager mode (`arguments`); inside the trace each value has the memory layout it has in eager
+mode (an argument's strides are part of its signature), so `view`, `reshape`, `stride()`,
+`is_contiguous()` and `contiguous()` behave as there (`views`).
 
 Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
 next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
@@ -36,8 +40,9 @@ from an unknown one other than the unknown itself (`reshape(-1, 2)` of `[N, 4]`,
 where they differ traces again.
 `dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
 call checks, against the trace it runs: the argument structure, ranks, dtypes,
-requires_grad, sizes 0/1, the concrete sizes, the values of Python scalars, grad mode (by
-generated code, `guards`, for calls of positional Tensors and scalars; a training step's
+requires_grad, C-contiguity (other strides key a trace of their own), sizes 0/1, the
+concrete sizes, the values of Python scalars, grad mode (by generated code, `guards`, for
+calls of positional Tensors and scalars; a training step's
 state has its own guards, see `state`). Python values the function reads from elsewhere
 (globals, closures) are not checked: they are constants of the trace.
 
@@ -57,7 +62,8 @@ and the check that a trace is right for every size), `codegen` (Program -> Pytho
 `buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise chains on
 large arrays run in cache-sized chunks), `guards` (each trace's call checks, as generated
 code), `joint` (one forward+VJP program split into forward and backward code), `export`
-(`save()`), `compiled` (the cache, and the eager-graph node that makes compiled calls
+(`save()`), `views` (writes through views, memory layouts), `arguments` (writes into
+arguments), `compiled` (the cache, and the eager-graph node that makes compiled calls
 differentiable).
 """
 from .compiled import Compiled

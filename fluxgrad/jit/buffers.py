@@ -8,7 +8,9 @@ key per such output: shape, dtype and the order of its memory). It then writes i
 buffer of the same key whose values nothing reads any more: in place into an input that
 dies at this equation when it can, else into an earlier dead one; only when none is free is
 a new array allocated. So may a matrix product in `takes_out` (`np.matmul(..., out=)`),
-though never into its own inputs.
+though never into its own inputs. A dead buffer is reused only within `_REUSE_WITHIN`
+equations of its death: kept alive longer (from the forward pass into the backward pass) it
+would add to the call's peak memory.
 
 A buffer ("root") is an array that a ufunc equation of this function made, or a product
 (`made`: a new array from an impl in `PRODUCTS`, with its key). Any other equation's
@@ -29,18 +31,20 @@ any more (its last read is behind); no other equation ever writes there.
 `Plan.delete_at[id(var)]` the equation after which a Variable's name is dropped: its last
 use, or later when its array is a dead buffer reused there; `Plan.scratch[id(eq)]` the key of
 the new array an equation allocates when no returned Variable may alias it (its memory can
-serve the next call too: `codegen`'s workspaces).
+serve the next call too: `codegen`'s workspaces), and `Plan.lifetimes[id(eq)]` the first and
+last equation that may read that array (through any Variable aliasing it).
 """
 import numpy as np
 
 
 class Plan:
-    __slots__ = ("out_of", "delete_at", "scratch")
+    __slots__ = ("out_of", "delete_at", "scratch", "lifetimes")
 
-    def __init__(self, out_of, delete_at, scratch):
+    def __init__(self, out_of, delete_at, scratch, lifetimes):
         self.out_of = out_of
         self.delete_at = delete_at
         self.scratch = scratch
+        self.lifetimes = lifetimes
 
 
 def writes_out(eq):
@@ -76,7 +80,13 @@ def layout_key(array):
 
 # primitives whose impl returns a new array on every call (never a cached one): when the first
 # run gave one with a `layout_key`, it is a buffer that ufunc equations may write into once dead
-PRODUCTS = {"matmul", "conv2d", "conv2d_weight"}
+PRODUCTS = {"matmul", "conv2d", "conv2d_weight", "conv2d_input", "max_pool2d_scatter"}
+
+
+# a dead buffer is written again only by an equation this close after its death: held any
+# longer it would add to the memory a call holds at its peak (the workspace's arena serves
+# later allocations from the dead buffers' memory, see `codegen.arena_layout`)
+_REUSE_WITHIN = 8
 
 
 def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), made=None,
@@ -86,6 +96,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
     refs, holder, key_of, free = {}, {}, {}, {}
     out_of, delete_at = {}, dict(last_use)
     allocates = {}  # id(equation) -> the root it makes (a new array)
+    lifetime = {}  # root -> [the equation that makes it, the last one that may read it]
     pinned = {}  # id(output) -> the root of the input it may be written into
     for key, v in (in_place or {}).items():
         if id(v) in last_use and id(v) not in keep and id(v) in roots_of:
@@ -119,12 +130,13 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
                         and key_of[roots[0]] == key and roots[0] not in pinned_roots:
                     target = roots[0]
                     break
-            if target is None and free.get(key):
-                target = free[key].pop()
+            if target is None and free.get(key) and n - free[key][-1][0] <= _REUSE_WITHIN:
+                target = free[key].pop()[1]
             if target is None:
                 target = len(key_of)
                 key_of[target] = key
                 allocates[id(eq)] = target
+                lifetime[target] = [n, n]
             else:
                 buffer = holder[target]
                 out_of[id(eq)] = buffer
@@ -148,10 +160,13 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
         for x in dying:
             for r in roots_of[id(x)]:
                 refs[r] -= 1
+                if r in lifetime:
+                    lifetime[r][1] = n
                 # a buffer is reachable by its holder's name (never `_`: an unused output)
                 if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots:
-                    free.setdefault(key_of[r], []).append(r)
+                    free.setdefault(key_of[r], []).append((n, r))
     escaping = {r for key in keep for r in roots_of.get(key, ())}
-    return Plan(out_of, delete_at, {k: key_of[r] for k, r in allocates.items()
-                                    if r not in escaping and r not in pinned_roots})
+    scratch = {k: key_of[r] for k, r in allocates.items()
+               if r not in escaping and r not in pinned_roots}
+    return Plan(out_of, delete_at, scratch, {k: tuple(lifetime[allocates[k]]) for k in scratch})
 

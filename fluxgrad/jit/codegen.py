@@ -19,19 +19,24 @@ there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` i
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
 staged the equation as a comment. A large matrix product writes into a dead buffer too
 (`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
-written as one loop over cache-sized chunks (`fusion`). Control flow (`while_loop`, `scan`,
-`cond`) is written as Python statements calling generated functions for its sub-programs,
+written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
+be multiplied (relu's gradient) is multiplied as it is (`_masks_multiplied_as_bools`).
+Control flow (`while_loop`, `scan`, `cond`) is written as Python statements calling generated functions for its sub-programs,
 defined before the main one (`loops`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
 
 The large arrays (>= `SCRATCH_BYTES`) a call allocates and frees again (nothing returned
 may alias them; sizes all known) come from a workspace kept between calls, so a training
-step does not page-fault fresh memory in every call:
+step does not page-fault fresh memory in every call. The workspace is one arena of bytes in
+which arrays that are never in use at once share memory (`arena_layout`, from each array's
+first and last equation, `buffers.Plan.lifetimes`), so it holds no more than the most the
+call's scratch arrays hold at one time:
 
     try:
         scratch = _scratch.pop()               # a free workspace ...
-    except IndexError:
-        scratch = (_empty((256, 512), _p3),)   # ... or a new one (first call, other threads)
+    except IndexError:                         # ... or a new one (first call, other threads)
+        arena = _empty(524288, _p4)
+        scratch = (_carve(arena, 0, (256, 512), _p3),)
     b = _matmul_into(x, a, scratch[0])
     ...
     _scratch.append(scratch)
@@ -183,6 +188,7 @@ def generate(traced, name, first):
     names = _Names(traced.inputs, name)
     equations, outputs, wrapped = _without_identities(
         traced.program.equations, traced.outputs, first.wrapped)
+    equations = _masks_multiplied_as_bools(equations, outputs)
     equations = _transposed_products(equations, outputs)
     keep = {id(o) for o in outputs if isinstance(o, Variable)}
     last_use, read = {}, {}
@@ -199,8 +205,9 @@ def generate(traced, name, first):
         all(isinstance(x, Variable) and x._data.ndim == 2 for x in eq.inputs))}
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
                          _in_place(traced, outputs), first.fresh, first.made, takes_out)
+    fused_eqs = {id(eq) for start, stop in regions.items() for eq in equations[start:stop]}
     scratch = {} if _symbolic(traced.inputs) else {
-        k: key for k, key in reuse.scratch.items() if _large(key)}
+        k: key for k, key in reuse.scratch.items() if _large(key) and k not in fused_eqs}
     slot = {key: k for k, key in enumerate(scratch)}
     workspace = names.fresh("scratch") if scratch else None
     deletions = {}
@@ -214,8 +221,13 @@ def generate(traced, name, first):
         body.append(f"del {', '.join(unused_inputs)}")
     if scratch:
         pool = names.global_name("_scratch", Scratch())
-        arrays = [_allocation(key, names) for key in scratch.values()]
+        offsets, size = arena_layout([(_nbytes(key), reuse.lifetimes[k])
+                                      for k, key in scratch.items()])
+        arena = names.fresh("arena")
+        arrays = [_allocation(key, names, arena, offset)
+                  for key, offset in zip(scratch.values(), offsets)]
         body += ["try:", f"    {workspace} = {pool}.pop()", "except IndexError:",
+                 f"    {arena} = _empty({size}, {names.value(np.dtype(np.uint8), 'p')})",
                  f"    {workspace} = ({', '.join(arrays)},)"]
     n = 0
     while n < len(equations):
@@ -293,14 +305,49 @@ class Scratch(list):
     __slots__ = ()
 
 
-def _allocation(key, names):
-    """Code making a new array of this `buffers.layout_key`."""
+def _allocation(key, names, arena, offset):
+    """Code making an array of this `buffers.layout_key` at `offset` in the arena."""
     shape, dtype, order = key
+    carve = names.helper("_carve", carve_array)
     dtype = names.value(dtype, "p")
     if order is None:
-        return f"_empty({shape!r}, {dtype})"
+        return f"{carve}({arena}, {offset}, {shape!r}, {dtype})"
     inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
-    return f"_empty({tuple(shape[k] for k in order)!r}, {dtype}).transpose({inverse!r})"
+    return f"{carve}({arena}, {offset}, {tuple(shape[k] for k in order)!r}, " \
+           f"{dtype}).transpose({inverse!r})"
+
+
+def carve_array(arena, offset, shape, dtype):
+    """The array of `shape` and `dtype` at byte `offset` of the byte array `arena`."""
+    return arena[offset:offset + math.prod(shape) * dtype.itemsize].view(dtype).reshape(shape)
+
+
+def _nbytes(key):
+    return math.prod(key[0]) * key[1].itemsize
+
+
+_ALIGN = 64
+
+
+def arena_layout(arrays):
+    """Byte offsets in one arena for arrays given as (size in bytes, (first, last) equation
+    that uses them), such that arrays used at once never overlap in memory, and the arena's
+    size: each array in turn (the largest first) at the lowest offset free during its
+    lifetime. The workspace then holds about the most memory the call's scratch arrays hold
+    at any one time, not the sum of them all."""
+    placed, offsets, size = [], [0] * len(arrays), 0
+    for k in sorted(range(len(arrays)), key=lambda k: (-arrays[k][0], arrays[k][1])):
+        nbytes, (first, last) = arrays[k]
+        offset = 0
+        for start, stop in sorted((o, o + n) for o, n, (f, l) in placed
+                                  if f <= last and first <= l):
+            if start - offset >= nbytes:
+                break
+            offset = max(offset, -(-stop // _ALIGN) * _ALIGN)
+        placed.append((offset, nbytes, (first, last)))
+        offsets[k] = offset
+        size = max(size, offset + nbytes)
+    return offsets, size
 
 
 def _large(layout):
@@ -316,12 +363,10 @@ def _symbolic(inputs):
 
 def _in_place(traced, outputs):
     """{id(output): the input whose array it may be written into} for a training step's new
-    parameter and state values (see `buffers.plan`)."""
-    state = traced.state
-    if state is None:
-        return {}
-    return {id(outputs[k]): v for k, v in state.in_place.items()
-            if isinstance(outputs[k], Variable)}
+    parameter and state values and the arguments' new values (see `buffers.plan`)."""
+    pairs = [] if traced.state is None else list(traced.state.in_place.items())
+    pairs += [(k, traced.inputs[i]) for i, k in traced.arg_writes]
+    return {id(outputs[k]): v for k, v in pairs if isinstance(outputs[k], Variable)}
 
 
 class _Emitted:
@@ -369,6 +414,41 @@ def _transposed_products(equations, outputs):
                                     equations[k].source)
             dropped.add(n)
     return [eq for n, eq in enumerate(rewritten) if n not in dropped]
+
+
+def _masks_multiplied_as_bools(equations, outputs):
+    """`y = cast(mask, float)` read only by products `y * g` with arrays `g` of that float
+    dtype (relu's gradient: `g * (out != 0)`): the products read the boolean mask itself,
+    which NumPy multiplies as 0 and 1 into `g`'s dtype, and the cast (a pass writing a float
+    array the size of g) is dropped."""
+    readers = {}
+    for eq in equations:
+        for x in eq.inputs:
+            if isinstance(x, Variable):
+                readers.setdefault(id(x), []).append(eq)
+    returned = {id(o) for o in outputs if isinstance(o, Variable)}
+    masks = {}
+    for eq in equations:
+        if eq.prim.name != "cast" or not isinstance(eq.inputs[0], Variable):
+            continue
+        mask, y = eq.inputs[0], eq.outputs[0]
+        if mask._data.dtype != np.bool_ or y._data.dtype.kind != "f" or id(y) in returned:
+            continue
+        if all(r.prim.impl is np.multiply and len(r.inputs) == 2 and not r.params and all(
+                isinstance(x, Variable) and x._data.dtype == y._data.dtype for x in r.inputs)
+                and r.outputs[0]._data.shape == y._data.shape for r in readers.get(id(y), ())):
+            masks[id(y)] = mask
+    if not masks:
+        return equations
+    rewritten = []
+    for eq in equations:
+        if eq.prim.name == "cast" and id(eq.outputs[0]) in masks:
+            continue
+        if any(id(x) in masks for x in eq.inputs):
+            eq = Equation(eq.prim, [masks.get(id(x), x) for x in eq.inputs], eq.outputs,
+                          eq.params, eq.source, eq.symbolic)
+        rewritten.append(eq)
+    return rewritten
 
 
 def _without_identities(equations, outputs, wrapped):

@@ -42,8 +42,8 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import batched, codegen, guards, joint, signature, state as _state, symbolic, \
-    tracing as _trace
+from . import arguments, batched, codegen, guards, joint, signature, state as _state, \
+    symbolic, tracing as _trace
 
 
 class _Entry:
@@ -145,7 +145,7 @@ class Compiled:
         if not kwargs:
             try:
                 datas = [a._data for a in args]
-                key = (grad, *[(d.shape, d.dtype) for d in datas],
+                key = (grad, *[(d.shape, d.dtype, d.strides) for d in datas],
                        *[a._requires_grad for a in args])
             except AttributeError:  # not all Tensors
                 key = None
@@ -162,6 +162,8 @@ class Compiled:
         self._last = entry
         if entry.eager:
             return self.fn(*args, **kwargs) if arrays is None else arrays.value
+        if entry.traced.arg_writes and arguments.aliased(entry.traced, tensors):
+            return self.fn(*args, **kwargs)  # (nothing was written yet)
         state = entry.traced.state
         if state is not None and (state.writes or not (entry.grad_in and grad)):
             return _state.run(self, entry, arrays, args, kwargs, tensors)
@@ -170,7 +172,7 @@ class Compiled:
         if entry.grad_in and grad:
             outs = CompiledFunction.apply(entry, arrays, *tensors)
         else:
-            outs = [Tensor._make(a) for a in arrays]
+            outs = arguments.results(entry.traced, tensors, arrays)
         return signature.unflatten(entry.traced.out_structure, iter(outs))
 
     def _lookup(self, args, kwargs, grad, fast_key):
@@ -190,6 +192,8 @@ class Compiled:
             self._entries.move_to_end(pattern)
         if len(self._fast) >= _FAST_LIMIT:
             self._fast.clear()
+        if fast_key is not None and any(not t._data.flags.c_contiguous for t in tensors):
+            fast_key = None  # (strides alone don't say whether an argument is a view)
         self._fast[fast_key if fast_key is not None else (base, shapes)] = entry
         return entry, tensors, arrays
 
@@ -242,8 +246,8 @@ class Compiled:
             candidates.update((leaf, axis) for leaf, (old, new) in
                               enumerate(zip(policy.last, shapes))
                               for axis, (a, b) in enumerate(zip(old, new)) if a != b)
-        if self.dynamic is False:
-            candidates = set()
+        if self.dynamic is False or any(not t._data.flags.c_contiguous for t in tensors):
+            candidates = set()  # (the strides of a non-C-contiguous argument follow its sizes)
         candidates -= policy.concrete
         names = _trace.input_names(self.fn, args, kwargs, len(tensors))
         dims = _applicable(candidates, shapes, policy.excluded)
@@ -297,9 +301,9 @@ class Compiled:
         entry.source, entry.forward = codegen.generate(traced, entry.name, wrapped)
         entry.grad_in = [i for i, t in enumerate(tensors)
                          if t.requires_grad and t._data.dtype.kind == "f"]
-        entry.diff_out = [i for i, o in enumerate(traced.outputs)
+        entry.diff_out = [i for i, o in enumerate(traced.outputs[:traced.n_results])
                           if isinstance(o, Variable) and o._data.dtype.kind == "f"]
-        if not entry.diff_out:
+        if not entry.diff_out or traced.arg_writes:  # (then no result depends on grad_in)
             entry.grad_in = []
         entry.vjp = entry.joint = None
         entry.joints = {}
@@ -372,6 +376,11 @@ class Compiled:
     def _check(self, entry, arrays, args, kwargs):
         """Compare the first compiled result of a signature with eager mode's."""
         from .._core.grad_mode import no_grad
+        if entry.traced.arg_writes:  # eager mode writes into copies: the call writes after
+            copies = iter([Tensor._make(t._data.copy()) for t in
+                           signature.flatten_args(args, kwargs)[1]])
+            args, kwargs = signature.substitute(args, copies), signature.substitute(kwargs,
+                                                                                  copies)
         with no_grad():
             expected = []
             signature.flatten_value(self.fn(*args, **kwargs), expected)
@@ -417,6 +426,8 @@ def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=No
     specs, leaf = [], 0
     policy_excluded = policy_excluded or {}
     for a in args:
+        if isinstance(a, Tensor) and not (entry.eager or a._data.flags.c_contiguous):
+            return None  # the signature holds its strides: `_call` serves it
         if isinstance(a, Tensor):
             specs.append(("tensor", type(a), a._data.dtype, a._requires_grad, dims[leaf],
                           [policy_excluded.get((leaf, axis), ()) for axis in range(a.ndim)]))
@@ -426,8 +437,9 @@ def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=No
         else:
             return None
     simple = finish is _finish and entry.traced.out_structure == "T" and not (
-        entry.grad_in and grad)
-    return guards.runner(entry, specs, grad, finish, entry.forward if simple else None)
+        entry.grad_in and grad) and not entry.traced.arg_writes
+    return guards.runner(entry, specs, grad, finish, entry.forward if simple else None,
+                         contiguous=not entry.eager)
 
 
 _GUARDED_VALUES = (bool, int, float, str, type(None))
@@ -437,6 +449,10 @@ def _finish(entry, args, tensors, arrays):
     """Run an entry's code on the arguments' arrays; wrap the results."""
     if entry.grad_in and _grad_state.enabled:
         outs = CompiledFunction.apply(entry, None, *tensors)
+    elif entry.traced.arg_writes:
+        if arguments.aliased(entry.traced, tensors):
+            return entry.owner.fn(*args)
+        outs = arguments.results(entry.traced, tensors, entry.forward(*arrays))
     else:
         results = entry.forward(*arrays)
         if entry.traced.out_structure == "T":
@@ -526,7 +542,7 @@ def _positional(structure):
 def _leaf_count(part):
     if not isinstance(part, tuple) or not part:
         return 0
-    if type(part[0]) is int or part[0] == "T":  # a Tensor: (rank, dtype, requires_grad)
+    if type(part[0]) is int or part[0] == "T":  # a Tensor: (rank, dtype, requires_grad, memory)
         return 1
     if part[0] in ("tuple", "list"):
         return sum(_leaf_count(p) for p in part[1:])
@@ -537,7 +553,9 @@ def _leaf_count(part):
 
 def _describe(part, shapes):
     if type(part[0]) is int:
-        return f"{part[1]}{list(shapes[0])}{' requires_grad' if part[2] else ''}"
+        memory = "" if part[3] is None else \
+            f" strides {list(part[3][0])}{' (a view)' if part[3][1] else ''}"
+        return f"{part[1]}{list(shapes[0])}{' requires_grad' if part[2] else ''}{memory}"
     if part[:1] == ("C",):
         return repr(part[2])
     return "a structure"

@@ -28,7 +28,8 @@ library):
 
 The module's function takes and returns NumPy arrays (a tuple, one per result leaf). A
 training step's function, like the compiled step, may write the new parameter and optimizer
-state values into the arrays passed for them (after their last read) and also returns them. What
+state values into the arrays passed for them (after their last read) and also returns them;
+so it does with the new values of arguments the function writes in place. What
 can't be written out (an impl reading an object that is neither NumPy, a literal nor a
 function) raises NotImplementedError naming the op and the object, before any file is
 written.

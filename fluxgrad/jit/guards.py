@@ -1,13 +1,15 @@
 """Guards as generated code: one function per trace, checking a call's arguments against it and
 running it.
 
-`runner(entry, specs, grad, finish, forward)` -> `run(args)` for calls with positional
-arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims, excluded)` or
-`("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each value argument
-has its type and value, and each Tensor argument has its class (exactly: never a static
-Variable), dtype (the same object), requires_grad flag (in grad mode) and, per axis, its
-concrete size (or, on an unknown axis, a size >= 2, not in `excluded[axis]`, equal to the
-other sizes sharing its unknown); else it calls `finish(entry, args, tensors, arrays)` (which
+`runner(entry, specs, grad, finish, forward, contiguous)` -> `run(args)` for calls with
+positional arguments only, one per spec: `("tensor", class, dtype, requires_grad, dims,
+excluded)` or `("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each
+value argument has its type and value, and each Tensor argument has its class (exactly: never
+a static Variable), dtype (the same object), requires_grad flag (in grad mode), with
+`contiguous` a C-contiguous array (a trace of other strides is keyed by them: `signature`),
+and, per axis, its concrete size (or, on an unknown axis, a size >= 2, not in
+`excluded[axis]`, equal to the other sizes sharing its unknown); else it calls
+`finish(entry, args, tensors, arrays)` (which
 runs the compiled code on the Tensors' arrays and wraps the results), or, given
 `forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace
 of `x: f32[N0, 4]`, `w: f32[4, 3]`:
@@ -25,6 +27,10 @@ of `x: f32[N0, 4]`, `w: f32[4, 3]`:
         if d0.dtype is not _t0 or d1.dtype is not _t1 or a0._requires_grad is not _r0 ...:
             return MISS
         if d1.shape != _s0:  # (4, 3)
+            return MISS
+        if d1.strides != _st0:  # C order: (12, 4)
+            return MISS
+        if not d0.flags.c_contiguous:  # (strides that follow an unknown size)
             return MISS
         s0 = d0.shape
         if len(s0) != 2 or s0[1] != 4 or s0[0] < 2:
@@ -47,7 +53,7 @@ def miss(args):
     return MISS
 
 
-def runner(entry, specs, grad, finish, forward=None):
+def runner(entry, specs, grad, finish, forward=None, contiguous=False):
     names = {"_grad": _grad_state, "_batch": _batch_state, "_forward": _forward_state,
              "MISS": MISS, "_finish": finish, "_entry": entry,
              "_code": forward, "_make": Tensor._make}
@@ -79,6 +85,14 @@ def runner(entry, specs, grad, finish, forward=None):
         shapes = _differs([f"d{i}.shape" for i in known], [tuple(specs[i][4]) for i in known],
                           "_s", names)
         lines += [f"if {shapes}:", "    return MISS"]
+        if contiguous:  # the strides of C order (cheaper to read than `flags`)
+            strides = _differs([f"d{i}.strides" for i in known], [
+                _c_strides(specs[i][4], specs[i][2].itemsize) for i in known], "_st", names)
+            lines += [f"if {strides}:", "    return MISS"]
+    unknown = [i for i in tensors if i not in set(known)]
+    if contiguous and unknown:
+        lines += [f"if not ({' and '.join(f'd{i}.flags.c_contiguous' for i in unknown)}):",
+                  "    return MISS"]
     known_set = set(known)
     first = {}
     for i in tensors:
@@ -106,6 +120,14 @@ def runner(entry, specs, grad, finish, forward=None):
     source = "def run(args):\n" + "".join(f"    {line}\n" for line in lines)
     exec(compile(source, f"<fluxgrad.compile guard of {entry.name}>", "exec"), names)
     return names["run"]
+
+
+def _c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
 
 
 _UNROLLED = 8

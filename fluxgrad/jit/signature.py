@@ -1,9 +1,10 @@
 """Arguments and results as (structure, leaves): what a compiled function's cache is keyed by.
 
 `flatten_args(args, kwargs)` -> (key, tensors): `key` is hashable and holds the structure of
-the arguments (tuples, lists, dicts), each Tensor's rank, dtype and requires_grad (not its
-sizes: the caller keys by those as its symbolic dims allow), and the value (with its type)
-of every Python scalar, string or None; `tensors` are the Tensor leaves in order.
+the arguments (tuples, lists, dicts), each Tensor's rank, dtype, requires_grad and memory
+(`memory`: None when C-contiguous, else its strides and whether it is a view; not its sizes:
+the caller keys by those as its symbolic dims allow), and the value (with its type) of every
+Python scalar, string or None; `tensors` are the Tensor leaves in order.
 `unflatten(structure, leaves)` rebuilds a value from a structure made by `flatten_value`
 (used for results, whose leaves may also be constants).
 """
@@ -21,7 +22,8 @@ def flatten_args(args, kwargs):
         if isinstance(x, Tensor):  # the common case, kept short: a call's overhead is here
             data = x._data
             tensors.append(x)
-            parts.append((data.ndim, data.dtype, x._requires_grad))
+            parts.append((data.ndim, data.dtype, x._requires_grad,
+                          None if data.flags.c_contiguous else memory(x)))
         else:
             parts.append(_key(x, tensors, f"args[{i}]"))
     key = tuple(parts)
@@ -30,10 +32,17 @@ def flatten_args(args, kwargs):
     return key, tensors
 
 
+def memory(x):
+    """What a trace reads of a tensor's memory besides its shape (`view`, `stride`, ...)."""
+    return x._data.strides, getattr(x, "_view", None) is not None
+
+
 def _key(x, tensors, where):
     if isinstance(x, Tensor):
         tensors.append(x)
-        return ("T", x._data.ndim, x._data.dtype, x._requires_grad)
+        data = x._data
+        return ("T", data.ndim, data.dtype, x._requires_grad,
+                None if data.flags.c_contiguous else memory(x))
     if type(x) in _SCALARS or isinstance(x, numbers.Number):
         return ("C", type(x).__name__, x)
     if isinstance(x, (tuple, list)):

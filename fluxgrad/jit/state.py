@@ -662,7 +662,7 @@ def run(compiled, entry, arrays, args, kwargs, tensors):
     """A call of `compiled` whose trace reads or writes eager state: the guards checked (else
     a variant traced earlier for the same arguments whose guards hold, else a new trace), the
     code run, the new state written back. `arrays` are the results of a call that just traced."""
-    from . import signature
+    from . import arguments, signature
     binding = entry.traced.state
     variants = binding.variants
     if arrays is None and not binding.holds():
@@ -677,7 +677,7 @@ def run(compiled, entry, arrays, args, kwargs, tensors):
                 arrays = None  # the trace's own run was undone: this call draws
             if entry.traced.state is None:
                 return signature.unflatten(entry.traced.out_structure,
-                                           iter([Tensor._make(a) for a in arrays]))
+                                           iter(arguments.results(entry.traced, tensors, arrays)))
             variants.insert(0, entry)
             del variants[_MAX_VARIANTS:]
             entry.traced.state.variants = variants
@@ -692,7 +692,7 @@ def run(compiled, entry, arrays, args, kwargs, tensors):
     n = binding.n_results
     binding.write(arrays[n:], inputs + list(arrays[:n]))
     return signature.unflatten(entry.traced.out_structure,
-                               iter([Tensor._make(a) for a in arrays[:n]]))
+                               iter(arguments.results(entry.traced, tensors, arrays)))
 
 
 def refuse_check(compiled):

@@ -10,7 +10,13 @@ inputs). With `lift`, the eager state the function reads and writes (parameters,
 from later backward() passes, as eager mode records no graph there); `Traced.state` says
 how to read and write that state at each call (None when the trace touched none). Writes
 through views (`y[:, 0] += 1`, `y.view(-1)[i] = v`) are staged as out-of-place ops that
-write on into the base (see `views`). The program is then optimised by `static.passes.optimize`. Returns a `Traced`.
+write on into the base (see `views`). A write into an argument (`x.add_(1)`, `x[0] = 0`,
+`x.data.mul_(2)`, through a view of x) makes x's final value an output, after the state's
+(`Traced.arg_writes`), which each call writes into the argument's memory (`arguments`);
+refused (NotImplementedError) when grad mode is on and an argument requires grad, where
+eager mode would record the write in the graph (eager mode's own refusals, for a leaf that
+requires grad, are raised as there). The program is then optimised by
+`static.passes.optimize`. Returns a `Traced`.
 
 Refused clearly: a Python `if`/`while` on a traced value (the static Variable's own error,
 pointing to `static.nn.cond` / `while_loop`); with `check_captures` (a trace for grad mode),
@@ -32,15 +38,17 @@ from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import autograd, random as _random
-from ..static import passes, staging
+from ..static import passes, staging, transforms
 from ..static.program import Program, Variable
 from . import signature, state as _state, views as _views
 
 
 class Traced:
-    __slots__ = ("program", "inputs", "outputs", "out_structure", "equations_before", "state")
+    __slots__ = ("program", "inputs", "outputs", "out_structure", "equations_before", "state",
+                 "n_results", "arg_writes", "arg_results")
 
-    def __init__(self, program, inputs, outputs, out_structure, equations_before, state=None):
+    def __init__(self, program, inputs, outputs, out_structure, equations_before, state=None,
+                 n_results=None, arg_writes=(), arg_results=None):
         self.program = program
         self.inputs = inputs  # data Variables: one per Tensor leaf of the arguments, then
         # the lifted state's (`state.read()` gives their arrays)
@@ -49,6 +57,10 @@ class Traced:
         self.out_structure = out_structure
         self.equations_before = equations_before  # before the passes
         self.state = state  # a `state.Binding`, or None
+        self.n_results = len(outputs) if n_results is None else n_results  # result leaves
+        self.arg_writes = arg_writes  # (argument, output): the arguments written in place and
+        # the outputs (after the state's) holding their final values (see `arguments`)
+        self.arg_results = arg_results or {}  # result leaf -> the written argument it is
 
 
 def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dims=None):
@@ -63,7 +75,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     rng = _random.default_generator
     rng_before = rng.np, rng.np.bit_generator.state
     tracer = _state.Tracer(program, fn, inputs, tensors) if lift else None
-    views = _views.Views(tracer)
+    views = _views.Views(tracer, zip(inputs, tensors))
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     _static_state.stage = functools.partial(
         views.stage, functools.partial(_lifting_stage, saved[0], tracer) if lift else saved[0])
@@ -103,10 +115,22 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     n_results = len(out_leaves)
     written, values = tracer.written() if lift else ((), ())
     out_leaves += values
+    arg_writes = []
+    for i, (var, data) in enumerate(zip(inputs, program.data)):
+        if var is not data:  # an in-place op wrote it: `data` is its value at the call
+            arg_writes.append((i, len(out_leaves)))
+            out_leaves.append(var)
+    if arg_writes:
+        inputs = program.data[:len(inputs)]
     before = len(program.equations)
     variables = [o for o in out_leaves if isinstance(o, Variable)]
     program = passes.optimize(program, variables)
     outputs = [_resolve(program, o) for o in out_leaves]
+    arg_results = {j: i for i, k in arg_writes for j in range(n_results)
+                   if out_leaves[j] is out_leaves[k]}
+    if arg_writes and check_captures:
+        _refuse_differentiable_writes(fn, program, inputs, tensors, outputs, n_results,
+                                      arg_writes)
     binding = None
     if lift and tracer.slots:
         # the lifted state the optimised program reads (unread state is not even read)
@@ -117,7 +141,8 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         inputs = inputs + lifted
         if binding.writes and check_captures and not tracer.backwarded:
             _refuse_differentiable_results(fn, tensors, outputs)
-    return Traced(program, inputs, outputs, structure, before, binding)
+    return Traced(program, inputs, outputs, structure, before, binding, n_results,
+                  arg_writes, arg_results)
 
 
 def _refuse_differentiable_results(fn, tensors, outputs):
@@ -130,6 +155,27 @@ def _refuse_differentiable_results(fn, tensors, outputs):
             "statistics) and returns results that need gradients for its arguments; compiled "
             "code can't do both yet. Call it under no_grad(), put backward() and opt.step() "
             "inside it (a training step), or call it without compile")
+
+
+def _refuse_differentiable_writes(fn, program, inputs, tensors, outputs, n_results, writes):
+    """In grad mode, eager mode records a write into an argument in the graph: compiled
+    code can't when results need gradients, or when the value written depends on an
+    argument that requires grad (the written argument would take that history)."""
+    sources = [v for v, t in zip(inputs, tensors) if t._requires_grad]
+    if not sources:
+        return
+    where = f"fluxgrad.compile({_name(fn)}): it writes into an argument in place"
+    results = [o for o in outputs[:n_results] if isinstance(o, Variable)]
+    if transforms._path(program, sources, results)[0]:
+        raise NotImplementedError(
+            f"{where} and returns results that need gradients for its arguments; compiled "
+            "code can't do both yet. Call it under no_grad(), or call it without compile")
+    written = [outputs[k] for _, k in writes if isinstance(outputs[k], Variable)]
+    if transforms._path(program, sources, written)[0]:
+        raise NotImplementedError(
+            f"{where} a value computed from an argument that requires grad, which eager mode "
+            "records in the graph (the argument takes that history); compiled code can't "
+            "yet. Write under no_grad(), or call the function without compile")
 
 
 def _lifting_stage(stage, tracer, prim, inputs, params):

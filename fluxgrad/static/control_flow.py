@@ -13,7 +13,8 @@ VJP staged into it (cond); a loop body's VJP is replayed backwards over the valu
 forward loop kept, one per iteration, so a trip count known only at run time is fine
 (while_loop, scan; when no equation reads those values, `passes.dce` has the loop keep
 none, and of each iteration only the values the backward loop reads: the param `kept`); that
-backward loop can't be differentiated again yet. With prim on, a
+backward loop can't be differentiated in reverse mode again (its error names the way out,
+`func.hessian`: forward over reverse). With prim on, a
 cond is transposed by the same VJP, restricted to its tangent inputs.
 In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
@@ -299,8 +300,12 @@ def _while_grad_impl(kept, *values, body, b_args, seeds, cts, n_args, captures, 
 
 
 def _no_second_order(out_bar, out, inputs, needs, params):
-    raise NotImplementedError("the reverse-mode derivative of a while_loop can't be "
-                              "differentiated again yet (second order through a while_loop)")
+    raise NotImplementedError(
+        "the reverse-mode derivative of a while_loop (or scan) can't be differentiated in "
+        "reverse mode again (second order through a while_loop: grad of grad, "
+        "backward(create_graph=True) then grad, jacrev of jacrev). Take second derivatives "
+        "forward over reverse: fluxgrad.func.hessian(f), i.e. func.jacfwd(func.jacrev(f)); or, "
+        "for a trip count known when tracing, write the loop as a Python for loop")
 
 
 def _replay(sub, mapping, outs):
