@@ -3,6 +3,7 @@
 from . import functional, init, utils
 from .layers import *  # noqa: F401,F403
 from .extra_layers import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .losses_extra import *  # noqa: F401,F403
 from .module import Layer, Module
@@ -11,7 +12,7 @@ from .parameter import Parameter
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .utils import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from . import extra_layers, layers, loss, losses_extra, paddle_layers, rnn, transformer
+from . import extra_layers, layers, lazy, loss, losses_extra, paddle_layers, rnn, transformer
 from . import modules, parallel
 from .parallel import DataParallel, DistributedDataParallel
 
@@ -19,4 +20,4 @@ initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
             "ClipGradByNorm", "ClipGradByValue", "DataParallel", "DistributedDataParallel"] + layers.__all__ + extra_layers.__all__
-           + loss.__all__ + losses_extra.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)
+           + lazy.__all__ + loss.__all__ + losses_extra.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)
