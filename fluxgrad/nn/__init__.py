@@ -4,6 +4,7 @@ from . import functional, init, utils
 from .layers import *  # noqa: F401,F403
 from .extra_layers import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
+from .sync_batchnorm import SyncBatchNorm
 from .loss import *  # noqa: F401,F403
 from .losses_extra import *  # noqa: F401,F403
 from .module import Layer, Module
@@ -19,5 +20,5 @@ from .parallel import DataParallel, DistributedDataParallel
 initializer = init
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
-            "ClipGradByNorm", "ClipGradByValue", "DataParallel", "DistributedDataParallel"] + layers.__all__ + extra_layers.__all__
+            "ClipGradByNorm", "ClipGradByValue", "DataParallel", "DistributedDataParallel", "SyncBatchNorm"] + layers.__all__ + extra_layers.__all__
            + lazy.__all__ + loss.__all__ + losses_extra.__all__ + rnn.__all__ + paddle_layers.__all__ + transformer.__all__)
