@@ -11,3 +11,11 @@ def test_repeat_returns_a_tensor_that_owns_its_memory():
     same = row.repeat(1, 1)
     same[0, 1] = 7
     assert row.tolist() == [[1, 2, 3]]
+
+
+def test_int_scalar_out_of_the_tensor_dtype_range_wraps_around_as_torch():
+    u8 = fg.tensor([44, 200], dtype=fg.uint8)
+    assert (u8 + 300).tolist() == [88, 244] and (u8 + 300).dtype == fg.uint8
+    assert (u8 == 300).tolist() == [True, False]
+    i8 = fg.tensor([1, 100], dtype=fg.int8)
+    assert (i8 + 300).tolist() == [45, -112] and (i8 * -300).tolist() == [-44, -48]
