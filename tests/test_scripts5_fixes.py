@@ -19,3 +19,14 @@ def test_int_scalar_out_of_the_tensor_dtype_range_wraps_around_as_torch():
     assert (u8 == 300).tolist() == [True, False]
     i8 = fg.tensor([1, 100], dtype=fg.int8)
     assert (i8 + 300).tolist() == [45, -112] and (i8 * -300).tolist() == [-44, -48]
+
+
+def test_repr_leaves_out_the_default_float_dtype_whichever_it_is():
+    fg.set_default_dtype(fg.float64)
+    try:
+        assert repr(fg.ones(2)) == "tensor([1., 1.])"
+        assert repr(fg.ones(2, dtype=fg.float32)) == "tensor([1., 1.], dtype=fluxgrad.float32)"
+        assert repr(fg.tensor([])) == "tensor([])"
+    finally:
+        fg.set_default_dtype(fg.float32)
+    assert repr(fg.ones(1, dtype=fg.float64)) == "tensor([1.], dtype=fluxgrad.float64)"
