@@ -1,5 +1,5 @@
-"""Focused tests of the fixes the scripts of round 5 (tests/pytorch_scripts) brought in, outside
-nn (whose fixes are tested in tests/test_nn_*.py)."""
+"""Focused tests of the small fixes the scripts of round 5 (tests/pytorch_scripts) brought in (the
+new layers have their own files: tests/test_nn_lazy.py, tests/test_nn_sync_batchnorm.py)."""
 import fluxgrad as fg
 
 
@@ -30,3 +30,9 @@ def test_repr_leaves_out_the_default_float_dtype_whichever_it_is():
     finally:
         fg.set_default_dtype(fg.float32)
     assert repr(fg.ones(1, dtype=fg.float64)) == "tensor([1.], dtype=fluxgrad.float64)"
+
+
+def test_nn_utils_exports_the_fusion_helpers_as_torch():
+    from fluxgrad.nn.utils import fusion
+    assert fg.nn.utils.fuse_conv_bn_eval is fusion.fuse_conv_bn_eval
+    assert fg.nn.utils.fuse_linear_bn_weights is fusion.fuse_linear_bn_weights
