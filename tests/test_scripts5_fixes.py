@@ -1,6 +1,12 @@
 """Focused tests of the small fixes the scripts of round 5 (tests/pytorch_scripts) brought in (the
 new layers have their own files: tests/test_nn_lazy.py, tests/test_nn_sync_batchnorm.py)."""
+import io
+
+import numpy as np
+import pytest
+
 import fluxgrad as fg
+from fluxgrad.serialization import CheckpointError
 
 
 def test_repeat_returns_a_tensor_that_owns_its_memory():
@@ -36,3 +42,37 @@ def test_nn_utils_exports_the_fusion_helpers_as_torch():
     from fluxgrad.nn.utils import fusion
     assert fg.nn.utils.fuse_conv_bn_eval is fusion.fuse_conv_bn_eval
     assert fg.nn.utils.fuse_linear_bn_weights is fusion.fuse_linear_bn_weights
+
+
+def _round_trip(obj):
+    buffer = io.BytesIO()
+    fg.save(obj, buffer)
+    return fg.load(io.BytesIO(buffer.getvalue()))
+
+
+def test_save_keeps_views_sharing_memory_with_their_strides():
+    base = fg.arange(12.0).view(3, 4)
+    loaded = _round_trip({"base": base, "row": base[1], "t": base.t(), "rev": base.flip(0)})
+    assert loaded["t"].stride() == (1, 4) and fg.equal(loaded["t"], base.t())
+    assert fg.equal(loaded["rev"], base.flip(0))
+    loaded["row"][0] = -1.0
+    assert loaded["base"][1, 0].item() == -1.0 and loaded["t"][0, 1].item() == -1.0
+    assert base[1, 0].item() == 4.0
+
+
+def test_save_keeps_a_tied_weight_tied_and_a_size_a_size():
+    shared = fg.nn.Parameter(fg.ones(2))
+    loaded = _round_trip({"a": shared, "b": shared, "shape": fg.Size([3, 4])})
+    loaded["a"].data.mul_(3)
+    assert loaded["b"].tolist() == [3.0, 3.0] and isinstance(loaded["b"], fg.nn.Parameter)
+    assert type(loaded["shape"]) is fg.Size and loaded["shape"] == (3, 4)
+
+
+def test_load_refuses_a_view_reaching_outside_its_array():
+    structure = ('{"format": "fluxgrad-1", "root": {"tensor": "x", "view": '
+                 '{"offset": 2, "shape": [3], "strides": [1]}}}')
+    out = io.BytesIO()
+    np.savez(out, x=np.zeros(4, np.float32),
+             __structure__=np.frombuffer(structure.encode(), np.uint8))
+    with pytest.raises(CheckpointError, match="reaching elements 2 to 4 of an array of 4"):
+        fg.load(io.BytesIO(out.getvalue()))
