@@ -76,3 +76,12 @@ def test_load_refuses_a_view_reaching_outside_its_array():
              __structure__=np.frombuffer(structure.encode(), np.uint8))
     with pytest.raises(CheckpointError, match="reaching elements 2 to 4 of an array of 4"):
         fg.load(io.BytesIO(out.getvalue()))
+
+
+def test_skip_init_builds_the_module_without_drawing_random_numbers():
+    fg.manual_seed(3)
+    expected = fg.rand(2)
+    fg.manual_seed(3)
+    layer = fg.nn.utils.skip_init(fg.nn.Linear, 4, 2, bias=False)
+    assert fg.equal(fg.rand(2), expected)
+    assert layer.weight.shape == (2, 4) and layer.bias is None
