@@ -43,3 +43,22 @@ def test_lazy_layer_has_no_parameters_until_called_and_takes_dtype():
     layer(fg.ones(1, 2, 3, 3, dtype=fg.float64))
     assert layer.weight.dtype == fg.float64 and layer.weight.shape == (3, 2, 1, 1)
     assert isinstance(layer, nn.Conv2d) and not isinstance(layer, nn.LazyModuleMixin)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda lazy: nn.Linear(5, 3) if not lazy else nn.LazyLinear(3), (2, 5)),
+    (lambda lazy: nn.Conv2d(4, 2, 3, groups=2) if not lazy else nn.LazyConv2d(2, 3, groups=2),
+     (1, 4, 5, 5)),
+    (lambda lazy: nn.ConvTranspose1d(3, 2, 2) if not lazy else nn.LazyConvTranspose1d(2, 2),
+     (1, 3, 4)),
+    (lambda lazy: nn.BatchNorm1d(3) if not lazy else nn.LazyBatchNorm1d(), (4, 3))])
+def test_load_state_dict_builds_a_lazy_layer_for_the_weights_shapes(make, shape):
+    trained = make(False)
+    model = nn.Sequential(make(True))
+    assert repr(model.load_state_dict({"0." + k: v for k, v in trained.state_dict().items()})
+                ) == "<All keys matched successfully>"
+    assert type(model[0]) is type(trained)
+    trained.eval()
+    model.eval()
+    x = fg.ones(*shape)
+    assert fg.equal(model(x), trained(x))

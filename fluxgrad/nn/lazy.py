@@ -2,11 +2,12 @@
 `LazyInstanceNorm*d`): the layer's input size (in_features, in_channels, num_features) is read
 from its first input. That first call builds the layer, in place, as the class it stands for
 (`LazyConv2d` becomes `Conv2d`), keeping its hooks and train/eval mode, as PyTorch's do; make
-the optimizer after it. Before it the layer holds no parameters or buffers (its sizes and
+the optimizer after it (or load a state_dict into the layer, which builds it for the
+weights' shapes). Before it the layer holds no parameters or buffers (its sizes and
 options are there, the input size 0)."""
 from .extra_layers import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .layers import (BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Conv3d, ConvTranspose1d,
-                     ConvTranspose2d, ConvTranspose3d, Linear)
+                     ConvTranspose2d, ConvTranspose3d, Linear, _ConvNd)
 from .module import Module
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
@@ -41,8 +42,29 @@ class LazyModuleMixin(Module):
 
     def initialize_parameters(self, input):
         """Build the layer for `input` and become `cls_to_become`."""
+        self._become(self._input_size(input))
+
+    def _materialize_from_state(self, state_dict, prefix):
+        """Become the layer whose weights `state_dict` holds under `prefix` (load_state_dict
+        into a layer not called yet, as PyTorch's lazy layers allow); nothing if it holds none."""
+        for name in ("weight", "running_mean"):
+            value = state_dict.get(prefix + name)
+            if value is not None:
+                break
+        else:
+            return
+        shape, real = tuple(value.shape), self.cls_to_become
+        if issubclass(real, Linear):
+            size = shape[1]
+        elif issubclass(real, _ConvNd):
+            size = shape[0] if real._transposed else shape[1] * self.groups
+        else:
+            size = shape[0]
+        self._become(size)
+
+    def _become(self, size):
         args, kwargs, dtype = self._lazy_arguments
-        built = self.cls_to_become(self._input_size(input), *args, **kwargs)
+        built = self.cls_to_become(size, *args, **kwargs)
         if dtype is not None:
             built.to(dtype)
         state = self.__dict__

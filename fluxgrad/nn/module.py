@@ -339,6 +339,9 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}")
+        for path, module in self.named_modules():
+            if hasattr(module, "_materialize_from_state"):  # a lazy layer not yet called
+                module._materialize_from_state(state_dict, path + "." if path else "")
         own = self.state_dict(keep_vars=True)
         defaulted = self._buffers_older_checkpoints_lack(getattr(state_dict, "_metadata", {}))
         missing = [k for k in own if k not in state_dict and k not in defaulted]

@@ -1,6 +1,7 @@
 """Lazy layers the way the tutorials use them: a CNN whose in_features / in_channels /
 num_features are inferred from a dry run, the reprs before and after, the classes they become,
-parameter counts, re-initialising with model.apply after the dry run, then a short training loop."""
+parameter counts, re-initialising with model.apply after the dry run, a short training loop, and
+a checkpoint loaded into a lazy model that was never called."""
 import numpy as np
 import fluxgrad as torch
 import fluxgrad.nn as nn
@@ -69,3 +70,9 @@ print(deconv(torch.ones(1, 4, 3, 3)).shape, deconv.weight.shape, deconv)
 bn1 = nn.LazyBatchNorm1d(momentum=0.5)
 out = bn1(torch.arange(12.0).view(4, 3))
 print(bn1, bn1.running_mean, out[0])
+
+checkpoint = model.state_dict()
+fresh = nn.Sequential(nn.LazyConv2d(6, kernel_size=3, padding=1), nn.LazyBatchNorm2d(), nn.ReLU(), nn.MaxPool2d(2), nn.LazyConv2d(8, 3), nn.Flatten(), nn.LazyLinear(16), nn.ReLU(), nn.LazyLinear(3))
+print(fresh.load_state_dict(checkpoint), fresh[6])
+fresh.eval()
+print(torch.equal(fresh(x), model(x)))
