@@ -73,6 +73,6 @@ print(bn1, bn1.running_mean, out[0])
 
 checkpoint = model.state_dict()
 fresh = nn.Sequential(nn.LazyConv2d(6, kernel_size=3, padding=1), nn.LazyBatchNorm2d(), nn.ReLU(), nn.MaxPool2d(2), nn.LazyConv2d(8, 3), nn.Flatten(), nn.LazyLinear(16), nn.ReLU(), nn.LazyLinear(3))
-print(fresh.load_state_dict(checkpoint), fresh[6])
+print(fresh.load_state_dict(checkpoint))
 fresh.eval()
-print(torch.equal(fresh(x), model(x)))
+print(torch.equal(fresh(x), model(x)), fresh[6], fresh[1].running_mean)
