@@ -5,6 +5,8 @@ from its first input. That first call builds the layer, in place, as the class i
 the optimizer after it (or load a state_dict into the layer, which builds it for the
 weights' shapes). Before it the layer holds no parameters or buffers (its sizes and
 options are there, the input size 0)."""
+import inspect
+
 from .extra_layers import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .layers import (BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Conv3d, ConvTranspose1d,
                      ConvTranspose2d, ConvTranspose3d, Linear, _ConvNd)
@@ -74,9 +76,14 @@ class LazyModuleMixin(Module):
         state.update(kept)
         self.__class__ = self.cls_to_become
 
-    def forward(self, input, *args, **kwargs):
-        self.initialize_parameters(input)
-        return self.forward(input, *args, **kwargs)
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+
+        def forward(self, input, *args, **kwargs):
+            self.initialize_parameters(input)
+            return self.forward(input, *args, **kwargs)
+        forward.__signature__ = inspect.signature(cls.cls_to_become.forward)  # torch's names
+        cls.forward = forward
 
     def extra_repr(self):
         return self._lazy_repr

@@ -13,7 +13,7 @@ __all__ = ["SyncBatchNorm"]
 
 
 class SyncBatchNorm(_BatchNorm):
-    _ndims = None
+    _ndims = range(2, 64)  # any [N, C, ...]
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, process_group=None, device=None, dtype=None, *,
@@ -32,7 +32,6 @@ class SyncBatchNorm(_BatchNorm):
                              f"channels on axis 1, got shape {list(input.shape)}")
         if self.training and self._world_size() > 1:
             return self._synchronised(input)
-        self._ndims = (input.ndim,)
         return super().forward(input)
 
     def _synchronised(self, input):
