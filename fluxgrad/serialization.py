@@ -1,8 +1,10 @@
 """`save` / `load`: tensors, state dicts and optimizer state in a safe file format.
 
 The file is a NumPy .npz archive: one entry per array, plus a JSON description
-of the containing structure (dicts, lists, tuples, numbers, strings). Nothing in
-it is pickled, so a file can't run code.
+of the containing structure (dicts, lists, tuples, Sizes, numbers, strings). Nothing in
+it is pickled, so a file can't run code. Tensors that share memory (views of one tensor, a
+weight tied to two layers) are stored once, as PyTorch stores their storage once, and come
+back sharing it, with their strides.
 
 What that format can't hold (a whole `nn.Module`, a set, an arbitrary object) is pickled
 instead, as PyTorch's `torch.save` does, into one entry of the same archive. As with PyTorch's
@@ -31,6 +33,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ._core.size import Size
 from ._core.tensor import Tensor, _STORED
 
 __all__ = ["save", "load", "CheckpointError", "UnsafeCheckpointError"]
@@ -56,7 +59,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=pickle.DEFAULT_PROTOCOL, 
     format; anything else is pickled (see the module docstring)."""
     arrays = {}
     try:
-        root = _encode(obj, arrays, "obj", 0)
+        root = _encode(obj, arrays, "obj", 0, {})
         structure = {"format": _FORMAT, "root": root}
     except (TypeError, ValueError):  # not representable: an object, or a container in a cycle
         try:
@@ -153,16 +156,48 @@ def _fsync_directory(directory):
             os.close(fd)
 
 
-def _encode(obj, arrays, where, depth):
+def _memory(data):
+    """The array whose memory `data` views (`data` itself if it owns its memory), when `data`
+    can be stored as a window into it: the same dtype, and C-contiguous (as it loads back)."""
+    root = data
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root.dtype != data.dtype or not root.flags.c_contiguous:
+        return None
+    return root
+
+
+def _encode_tensor(obj, arrays, roots):
+    """A tensor: the key of its memory's array (stored once per save) and, for a view, where
+    in that array it lies (offset, shape and strides, in elements)."""
+    from .nn.parameter import Parameter
+    node = {"requires_grad": obj.requires_grad, "parameter": isinstance(obj, Parameter)}
+    data = obj._data
+    root = _memory(data)
+    if root is None:
+        node["tensor"] = f"a{len(arrays)}"
+        arrays[node["tensor"]] = np.ascontiguousarray(data)
+        return node
+    if id(root) not in roots:
+        roots[id(root)] = (f"a{len(arrays)}", root)  # (root kept alive: its id stays unique)
+        arrays[roots[id(root)][0]] = root
+    node["tensor"] = roots[id(root)][0]
+    if data is not root:
+        start = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        size = data.itemsize
+        node["view"] = {"offset": start // size, "shape": list(data.shape),
+                        "strides": [stride // size for stride in data.strides]}
+    return node
+
+
+def _encode(obj, arrays, where, depth, roots):
     if depth > _MAX_DEPTH:
         raise ValueError(f"save: the object is nested more than {_MAX_DEPTH} levels deep (at "
                          f"{where[:200]}...); is it a container that holds itself?")
     if isinstance(obj, Tensor):
-        key = f"a{len(arrays)}"
-        arrays[key] = np.asarray(obj._data, order="C")
-        from .nn.parameter import Parameter
-        return {"tensor": key, "requires_grad": obj.requires_grad,
-                "parameter": isinstance(obj, Parameter)}
+        return _encode_tensor(obj, arrays, roots)
+    if isinstance(obj, Size):
+        return {"size": [int(n) for n in obj]}
     if isinstance(obj, np.ndarray):
         if obj.dtype.hasobject:
             raise TypeError(f"save: can't store an array of Python objects (dtype {obj.dtype}, "
@@ -180,11 +215,11 @@ def _encode(obj, arrays, where, depth):
             if not isinstance(k, (str, int, float, bool)) and k is not None:
                 raise TypeError(f"save: dict keys must be strings or numbers, got "
                                 f"{type(k).__name__} at {where}")
-            items.append([k, _encode(v, arrays, f"{where}[{k!r}]", depth + 1)])
+            items.append([k, _encode(v, arrays, f"{where}[{k!r}]", depth + 1, roots)])
         return {"dict": items, "ordered": True} if isinstance(obj, OrderedDict) else {"dict": items}
     if isinstance(obj, (list, tuple)):
         kind = "list" if isinstance(obj, list) else "tuple"
-        return {kind: [_encode(v, arrays, f"{where}[{i}]", depth + 1)
+        return {kind: [_encode(v, arrays, f"{where}[{i}]", depth + 1, roots)
                        for i, v in enumerate(obj)]}
     raise TypeError(f"save: can't store a {type(obj).__name__} (at {where}); save tensors, "
                     "arrays, numbers, strings and dicts/lists/tuples of them, e.g. "
@@ -206,18 +241,23 @@ class _Archive:
             raise CheckpointError(
                 f"its arrays would take {total} bytes in memory, more than max_bytes={limit}; "
                 "if you trust the file, pass fluxgrad.load(..., max_bytes=<a larger number>)")
-        self._read = set()
+        self._read = {}  # the arrays read so far: tensors sharing one share it
+        self._shared = set()
 
     def __contains__(self, key):
         return key in self._entries
 
-    def array(self, key, where):
+    def array(self, key, where, shared=False):
+        """The array `key`; one that tensors share (`shared`) may be named again by tensors."""
         info = self._entries.get(key) if isinstance(key, str) else None
         if info is None:
             raise CheckpointError(f"{where} names the array {key!r}, which the archive lacks")
         if key in self._read:
-            raise CheckpointError(f"{where} names the array {key!r} a second time")
-        self._read.add(key)
+            if not (shared and key in self._shared):
+                raise CheckpointError(f"{where} names the array {key!r} a second time")
+            return self._read[key]
+        if shared:
+            self._shared.add(key)
         with self._zip.open(info) as entry:
             version = np.lib.format.read_magic(entry)
             if version == (1, 0):
@@ -236,7 +276,8 @@ class _Archive:
                     f"the array {key!r} declares shape {list(shape)} of {dtype} ({declared} "
                     f"bytes) but its archive entry holds {info.file_size - entry.tell()} bytes")
         with self._zip.open(info) as entry:
-            return np.lib.format.read_array(entry, allow_pickle=False)
+            self._read[key] = np.lib.format.read_array(entry, allow_pickle=False)
+        return self._read[key]
 
 
 def _read_structure(arrays):
@@ -263,7 +304,7 @@ def _read_structure(arrays):
     return structure["root"], structure["format"] == _PICKLED
 
 
-_KINDS = ("tensor", "ndarray", "dict", "list", "tuple")
+_KINDS = ("tensor", "ndarray", "dict", "list", "tuple", "size")
 
 
 def _decode(node, arrays, where, depth):
@@ -279,6 +320,10 @@ def _decode(node, arrays, where, depth):
         return _decode_tensor(node, arrays, where)
     if kind == "ndarray":
         return arrays.array(body, where)
+    if kind == "size":
+        if not (isinstance(body, list) and all(type(n) is int and n >= 0 for n in body)):
+            raise CheckpointError(f"{where} is a Size of {_describe(body)}, not of sizes")
+        return Size(body)
     if not isinstance(body, list):
         raise CheckpointError(f"{where} is a {kind} whose items are {_describe(body)}, not a list")
     if kind == "dict":
@@ -299,7 +344,9 @@ def _decode_tensor(node, arrays, where):
     if not isinstance(requires_grad, bool) or not isinstance(parameter, bool):
         raise CheckpointError(f"{where} is a tensor whose requires_grad/parameter flags are not "
                               "true or false")
-    data = arrays.array(node["tensor"], where)
+    data = arrays.array(node["tensor"], where, shared=True)
+    if "view" in node:
+        data = _window(data, node["view"], where)
     if data.dtype not in _STORED:
         raise CheckpointError(f"{where} is a tensor of dtype {data.dtype}, which fluxgrad tensors "
                               "don't hold")
@@ -310,6 +357,28 @@ def _decode_tensor(node, arrays, where):
         from .nn.parameter import Parameter
         return Parameter(data, requires_grad=requires_grad)
     return Tensor(data, requires_grad=requires_grad)
+
+
+def _window(memory, view, where):
+    """The view `view` describes into `memory`, checked to lie inside it."""
+    fields = (view.get("offset"), view.get("shape"), view.get("strides")) if isinstance(
+        view, dict) else (None, None, None)
+    offset, shape, strides = fields
+    if not (type(offset) is int and isinstance(shape, list) and isinstance(strides, list)
+            and len(shape) == len(strides)
+            and all(type(n) is int and n >= 0 for n in shape)
+            and all(type(n) is int for n in strides)):
+        raise CheckpointError(f"{where} is a view described by {_describe(view)}, not by an "
+                              "offset, a shape and as many strides")
+    if 0 not in shape:
+        low = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+        high = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0)
+        if low < 0 or high >= memory.size:
+            raise CheckpointError(f"{where} is a view reaching elements {low} to {high} of an "
+                                  f"array of {memory.size}")
+    flat = memory.reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:] if 0 not in shape else flat[:0],
+                                           shape, [st * memory.itemsize for st in strides])
 
 
 def _describe(value):

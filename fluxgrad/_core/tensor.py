@@ -515,8 +515,9 @@ def format_tensor(t):
     data = t._data
     body = _format_array(data)
     extras = []
-    if data.dtype not in (dtypes.float32.np, dtypes.int64.np, dtypes.bool_.np) or (
-            data.size == 0 and data.dtype != dtypes.float32.np):
+    default = dtypes.default_float.np  # PyTorch leaves out the default dtypes
+    if data.dtype not in (default, dtypes.int64.np, dtypes.bool_.np) or (
+            data.size == 0 and data.dtype != default):
         extras.append(f"dtype={t.dtype}")
     if t._grad_fn is not None:
         extras.append(f"grad_fn=<{t._grad_fn.name()}>")

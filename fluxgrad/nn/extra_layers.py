@@ -1,6 +1,6 @@
 """More layers of `torch.nn`: feature and alpha dropout, instance / RMS / local response
 normalisation, 3-d batch norm, padding, shuffles, im2col, distances, adaptive max, 3-d max
-and power pooling, 1-d and 3-d max unpooling, LazyLinear and EmbeddingBag.
+and power pooling, 1-d and 3-d max unpooling and EmbeddingBag.
 
 Each computes with `nn.functional` and has PyTorch's arguments, defaults, parameter and
 buffer names (so a state_dict moves between the two) and repr.
@@ -11,7 +11,7 @@ from .._core.errors import ShapeError
 from ..creation import ones, tensor, zeros
 from . import functional as F
 from . import init
-from .layers import Linear, MaxUnpool2d, _BatchNorm, _empty
+from .layers import MaxUnpool2d, _BatchNorm, _empty
 from .module import Module
 from .parameter import Parameter
 
@@ -24,7 +24,7 @@ __all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaD
            "CircularPad2d", "CircularPad3d", "CosineSimilarity", "PairwiseDistance", "GLU",
            "Threshold", "Softmax2d", "RReLU", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
            "AdaptiveAvgPool3d", "MaxPool3d", "LPPool1d", "LPPool2d", "Unfold", "Fold",
-           "LazyLinear", "EmbeddingBag", "MaxUnpool1d", "MaxUnpool3d", "LPPool3d"]
+           "EmbeddingBag", "MaxUnpool1d", "MaxUnpool3d", "LPPool3d"]
 
 
 # --- dropout --------------------------------------------------------------------------------
@@ -428,33 +428,7 @@ class Fold(Module):
                 f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
 
 
-# --- lazy and bag layers ---------------------------------------------------------------------
-class LazyLinear(Linear):
-    """A Linear whose in_features is read from its first input; after that call it is a
-    plain Linear (as PyTorch's). Run one batch through it before making the optimizer."""
-
-    def __init__(self, out_features, bias=True, dtype=None):
-        Module.__init__(self)
-        self.in_features, self.out_features = 0, int(out_features)
-        self._has_bias, self._dtype = bias, dtype
-        self.weight = None
-        self.bias = None
-
-    def forward(self, input):
-        self.in_features = int(input.shape[-1])
-        self.weight = _empty(self.out_features, self.in_features)
-        self.bias = _empty(self.out_features) if self._has_bias else None
-        self.reset_parameters()
-        self.to(self._dtype or input.dtype)
-        del self._has_bias, self._dtype
-        self.__class__ = Linear
-        return Linear.forward(self, input)
-
-    def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self._has_bias}")
-
-
+# --- bag layers ---------------------------------------------------------------------------
 class EmbeddingBag(Module):
     """Sums, averages or takes the max of the embeddings in each bag (see F.embedding_bag)."""
 

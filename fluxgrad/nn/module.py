@@ -19,6 +19,8 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Layer"]
 
+_EXTRA_STATE = "_extra_state"  # the state_dict key of a module's get_extra_state()
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What load_state_dict returns; prints as PyTorch's when every key matched."""
 
@@ -320,6 +322,8 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent:
                 destination[prefix + name] = b if keep_vars else b.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
@@ -335,6 +339,9 @@ class Module:
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}")
+        for path, module in self.named_modules():
+            if hasattr(module, "_materialize_from_state"):  # a lazy layer not yet called
+                module._materialize_from_state(state_dict, path + "." if path else "")
         own = self.state_dict(keep_vars=True)
         defaulted = self._buffers_older_checkpoints_lack(getattr(state_dict, "_metadata", {}))
         missing = [k for k in own if k not in state_dict and k not in defaulted]
@@ -348,11 +355,15 @@ class Module:
             if unexpected:
                 errors.append("Unexpected key(s) in state_dict: " +
                               ", ".join(f'"{k}"' for k in unexpected) + ".")
-        updates = []
+        updates, extra_states = [], []
         for key, target in own.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            path, _, name = key.rpartition(".")
+            if name == _EXTRA_STATE:
+                extra_states.append((self.get_submodule(path), value))
+                continue
             array = value._data if isinstance(value, Tensor) else np.asarray(value)
             if array.shape != target._data.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
@@ -363,6 +374,8 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n  "
                                + "\n  ".join(errors))
+        for module, state in extra_states:
+            module.set_extra_state(state)
         if assign:
             for key, target, value in updates:
                 self._assign_entry(key, target, value)
@@ -372,6 +385,17 @@ class Module:
                 np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
         return _IncompatibleKeys(missing, unexpected)
+
+    def get_extra_state(self):
+        """Override (with set_extra_state) to put any picklable state of the module into its
+        state_dict, under the key `_extra_state`."""
+        raise RuntimeError(f"{type(self).__name__}.get_extra_state: this module keeps no extra "
+                           "state; override get_extra_state and set_extra_state to give it some")
+
+    def set_extra_state(self, state):
+        """Receives what get_extra_state returned, from load_state_dict."""
+        raise RuntimeError(f"{type(self).__name__}.set_extra_state: the state_dict holds extra "
+                           "state for this module, which does not override set_extra_state")
 
     def _buffers_older_checkpoints_lack(self, metadata):
         """Keys of buffers added in a later version of their module than `metadata` records."""

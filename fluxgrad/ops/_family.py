@@ -109,7 +109,8 @@ def promote(x, y):
         elif type(y) is float or type(y) is int or (is_scalar(y) and
                                                       not isinstance(y, np.generic)):
             kind = x._data.dtype.kind
-            if kind == "f" or (kind == "i" and isinstance(y, int) and not isinstance(y, bool)):
+            if kind == "f" or (kind == "i" and isinstance(y, int) and not isinstance(y, bool)
+                               and -128 <= y <= 127):  # (a larger int may not fit: cast_to)
                 return x, y
         elif isinstance(y, np.generic):  # as a Python scalar (NumPy 2 lets np.float64 widen)
             return promote(x, y.item())
@@ -144,8 +145,10 @@ def cast_to(x, dtype):
         return x if x._data.dtype == dtype.np else cast(x, dtype)
     if dtype.category == 2 and not isinstance(x, float):
         return float(x)
-    if dtype.category == 1 and not (dtype.is_signed or isinstance(x, bool)) and x < 0:
-        return int(np.asarray(x, np.int64).astype(dtype.np))  # wraps around, as PyTorch
+    if dtype.category == 1 and not isinstance(x, bool):
+        info = np.iinfo(dtype.np)
+        if not info.min <= x <= info.max:  # wraps around, as PyTorch
+            return (int(x) - info.min) % (info.max - info.min + 1) + info.min
     return x
 
 

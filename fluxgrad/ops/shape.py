@@ -615,12 +615,13 @@ def tile(x, *reps, repeat_times=None):
     reps = (1,) * (n - len(reps)) + reps
     shape = (1,) * (n - x.ndim) + x.shape
     if all(r == 1 for r in reps):
-        return reshape(x, shape)
-    # tiling is broadcasting a (1, s) pair of axes to (r, s), then merging the pair
+        return clone(reshape(x, shape))
+    # tiling is broadcasting a (1, s) pair of axes to (r, s), then merging the pair; the
+    # merge may still be a view with 0 strides, so the result is made to own its memory
     paired = tuple(v for s in shape for v in (1, s))
     wide = tuple(v for r, s in zip(reps, shape) for v in (r, s))
     tiled = broadcast_to(reshape(x, paired), wide)
-    return reshape(tiled, tuple(r * s for r, s in zip(reps, shape)))
+    return contiguous(reshape(tiled, tuple(r * s for r, s in zip(reps, shape))))
 
 
 @tensor_method("repeat")

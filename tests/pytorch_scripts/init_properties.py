@@ -1,0 +1,70 @@
+"""Weight initialisers checked by the properties tutorials check (their random values differ
+between libraries): calculate_gain's table, bounds of uniform / xavier_uniform / kaiming_uniform,
+trunc_normal_ staying inside [a, b], orthogonal_ giving Q^T Q = I (rows or columns), eye_ and
+dirac_ giving identity maps, zeros/ones/constant, sparse_ zeros per column, std of large normal
+draws, and nn.utils.skip_init building a layer without touching the random stream."""
+import math
+import fluxgrad as torch
+import fluxgrad.nn as nn
+
+init = nn.init
+print([round(init.calculate_gain(n), 4) for n in ["linear", "conv2d", "sigmoid", "tanh", "relu", "selu"]])
+print(round(init.calculate_gain("leaky_relu", 0.2), 4), round(init.calculate_gain("leaky_relu"), 4))
+torch.manual_seed(0)
+w = torch.empty(200, 100)
+init.uniform_(w, -0.3, 0.3)
+print(bool(w.min() >= -0.3), bool(w.max() <= 0.3), abs(w.mean().item()) < 0.01)
+init.xavier_uniform_(w, gain=init.calculate_gain("tanh"))
+bound = 5 / 3 * math.sqrt(6 / 300)
+print(bool(w.abs().max() <= bound), w.abs().max().item() > 0.95 * bound)
+init.kaiming_uniform_(w, mode="fan_in", nonlinearity="relu")
+print(bool(w.abs().max() <= math.sqrt(6 / 100)), abs(w.std().item() - math.sqrt(2 / 100)) < 0.01)
+init.kaiming_normal_(w, mode="fan_out", nonlinearity="relu")
+print(abs(w.std().item() - math.sqrt(2 / 200)) < 0.01)
+init.normal_(w, mean=1.0, std=0.5)
+print(abs(w.mean().item() - 1.0) < 0.02, abs(w.std().item() - 0.5) < 0.02)
+init.trunc_normal_(w, mean=0.0, std=1.0, a=-0.5, b=0.5)
+print(bool(w.min() >= -0.5), bool(w.max() <= 0.5), abs(w.mean().item()) < 0.02)
+init.xavier_normal_(w)
+print(abs(w.std().item() - math.sqrt(2 / 300)) < 0.005)
+
+tall = torch.empty(6, 3)
+init.orthogonal_(tall)
+print(torch.allclose(tall.t() @ tall, torch.eye(3), atol=1e-5))
+wide = torch.empty(3, 6)
+init.orthogonal_(wide, gain=2.0)
+print(torch.allclose(wide @ wide.t(), 4 * torch.eye(3), atol=1e-4))
+conv_w = torch.empty(4, 2, 3, 3)
+init.orthogonal_(conv_w)
+flat = conv_w.view(4, -1)
+print(torch.allclose(flat @ flat.t(), torch.eye(4), atol=1e-5))
+eye = torch.empty(3, 5)
+init.eye_(eye)
+print(eye)
+conv = nn.Conv2d(3, 3, 3, padding=1, bias=False)
+init.dirac_(conv.weight)
+img = torch.arange(48.0).view(1, 3, 4, 4)
+print(torch.equal(conv(img), img), conv.weight[1, 1])
+g = torch.empty(4, 2, 3)
+init.dirac_(g, groups=2)
+print(g[:, :, 1])
+c = torch.empty(2, 3)
+print(init.constant_(c, 0.7), init.zeros_(c).sum(), init.ones_(c).sum())
+sp = torch.empty(10, 4)
+init.sparse_(sp, sparsity=0.3, std=0.01)
+print((sp == 0).sum(0))
+
+lin = nn.Linear(3, 2)
+fan_in, fan_out = init._calculate_fan_in_and_fan_out(torch.empty(5, 4, 3, 3))
+print(fan_in, fan_out)
+bound = 1 / math.sqrt(3)
+print(bool(lin.bias.abs().max() <= bound), bool(lin.weight.abs().max() <= bound))
+torch.manual_seed(3)
+a = torch.rand(2)
+torch.manual_seed(3)
+skipped = nn.utils.skip_init(nn.Linear, 10, 5)
+b = torch.rand(2)
+print(type(skipped).__name__, skipped.weight.shape, skipped.in_features, torch.equal(a, b))
+with torch.no_grad():
+    skipped.weight.fill_(0.1)
+print(skipped.weight.sum())

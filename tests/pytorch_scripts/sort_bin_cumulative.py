@@ -1,0 +1,58 @@
+"""Ranking, binning and running totals as analysis notebooks use them: topk (largest/smallest,
+sorted), sort and argsort with stable=True on ties, descending stable, bucketize (right=False/True,
+out_int32), searchsorted with sorter, histc, cumsum / cumprod / cummax / cummin / logcumsumexp
+(with gradients) and a running-mean with cumsum."""
+import fluxgrad as torch
+
+x = torch.tensor([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0])
+distinct = torch.tensor([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0, 5.5, 3.5])
+v, i = torch.topk(distinct, 3)
+print(v, i, torch.topk(distinct, 3, largest=False))
+print(distinct.topk(4, sorted=True).values, torch.topk(distinct.view(2, 5), 2, dim=1))
+print(torch.sort(x, stable=True), torch.sort(x, descending=True, stable=True).indices)
+print(torch.argsort(x, stable=True), torch.argsort(x, descending=True, stable=True))
+ties = torch.tensor([[2, 1, 2, 1], [0, 0, 1, 0]])
+print(torch.sort(ties, dim=1, stable=True), ties.argsort(dim=0, stable=True))
+print(torch.kthvalue(distinct, 4), torch.msort(ties.t()))
+names = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]
+order = torch.argsort(x, descending=True, stable=True)
+print([names[k] for k in order.tolist()])
+
+boundaries = torch.tensor([1.0, 3.0, 5.0, 7.0])
+vals = torch.tensor([[0.5, 1.0, 3.0], [5.5, 7.0, 9.0]])
+print(torch.bucketize(vals, boundaries), torch.bucketize(vals, boundaries, right=True))
+print(torch.bucketize(vals, boundaries, out_int32=True).dtype, torch.bucketize(torch.tensor(3.0), boundaries))
+print(torch.searchsorted(boundaries, vals), torch.searchsorted(boundaries, vals, side="right"))
+unsorted = torch.tensor([7.0, 1.0, 5.0, 3.0])
+sorter = torch.argsort(unsorted)
+print(torch.searchsorted(unsorted, torch.tensor([4.0, 6.0]), sorter=sorter))
+rows = torch.tensor([[1, 3, 5, 7], [2, 4, 6, 8]])
+print(torch.searchsorted(rows, torch.tensor([[3, 6], [1, 9]])))
+ages = torch.tensor([3.0, 17.0, 18.0, 25.0, 40.0, 65.0, 80.0])
+groups = torch.bucketize(ages, torch.tensor([18.0, 65.0]), right=True)
+print(groups, torch.bincount(groups, minlength=3))
+
+data = torch.tensor([0.1, 0.5, 0.5, 1.2, 2.0, 2.9, 3.0, -1.0])
+print(torch.histc(data, bins=4, min=0, max=3), torch.histc(data, bins=3))
+print(data.histc(bins=5, min=-1, max=4))
+hist, edges = torch.histogram(data, bins=4, range=(0.0, 3.0))
+print(hist, edges)
+
+seq = torch.tensor([1.0, 2.0, 3.0, 4.0, 5.0])
+print(torch.cumsum(seq, 0), seq.cumprod(0), torch.cumsum(torch.tensor([[1, 2], [3, 4]]), dim=1))
+print(torch.cummax(torch.tensor([1.0, 3.0, 2.0, 5.0, 4.0]), 0), torch.cummin(torch.tensor([4, 2, 3, 1, 5]), 0))
+print(torch.logcumsumexp(torch.tensor([0.0, 1.0, 2.0, -1.0]), 0))
+print(torch.logcumsumexp(torch.tensor([[0.0, 1000.0], [1000.0, 0.0]]), 1))
+print(torch.cumsum(torch.tensor([True, False, True]), 0), torch.cumsum(torch.tensor([1, 2], dtype=torch.int32), 0).dtype)
+running_mean = torch.cumsum(seq, 0) / torch.arange(1, 6)
+print(running_mean)
+p = torch.tensor([0.5, 2.0, 1.5, -0.5], requires_grad=True)
+(torch.cumprod(p, 0).sum() + torch.logcumsumexp(p, 0).sum() + p.cumsum(0)[2]).backward()
+print(p.grad)
+q = torch.tensor([1.0, 3.0, 2.0, 3.0], requires_grad=True)
+torch.cummax(q, 0).values.sum().backward()
+print(q.grad)
+r = torch.tensor([4.0, 1.0, 3.0, 2.0], requires_grad=True)
+vals, idx = torch.sort(r)
+(vals * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
+print(idx, r.grad)
