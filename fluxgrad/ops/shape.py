@@ -532,6 +532,7 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
             if sizes.count(-1) == 1:
                 sizes = tuple(n - sum(sizes) - 1 if s == -1 else s for s in sizes)
     elif isinstance(split_size_or_sections, (int, np.integer)):
+        _count_known(n, dim, "split")
         size = int(split_size_or_sections)
         if size <= 0 and n:
             raise ShapeError(f"split: the piece size must be positive, got {size}")
@@ -559,6 +560,7 @@ def chunk(x, chunks, dim=0, *, axis=None):
     if x.ndim == 0:
         raise ShapeError("chunk: expects a tensor of at least 1 dimension, got a 0-d tensor")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
+    _count_known(n, dim, "chunk")
     return split(x, max(-(-n // int(chunks)), 1), dim)
 
 
@@ -568,6 +570,7 @@ def unbind(x, dim=0, *, axis=None, num=None):
     if axis is not None:
         dim = axis
     dim = _dim(dim, x.ndim, "unbind")
+    _count_known(x.shape[dim], dim, "unbind")
     if x.shape[dim] == 0:
         return ()
     shape = x.shape[:dim] + x.shape[dim + 1:]
@@ -575,6 +578,16 @@ def unbind(x, dim=0, *, axis=None, num=None):
 
 
 unstack = unbind
+
+
+def _count_known(n, dim, op):
+    """Refuse to cut a dimension whose size a static program learns only when it runs into
+    pieces that depend on it (their number is the count of outputs, fixed when staged)."""
+    if type(n) is not int and not isinstance(n, np.integer):
+        raise ShapeError(f"{op}: dimension {dim} has a size unknown until the static program "
+                         f"runs ({n}: None in static.data), and the pieces would depend on "
+                         f"it; give static.data that size, or cut a dimension of "
+                         f"known size")
 
 
 @tensor_method("narrow")
