@@ -32,3 +32,14 @@ def test_cutting_a_known_dimension_beside_an_unknown_one_runs():
     want = torch.tensor(feed).chunk(2, 1)
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w.numpy())
+
+
+@pytest.mark.parametrize("value", [0.25, -0.5, 0.0, 2])
+def test_masked_fill_of_a_bool_tensor_with_a_number_fills_its_truth(value):
+    # (0.25 was truncated to the int 0 first: False where PyTorch gives True)
+    x = np.array([True, False, False])
+    mask = np.array([False, True, True])
+    want = torch.tensor(x).masked_fill(torch.tensor(mask), value)
+    got = fg.tensor(x).masked_fill(fg.tensor(mask), value)
+    assert got.dtype == fg.bool
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -871,7 +871,7 @@ def masked_fill(x, mask, value):
     together, as PyTorch; in place, the mask must broadcast to x)."""
     mask = _mask(mask, "masked_fill")
     if is_scalar(value) and not x.is_floating_point() and not isinstance(value, bool):
-        value = int(value)
+        value = bool(value) if x._data.dtype.kind == "b" else int(value)
     elif isinstance(value, Tensor):
         if value.ndim:
             raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
