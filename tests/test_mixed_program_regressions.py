@@ -43,3 +43,35 @@ def test_masked_fill_of_a_bool_tensor_with_a_number_fills_its_truth(value):
     got = fg.tensor(x).masked_fill(fg.tensor(mask), value)
     assert got.dtype == fg.bool
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("op", [lambda m, x: x + 200, lambda m, x: x * 1000, lambda m, x: 300 - x,
+                                lambda m, x: x - (-129)])
+def test_arithmetic_with_a_python_int_out_of_a_small_int_dtypes_range_wraps_around(op):
+    # (NumPy 2 refused it: OverflowError: Python integer 200 out of bounds for int8)
+    x = np.array([1, 2, -3], dtype=np.int8)
+    want = op(torch, torch.tensor(x))
+    got = op(fg, fg.tensor(x))
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("value", [-2, -255, 255])
+@pytest.mark.parametrize("fill", [lambda m, x, v: x.index_fill(0, m.tensor([0, 2]), v),
+                                  lambda m, x, v: x.masked_fill(x > 1, v)])
+def test_a_fill_into_uint8_wraps_a_negative_around(fill, value):
+    x = np.array([1, 2, 3], dtype=np.uint8)
+    want = fill(torch, torch.tensor(x), value)
+    got = fill(fg, fg.tensor(x), value)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("value", [200, -200, 255])
+@pytest.mark.parametrize("fill", [lambda m, x, v: x.index_fill(0, m.tensor([0, 2]), v),
+                                  lambda m, x, v: x.masked_fill(x > 1, v)])
+def test_a_fill_past_a_signed_dtypes_range_is_refused(fill, value):
+    x = np.array([1, 2, 3], dtype=np.int8)
+    with pytest.raises(RuntimeError):
+        fill(torch, torch.tensor(x), value)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        fill(fg, fg.tensor(x), value)

@@ -30,7 +30,7 @@ from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
-from ._family import cast_to, linear
+from ._family import cast_to, fill_value, linear
 from .inplace import write_through
 from .elementwise import where
 from .shape import _dim, broadcast_tensors, broadcast_to, moveaxis, reshape
@@ -402,7 +402,9 @@ def _value_for(x, value):
         return cast_to(value, x.dtype)
     if is_scalar(value):
         if x._data.dtype.kind in "iu" and isinstance(value, float) and np.isfinite(value):
-            return int(value)  # truncated first, as torch does, also when it is accumulated
+            value = int(value)  # truncated first, as torch does, also when it is accumulated
+        if x._data.dtype.kind in "iu" and type(value) is int:
+            return fill_value(value, x.dtype, "index_put")
         return value
     return Tensor(value, dtype=x.dtype)
 
@@ -871,7 +873,8 @@ def masked_fill(x, mask, value):
     together, as PyTorch; in place, the mask must broadcast to x)."""
     mask = _mask(mask, "masked_fill")
     if is_scalar(value) and not x.is_floating_point() and not isinstance(value, bool):
-        value = bool(value) if x._data.dtype.kind == "b" else int(value)
+        value = bool(value) if x._data.dtype.kind == "b" else fill_value(
+            int(value), x.dtype, "masked_fill")
     elif isinstance(value, Tensor):
         if value.ndim:
             raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape "
