@@ -75,3 +75,22 @@ def test_a_fill_past_a_signed_dtypes_range_is_refused(fill, value):
         fill(torch, torch.tensor(x), value)
     with pytest.raises(RuntimeError, match="without overflow"):
         fill(fg, fg.tensor(x), value)
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_0d_tensor_gives_the_element_for_k_0_and_1(k):
+    # (k=0 gave an empty 1-d tensor; PyTorch gives the 0-d element and index 0)
+    want = torch.topk(torch.tensor(1.5), k)
+    got = fg.topk(fg.tensor(1.5), k)
+    assert got.values.shape == want.values.shape == ()
+    assert got.values.item() == want.values.item()
+    assert got.indices.item() == want.indices.item() == 0
+
+
+@pytest.mark.parametrize("x", [1.5, [1.0, 2.0]])
+def test_kthvalue_with_k_0_is_refused(x):
+    # (a 1-d tensor failed inside narrow: "start -1 and length 1 fall outside dimension 0")
+    with pytest.raises(RuntimeError):
+        torch.kthvalue(torch.tensor(x), 0)
+    with pytest.raises(RuntimeError, match="kthvalue: k=0 is out of range"):
+        fg.kthvalue(fg.tensor(x), 0)
