@@ -94,3 +94,42 @@ def test_kthvalue_with_k_0_is_refused(x):
         torch.kthvalue(torch.tensor(x), 0)
     with pytest.raises(RuntimeError, match="kthvalue: k=0 is out of range"):
         fg.kthvalue(fg.tensor(x), 0)
+
+
+def _dtype_name(t):
+    return str(t.dtype).split(".")[-1]
+
+
+ALPHA_AND_VALUE = [
+    # (alpha multiplied before promotion: bool + bool gave int64, float64 + 3 * float32 was
+    # rounded to float32 first; addcmul's value promoted uint8 to float32)
+    lambda m: m.add(m.tensor([True, False]), m.tensor([True, True]), alpha=3),
+    lambda m: m.add(m.tensor([True, False]), True, alpha=3),
+    lambda m: m.add(m.tensor([1, 2]), m.tensor([True, False]), alpha=3),
+    lambda m: m.add(m.tensor([0.3, 0.9], dtype=m.float64),
+                    m.tensor([0.1, 0.7], dtype=m.float32), alpha=3),
+    lambda m: m.addcmul(m.tensor([1, 2], dtype=m.uint8), m.tensor([1, 2], dtype=m.uint8),
+                        m.tensor(1.5, dtype=m.float64), value=0.5),
+    lambda m: m.addcmul(m.tensor([1, 2], dtype=m.uint8), m.tensor([3, 4], dtype=m.uint8),
+                        m.tensor([True, False]), value=0.5),
+    lambda m: m.addcmul(m.tensor([0.3, 0.9], dtype=m.float64),
+                        m.tensor([0.1, 0.7], dtype=m.float32),
+                        m.tensor([0.2, 0.6], dtype=m.float32), value=0.1),
+]
+
+
+@pytest.mark.parametrize("op", ALPHA_AND_VALUE)
+def test_alpha_and_value_are_applied_in_the_result_dtype(op):
+    want, got = op(torch), op(fg)
+    assert _dtype_name(got) == _dtype_name(want)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("op", [lambda m: m.add(m.tensor([1]), m.tensor([2]), alpha=0.5),
+                                lambda m: m.addcdiv(m.tensor([1.0]), m.tensor([1]),
+                                                    m.tensor([2]))])
+def test_integer_operands_refuse_a_float_alpha_and_integer_addcdiv(op):
+    with pytest.raises(RuntimeError):
+        op(torch)
+    with pytest.raises(RuntimeError):
+        op(fg)
