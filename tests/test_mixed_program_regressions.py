@@ -133,3 +133,16 @@ def test_integer_operands_refuse_a_float_alpha_and_integer_addcdiv(op):
         op(torch)
     with pytest.raises(RuntimeError):
         op(fg)
+
+
+def test_mT_of_a_0d_tensor_is_the_identity_with_pytorchs_deprecation_warning():
+    with pytest.warns(UserWarning, match="deprecated on 0-D"):
+        want = torch.tensor(1.5).mT
+    x = fg.tensor(1.5, requires_grad=True)
+    with pytest.warns(UserWarning, match="deprecated on 0-D"):
+        got = x.mT
+    assert got.shape == want.shape == ()
+    assert got.item() == want.item()
+    assert fg.grad(got * 2, x)[0].item() == 2
+    with pytest.raises(RuntimeError):
+        fg.ones(3).mT

@@ -8,6 +8,8 @@ in-place change through a view is caught by the graph's version checks.
 """
 import math
 
+import warnings
+
 import numpy as np
 
 from .._core import dtypes
@@ -410,6 +412,10 @@ Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1
 
 
 def _matrix_transpose(self):
+    if self.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors (as in PyTorch); it is the "
+                      "identity there", UserWarning, stacklevel=2)
+        return self[...]
     if self.ndim < 2:
         raise ShapeError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
                          f"{list(self.shape)}")
