@@ -146,3 +146,25 @@ def test_mT_of_a_0d_tensor_is_the_identity_with_pytorchs_deprecation_warning():
     assert fg.grad(got * 2, x)[0].item() == 2
     with pytest.raises(RuntimeError):
         fg.ones(3).mT
+
+
+@pytest.mark.parametrize("shape, dim", [((0,), 0), ((2, 0), 1), ((0, 3), 0)])
+def test_chunk_of_an_empty_dimension_gives_that_many_empty_pieces(shape, dim):
+    # (it gave one piece, so glu of an empty dimension failed to unpack two halves)
+    want = torch.chunk(torch.zeros(shape), 3, dim)
+    got = fg.chunk(fg.zeros(shape), 3, dim)
+    assert [tuple(g.shape) for g in got] == [tuple(w.shape) for w in want]
+    glu = fg.nn.functional.glu(fg.zeros(shape), dim)
+    assert glu.shape == torch.nn.functional.glu(torch.zeros(shape), dim).shape
+
+
+@pytest.mark.parametrize("alpha", [-1, 2, 0])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_index_add_into_a_bool_tensor_takes_the_truth_of_alpha(alpha, in_place):
+    # (alpha * source was added as an int: True + -1 * True gave False)
+    def run(m):
+        x = m.tensor([[True, False, False], [False, False, True]])
+        source = m.tensor([[True], [True]])
+        add = x.index_add_ if in_place else x.index_add
+        return add(1, m.tensor([2]), source, alpha=alpha)
+    np.testing.assert_array_equal(run(fg).numpy(), run(torch).numpy())

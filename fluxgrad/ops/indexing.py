@@ -796,8 +796,13 @@ def index_add(x, dim, index, source=None, *, alpha=1, axis=None, value=None):
     source = _value_for(x, source)
     _check_index_add_source(x, dim, index, source)
     if alpha != 1:
-        source = source * alpha
+        source = _times_alpha(source, alpha, x)
     return apply(index_put_p, x, source, *arrays, index=static, accumulate=True)
+
+
+def _times_alpha(source, alpha, x):
+    """alpha * source in x's dtype (a bool tensor's alpha is bool(alpha), as PyTorch)."""
+    return cast_to(source * alpha, x.dtype) if isinstance(source, Tensor) else source * alpha
 
 
 def _check_index_add_source(x, dim, index, source):
@@ -817,7 +822,8 @@ def _check_index_add_source(x, dim, index, source):
 def index_add_(x, dim, index, source, *, alpha=1):
     _check_index_add_source(x, dim, index, _value_for(x, source))
     static, arrays = _select_index(x, dim, index, "index_add_")
-    return _put(x, static, arrays, source if alpha == 1 else source * alpha, True)
+    return _put(x, static, arrays, source if alpha == 1 else _times_alpha(source, alpha, x),
+                True)
 
 
 @tensor_method("take_along_dim")

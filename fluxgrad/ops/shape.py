@@ -558,7 +558,8 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
 
 @tensor_method("chunk")
 def chunk(x, chunks, dim=0, *, axis=None):
-    """`chunks` pieces of (up to) equal size along `dim`; fewer when the size runs out."""
+    """`chunks` pieces of (up to) equal size along `dim`; fewer when the size runs out (but
+    `chunks` of a size of 0)."""
     if axis is not None:
         dim = axis
     if int(chunks) <= 0:
@@ -567,7 +568,9 @@ def chunk(x, chunks, dim=0, *, axis=None):
         raise ShapeError("chunk: expects a tensor of at least 1 dimension, got a 0-d tensor")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
     _count_known(n, dim, "chunk")
-    return split(x, max(-(-n // int(chunks)), 1), dim)
+    if n == 0:  # (as PyTorch: `chunks` empty pieces)
+        return split(x, [0] * int(chunks), dim)
+    return split(x, -(-n // int(chunks)), dim)
 
 
 @tensor_method("unbind", "unstack")
