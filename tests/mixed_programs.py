@@ -218,6 +218,8 @@ def _unary(p):
     if kind == "float":
         names = sorted(UNARY_FLOAT)
         name = names[int(rng.integers(len(names)))]
+        if p.grad and name in TORCH_GRADIENT_ROUNDED:
+            return None
         return name, UNARY_FLOAT[name], [x]
     names = sorted(UNARY_ANY)
     name = names[int(rng.integers(len(names)))]
@@ -227,6 +229,10 @@ def _unary(p):
 def _softplus(beta, threshold):
     return lambda m, x: m.nn.functional.softplus(x, beta=beta, threshold=threshold)
 
+
+# torch's gradient of celu is off by up to 5e-8 relative (exp(x / alpha) with 1 / alpha
+# rounded to float32); fluxgrad's is exact to rounding
+TORCH_GRADIENT_ROUNDED = {"celu"}
 
 UNARY_FLOAT = {
     "tanh": lambda m, x: m.tanh(x),
@@ -463,11 +469,16 @@ ALONG = {
 }
 
 
+FLOAT_ONLY = {"softmax", "log_softmax", "softmin", "glu", "logcumsumexp"}
+
+
 def _along(p):
     rng = p.rng
     x = p.pick()
     names = sorted(ALONG)
     name = names[int(rng.integers(len(names)))]
+    if name in FLOAT_ONLY and _kind(p.values[x]) != "float":
+        return None  # (torch refuses them, but on an empty tensor gives one of its dtype)
     d = p.dim(p.values[x])
     return f"{name} dim={d}", (lambda m, x: ALONG[name](m, x, d)), [x]
 
@@ -559,9 +570,13 @@ def _index(p):
     if form == "int_tensor_2d":
         if shape[0] == 0:
             return None
-        idx = rng.integers(0, shape[0], (2, 2))
-        return f"x[..., tensor{idx.tolist()}]" if v.ndim > 1 else f"x[t{idx.tolist()}]", (
-            lambda m, x: x[m.tensor(idx)] if x.ndim == 1 else x[:, m.tensor(idx[0])]), [x]
+        if v.ndim == 1:
+            idx = rng.integers(0, shape[0], (2, 2))
+            return f"x[tensor{idx.tolist()}]", (lambda m, x: x[m.tensor(idx)]), [x]
+        if shape[1] == 0:
+            return None  # (torch doesn't check the index against an empty tensor)
+        idx = rng.integers(-shape[1], shape[1], 2)
+        return f"x[:, tensor{idx.tolist()}]", (lambda m, x: x[:, m.tensor(idx)]), [x]
     if form == "int_pair":
         if v.ndim < 2 or 0 in shape[:2]:
             return None
@@ -842,7 +857,7 @@ def _nn(p):
         y = p.fresh(shape, dtype)
         d = p.dim(v)
         return f"cosine_similarity dim={d}", (
-            lambda m, x, y: m.nn.functional.cosine_similarity(x, y, dim=d)), [x, y]
+            lambda m, x, y: m.nn.functional.cosine_similarity(x + 0.3, y, dim=d)), [x, y]
     if form == "pairwise":
         y = p.fresh(shape, dtype)
         return "pairwise_distance", (
@@ -885,7 +900,7 @@ def _loss(p):
         if form == "bce":
             return f"binary_cross_entropy {reduction}", (
                 lambda m, x, y: m.nn.functional.binary_cross_entropy(
-                    m.sigmoid(x), m.sigmoid(y * 3), reduction=reduction)), [x, y]
+                    m.sigmoid(m.tanh(x) * 3), m.sigmoid(y * 3), reduction=reduction)), [x, y]
         args = [x, y]
         with_pos = bool(rng.integers(2)) and v.ndim > 0
         if with_pos:

@@ -38,7 +38,9 @@ def _float64(program):
 
 
 def _as_array(g, shape):
-    return np.zeros(shape) if g is None else g.detach().numpy()
+    if g is None:
+        return np.zeros(shape)
+    return g.detach().numpy(force=True) if isinstance(g, torch.Tensor) else g.detach().numpy()
 
 
 def _torch_gradients(program, create_graph=False):
@@ -96,16 +98,22 @@ def test_eager_gradients_to_second_order(seed):
              if w is not None and w.requires_grad]
     if not pairs:
         return
-    want = torch.autograd.grad(sum((w * torch.tensor(d)).sum() for _, w, d in pairs),
-                               [xs[i] for i in _float64(program)], allow_unused=True)
+    try:
+        want = torch.autograd.grad(sum((w * torch.tensor(d)).sum() for _, w, d in pairs),
+                                   [xs[i] for i in _float64(program)], allow_unused=True)
+    except RuntimeError:  # (torch has no double backward of some scatter_reduce cases)
+        return
     ours_dot = [(g * fg.tensor(d)).sum() for g, _, d in pairs if g is not None and
                 g.requires_grad]
     got = fg.grad(sum(ours_dot), wrt, allow_unused=True) if ours_dot else [None] * len(wrt)
     for i, g, w in zip(_float64(program), got, want):
         shape = program.arrays[i].shape
-        np.testing.assert_allclose(_as_array(g, shape), _as_array(w, shape), rtol=1e-7,
-                                   atol=1e-9, err_msg=f"second order, x{i} of\n"
-                                   f"{program.describe()}")
+        g, w = _as_array(g, shape), _as_array(w, shape)
+        # where torch's second order is NaN (a norm or std at 0, where it has no derivative)
+        # it gives no reference
+        defined = ~np.isnan(w)
+        np.testing.assert_allclose(g[defined], w[defined], rtol=1e-7, atol=1e-9,
+                                   err_msg=f"second order, x{i} of\n{program.describe()}")
 
 
 def _staged(program, unknown):
