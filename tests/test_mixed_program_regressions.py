@@ -1,5 +1,7 @@
 """Disagreements with PyTorch found by the mixed-dtype random programs (tests/mixed_programs.py),
 one test each: the smallest program that showed it."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -136,7 +138,8 @@ def test_integer_operands_refuse_a_float_alpha_and_integer_addcdiv(op):
 
 
 def test_mT_of_a_0d_tensor_is_the_identity_with_pytorchs_deprecation_warning():
-    with pytest.warns(UserWarning, match="deprecated on 0-D"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (PyTorch warns once per process)
         want = torch.tensor(1.5).mT
     x = fg.tensor(1.5, requires_grad=True)
     with pytest.warns(UserWarning, match="deprecated on 0-D"):
@@ -168,3 +171,37 @@ def test_index_add_into_a_bool_tensor_takes_the_truth_of_alpha(alpha, in_place):
         add = x.index_add_ if in_place else x.index_add
         return add(1, m.tensor([2]), source, alpha=alpha)
     np.testing.assert_array_equal(run(fg).numpy(), run(torch).numpy())
+
+
+NO_KERNEL = [
+    # (fluxgrad computed these; PyTorch has no kernel for the dtype)
+    ("abs", lambda m: m.abs(m.tensor([True, False]))),
+    ("floor", lambda m: m.floor(m.tensor([True, False]))),
+    ("round", lambda m: m.tensor([True]).round()),
+    ("frac", lambda m: m.frac(m.tensor([1, -2]))),
+    ("lerp", lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), 0.5)),
+    ("hypot", lambda m: m.hypot(m.tensor([3]), m.tensor([4]))),
+    ("softmax", lambda m: m.softmax(m.tensor([1, 2]), 0)),
+    ("log_softmax", lambda m: m.nn.functional.log_softmax(m.tensor([True, False]), 0)),
+    ("topk", lambda m: m.topk(m.tensor([True, False]), 1)),
+    ("kthvalue", lambda m: m.kthvalue(m.tensor([True, False]), 1)),
+    ("where", lambda m: m.where(m.tensor([1, 0]), m.tensor([1.0, 2.0]), 0.0)),
+]
+
+
+@pytest.mark.parametrize("name, op", NO_KERNEL, ids=[n for n, _ in NO_KERNEL])
+def test_an_op_without_a_kernel_for_the_dtype_refuses_it_as_pytorch(name, op):
+    with pytest.raises(Exception) as theirs:
+        op(torch)
+    with pytest.raises(type(theirs.value), match=name):
+        op(fg)
+
+
+@pytest.mark.parametrize("op", [lambda m: m.softmax(m.tensor([1, 2]), 0, dtype=m.float64),
+                                lambda m: m.kthvalue(m.tensor(True), 1).values,
+                                lambda m: m.where(m.tensor([1, 0], dtype=m.uint8), 1.0, 0.0),
+                                lambda m: m.floor(m.tensor([3, -2]))])
+def test_the_neighbouring_cases_pytorch_accepts_still_run(op):
+    want, got = op(torch), op(fg)
+    assert _dtype_name(got) == _dtype_name(want)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)

@@ -15,7 +15,7 @@ The families' VJP rules are `out_bar * derivative`: they run on plain arrays as 
 import numpy as np
 
 from .._core import dtypes
-from .._core.errors import ArgumentError, ShapeError
+from .._core.errors import ArgumentError, DTypeNotImplemented, ShapeError
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, as_array, is_scalar
@@ -148,6 +148,14 @@ def cast_to(x, dtype):
     if dtype.category == 1 and not isinstance(x, bool) and not fits(x, dtype.np):
         return int(np.asarray(x, np.int64).astype(dtype.np))  # wraps around, as PyTorch
     return x
+
+
+def refuse_kinds(x, kinds, op, error=DTypeNotImplemented):
+    """Refuse a tensor whose dtype kind ('b' bool, 'i'/'u' integer) PyTorch has no kernel of
+    `op` for (raising `error`, the class matching PyTorch's)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind in kinds:
+        raise error(f"{op} is not implemented for {x.dtype} tensors, as in "
+                                  f"PyTorch; convert first (x.float(), or x.long() for bool)")
 
 
 def fill_value(n, dtype, op):

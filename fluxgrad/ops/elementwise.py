@@ -23,7 +23,7 @@ from ..creation import zeros_like
 from . import _special
 from ._batch import broadcasting
 from ._family import (binary, cast_to, elementwise, float_result, from_output, fused_backward,
-                      promote, promote_all)
+                      promote, promote_all, refuse_kinds)
 
 __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "square", "exp",
            "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
@@ -392,6 +392,7 @@ erfc = _unary_float(erfc_p)
 @tensor_method("abs", "absolute", "__abs__")
 def abs(x):
     """|x|, with gradient sign(x) (0 at 0)."""
+    refuse_kinds(x, "b", "abs")
     return apply(abs_p, x)
 
 
@@ -461,6 +462,7 @@ def sign(x):
 def _rounding(prim, *aliases):
     def op(x):
         if x._data.dtype.kind != "f":
+            refuse_kinds(x, "b", prim.name)
             return _copy(x)
         return apply(prim, x)
     op.__name__ = prim.name
@@ -477,6 +479,7 @@ trunc = fix = _rounding(trunc_p, "fix")
 def round(x, decimals=0):
     """Round half to even, to `decimals` decimal places (zero gradient)."""
     if x._data.dtype.kind != "f":
+        refuse_kinds(x, "b", "round")
         return _copy(x)
     return apply(round_p, x, decimals=int(decimals))
 
@@ -484,6 +487,7 @@ def round(x, decimals=0):
 @tensor_method("frac")
 def frac(x):
     """x - trunc(x): the fractional part, with the sign of x."""
+    refuse_kinds(x, "biu", "frac")
     return x - trunc(x)
 
 
@@ -733,8 +737,11 @@ def where(condition, x=None, y=None):
                        as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
-    elif condition._data.dtype != np.bool_:
+    elif condition._data.dtype == np.uint8:  # (PyTorch's deprecated byte mask)
         condition = cast(condition, dtypes.bool_)
+    elif condition._data.dtype != np.bool_:
+        raise DTypeError(f"where: expected the condition to be a bool tensor, as PyTorch, but got "
+                         f"{condition.dtype}; compare first (condition != 0)")
     x, y = promote(x, y)
     return apply(where_p, condition, x, y)
 
@@ -810,6 +817,8 @@ def lerp(start, end, weight):
     """start + weight * (end - start); `weight` a scalar or a tensor."""
     if not (type(weight) is float and isinstance(start, Tensor) and isinstance(end, Tensor)
             and start._data.dtype == end._data.dtype and start._data.dtype.kind == "f"):
+        refuse_kinds(start, "biu", "lerp")
+        refuse_kinds(end, "biu", "lerp")
         start, end, weight = promote_all(start, end, weight)
     return apply(lerp_p, start, end, weight)
 

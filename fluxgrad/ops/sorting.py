@@ -8,9 +8,10 @@ import numpy as np
 
 from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
-from .._core.errors import ShapeError
+from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
+from ._family import refuse_kinds
 from .elementwise import no_grad_primitive
 from .indexing import take_along_dim
 from .reduce import ValuesIndices, _reduction, any as any_, evenly_distributed, sum as sum_
@@ -66,7 +67,12 @@ def sort(x, dim=-1, descending=False, stable=False, *, axis=None):
 @tensor_method("topk")
 def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     """(values, indices) of the `k` largest (or smallest) elements along `dim`."""
-    dim = _dim(x, dim if axis is None else axis, "topk")
+    refuse_kinds(x, "b", "topk", DTypeError)
+    return _top(x, k, dim if axis is None else axis, largest)
+
+
+def _top(x, k, dim, largest):
+    dim = _dim(x, dim, "topk")
     size = x.shape[dim] if x.ndim else 1
     if not 0 <= k <= size:
         raise ShapeError(f"topk: k={k} is out of range for dimension {dim} of size {size}")
@@ -86,7 +92,9 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
     if not 1 <= k <= size:
         raise ShapeError(f"kthvalue: k={k} is out of range for dimension {dim} of size {size} "
                          f"(k counts from 1)")
-    values, indices = topk(x, k, dim, largest=False)
+    if x.ndim:
+        refuse_kinds(x, "b", "kthvalue")
+    values, indices = _top(x, k, dim, largest=False)
     if x.ndim:
         values = values.narrow(dim, k - 1, 1)
         indices = indices.narrow(dim, k - 1, 1)
