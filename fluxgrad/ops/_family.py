@@ -15,7 +15,7 @@ The families' VJP rules are `out_bar * derivative`: they run on plain arrays as 
 import numpy as np
 
 from .._core import dtypes
-from .._core.errors import ShapeError
+from .._core.errors import ArgumentError, DTypeNotImplemented, ShapeError
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, as_array, is_scalar
@@ -110,7 +110,7 @@ def promote(x, y):
                                                       not isinstance(y, np.generic)):
             kind = x._data.dtype.kind
             if kind == "f" or (kind == "i" and isinstance(y, int) and not isinstance(y, bool)
-                               and -128 <= y <= 127):  # (a larger int may not fit: cast_to)
+                               and (x._data.dtype.itemsize == 8 or fits(y, x._data.dtype))):
                 return x, y
         elif isinstance(y, np.generic):  # as a Python scalar (NumPy 2 lets np.float64 widen)
             return promote(x, y.item())
@@ -145,11 +145,34 @@ def cast_to(x, dtype):
         return x if x._data.dtype == dtype.np else cast(x, dtype)
     if dtype.category == 2 and not isinstance(x, float):
         return float(x)
-    if dtype.category == 1 and not isinstance(x, bool):
-        info = np.iinfo(dtype.np)
-        if not info.min <= x <= info.max:  # wraps around, as PyTorch
-            return (int(x) - info.min) % (info.max - info.min + 1) + info.min
+    if dtype.category == 1 and not isinstance(x, bool) and not fits(x, dtype.np):
+        return int(np.asarray(x, np.int64).astype(dtype.np))  # wraps around, as PyTorch
     return x
+
+
+def refuse_kinds(x, kinds, op, error=DTypeNotImplemented):
+    """Refuse a tensor whose dtype kind ('b' bool, 'i'/'u' integer) PyTorch has no kernel of
+    `op` for (raising `error`, the class matching PyTorch's)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind in kinds:
+        raise error(f"{op} is not implemented for {x.dtype} tensors, as in "
+                                  f"PyTorch; convert first (x.float(), or x.long() for bool)")
+
+
+def fill_value(n, dtype, op):
+    """The Python int `n` written into a tensor of integer `dtype` (a fill, an index_put): as
+    PyTorch, refused past the dtype's range, except that a negative of an unsigned dtype's
+    range wraps around."""
+    top = np.iinfo(dtype.np).max
+    if n > top or (n < 0 and -n > top and not fits(n, dtype.np)):
+        raise ArgumentError(f"{op}: the value {n} can't be converted to {dtype} without "
+                            f"overflow (its range is {np.iinfo(dtype.np).min} to {top})")
+    return cast_to(n, dtype)
+
+
+def fits(n, np_dtype):
+    """Whether the Python int `n` is in the range of the integer dtype."""
+    info = np.iinfo(np_dtype)
+    return info.min <= n <= info.max
 
 
 def _tensor_or_scalar(x):

@@ -18,12 +18,12 @@ from .._core.dispatch import apply
 from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented,
                             IntegerDivisionByZero)
 from .._core.primitive import Primitive
-from .._core.tensor import Tensor, tensor_method
+from .._core.tensor import Tensor, is_scalar, tensor_method
 from ..creation import zeros_like
 from . import _special
 from ._batch import broadcasting
-from ._family import (binary, elementwise, float_result, from_output, fused_backward, promote,
-                      promote_all)
+from ._family import (binary, cast_to, elementwise, float_result, from_output, fused_backward,
+                      promote, promote_all, refuse_kinds)
 
 __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "square", "exp",
            "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
@@ -187,8 +187,21 @@ def _sum_tangents(*terms):
 def add(x, y, *, alpha=1):
     """x + alpha * y."""
     if alpha != 1:
-        y = y * alpha
+        return apply(add_p, *_scaled(x, y, alpha, "add"))
     return apply(add_p, *promote(x, y))
+
+
+def _scaled(x, y, alpha, op):
+    """x and alpha * y in PyTorch's result dtype of x and y (alpha doesn't promote: it is
+    multiplied in that dtype, truncated to an int or bool for integral ones)."""
+    if not isinstance(y, Tensor):
+        bools = type(y) is bool and isinstance(x, Tensor) and x._data.dtype.kind == "b"
+        return promote(x, bool(y * alpha) if bools else y * alpha)
+    x, y = promote(x, y)
+    if y._data.dtype.kind in "iub" and isinstance(alpha, float):
+        raise DTypeError(f"{op}: for integral input tensors ({y.dtype}), alpha must not be a "
+                         f"floating point number, got {alpha}")
+    return x, cast_to(y * alpha, y.dtype)
 
 
 _BOOL = np.dtype(np.bool_)
@@ -203,7 +216,7 @@ def subtract(x, y, *, alpha=1):
                          "as in PyTorch; use the `^` operator or logical_xor() for bools, or "
                          "convert first (x.long())")
     if alpha != 1:
-        y = y * alpha
+        return apply(subtract_p, *_scaled(x, y, alpha, "sub"))
     return apply(subtract_p, *promote(x, y))
 
 
@@ -280,14 +293,27 @@ def square(x):
 
 @tensor_method("addcmul")
 def addcmul(x, tensor1, tensor2, *, value=1):
-    """x + value * tensor1 * tensor2."""
-    return x + value * tensor1 * tensor2 if value != 1 else x + tensor1 * tensor2
+    """x + value * tensor1 * tensor2, in the result dtype of the three tensors."""
+    x, tensor1, tensor2 = promote_all(x, tensor1, tensor2)
+    return x + _value_in(value, x) * tensor1 * tensor2 if value != 1 else x + tensor1 * tensor2
 
 
 @tensor_method("addcdiv")
 def addcdiv(x, tensor1, tensor2, *, value=1):
-    """x + value * tensor1 / tensor2."""
-    return x + value * tensor1 / tensor2 if value != 1 else x + tensor1 / tensor2
+    """x + value * tensor1 / tensor2, in the result dtype of the three tensors."""
+    if all(isinstance(t, Tensor) and t._data.dtype.kind in "iub" for t in (tensor1, tensor2)):
+        raise DTypeError(f"addcdiv: integer division of tensor1 ({tensor1.dtype}) by tensor2 "
+                         f"({tensor2.dtype}) is not supported, as in PyTorch; convert them to a "
+                         f"floating dtype first")
+    x, tensor1, tensor2 = promote_all(x, tensor1, tensor2)
+    return x + _value_in(value, x) * tensor1 / tensor2 if value != 1 else x + tensor1 / tensor2
+
+
+def _value_in(value, x):
+    """addcmul's `value` in x's dtype (truncated for an integral one, as PyTorch)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind in "iub" and is_scalar(value):
+        return bool(value) if x._data.dtype.kind == "b" else int(value)
+    return value
 
 
 # --- unary math: f and f'(x, out) --------------------------------------------------------
@@ -366,6 +392,7 @@ erfc = _unary_float(erfc_p)
 @tensor_method("abs", "absolute", "__abs__")
 def abs(x):
     """|x|, with gradient sign(x) (0 at 0)."""
+    refuse_kinds(x, "b", "abs")
     return apply(abs_p, x)
 
 
@@ -435,6 +462,7 @@ def sign(x):
 def _rounding(prim, *aliases):
     def op(x):
         if x._data.dtype.kind != "f":
+            refuse_kinds(x, "b", prim.name)
             return _copy(x)
         return apply(prim, x)
     op.__name__ = prim.name
@@ -451,6 +479,7 @@ trunc = fix = _rounding(trunc_p, "fix")
 def round(x, decimals=0):
     """Round half to even, to `decimals` decimal places (zero gradient)."""
     if x._data.dtype.kind != "f":
+        refuse_kinds(x, "b", "round")
         return _copy(x)
     return apply(round_p, x, decimals=int(decimals))
 
@@ -458,6 +487,7 @@ def round(x, decimals=0):
 @tensor_method("frac")
 def frac(x):
     """x - trunc(x): the fractional part, with the sign of x."""
+    refuse_kinds(x, "biu", "frac")
     return x - trunc(x)
 
 
@@ -707,8 +737,11 @@ def where(condition, x=None, y=None):
                        as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
-    elif condition._data.dtype != np.bool_:
+    elif condition._data.dtype == np.uint8:  # (PyTorch's deprecated byte mask)
         condition = cast(condition, dtypes.bool_)
+    elif condition._data.dtype != np.bool_:
+        raise DTypeError(f"where: expected the condition to be a bool tensor, as PyTorch, but got "
+                         f"{condition.dtype}; compare first (condition != 0)")
     x, y = promote(x, y)
     return apply(where_p, condition, x, y)
 
@@ -784,6 +817,8 @@ def lerp(start, end, weight):
     """start + weight * (end - start); `weight` a scalar or a tensor."""
     if not (type(weight) is float and isinstance(start, Tensor) and isinstance(end, Tensor)
             and start._data.dtype == end._data.dtype and start._data.dtype.kind == "f"):
+        refuse_kinds(start, "biu", "lerp")
+        refuse_kinds(end, "biu", "lerp")
         start, end, weight = promote_all(start, end, weight)
     return apply(lerp_p, start, end, weight)
 

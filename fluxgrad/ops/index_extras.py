@@ -18,8 +18,8 @@ from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, isnan, where
 from .indexing import index_put, nonzero, scatter_reduce, take_along_dim
 from .reduce import amax, amin, any as reduce_any, sum as _sum
-from .shape import (broadcast_to, clone, flatten, moveaxis, narrow, reshape, squeeze,
-                    unsqueeze)
+from .shape import (_count_known, broadcast_to, clone, flatten, moveaxis, narrow, reshape,
+                    squeeze, unsqueeze)
 from .sorting import sort
 
 __all__ = ["index_copy", "index_fill", "index_reduce", "masked_scatter", "select_scatter",
@@ -210,6 +210,7 @@ def tensor_split(x, indices_or_sections, dim=0):
                                f"{cuts.ndim}-d {cuts.dtype} tensor")
         cuts = cuts.item() if cuts.ndim == 0 else cuts.tolist()
     if isinstance(cuts, (int, np.integer)):
+        _count_known(size, dim, "tensor_split")
         n = int(cuts)
         if n <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {n}")

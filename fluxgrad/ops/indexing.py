@@ -30,7 +30,7 @@ from .._core.grad_mode import state as _grad_state
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
-from ._family import cast_to, linear
+from ._family import cast_to, fill_value, linear
 from .inplace import write_through
 from .elementwise import where
 from .shape import _dim, broadcast_tensors, broadcast_to, moveaxis, reshape
@@ -402,7 +402,9 @@ def _value_for(x, value):
         return cast_to(value, x.dtype)
     if is_scalar(value):
         if x._data.dtype.kind in "iu" and isinstance(value, float) and np.isfinite(value):
-            return int(value)  # truncated first, as torch does, also when it is accumulated
+            value = int(value)  # truncated first, as torch does, also when it is accumulated
+        if x._data.dtype.kind in "iu" and type(value) is int:
+            return fill_value(value, x.dtype, "index_put")
         return value
     return Tensor(value, dtype=x.dtype)
 
@@ -794,8 +796,13 @@ def index_add(x, dim, index, source=None, *, alpha=1, axis=None, value=None):
     source = _value_for(x, source)
     _check_index_add_source(x, dim, index, source)
     if alpha != 1:
-        source = source * alpha
+        source = _times_alpha(source, alpha, x)
     return apply(index_put_p, x, source, *arrays, index=static, accumulate=True)
+
+
+def _times_alpha(source, alpha, x):
+    """alpha * source in x's dtype (a bool tensor's alpha is bool(alpha), as PyTorch)."""
+    return cast_to(source * alpha, x.dtype) if isinstance(source, Tensor) else source * alpha
 
 
 def _check_index_add_source(x, dim, index, source):
@@ -815,7 +822,8 @@ def _check_index_add_source(x, dim, index, source):
 def index_add_(x, dim, index, source, *, alpha=1):
     _check_index_add_source(x, dim, index, _value_for(x, source))
     static, arrays = _select_index(x, dim, index, "index_add_")
-    return _put(x, static, arrays, source if alpha == 1 else source * alpha, True)
+    return _put(x, static, arrays, source if alpha == 1 else _times_alpha(source, alpha, x),
+                True)
 
 
 @tensor_method("take_along_dim")
@@ -871,7 +879,8 @@ def masked_fill(x, mask, value):
     together, as PyTorch; in place, the mask must broadcast to x)."""
     mask = _mask(mask, "masked_fill")
     if is_scalar(value) and not x.is_floating_point() and not isinstance(value, bool):
-        value = int(value)
+        value = bool(value) if x._data.dtype.kind == "b" else fill_value(
+            int(value), x.dtype, "masked_fill")
     elif isinstance(value, Tensor):
         if value.ndim:
             raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape "

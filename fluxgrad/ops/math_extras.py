@@ -19,7 +19,7 @@ from .._core.primitive import Primitive
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor, as_array, tensor_method
 from ._batch import front
-from ._family import binary, float_result, promote
+from ._family import binary, float_result, promote, refuse_kinds
 from .elementwise import (abs, cast, eq, isinf, isnan, log, logaddexp, logical_not,
                           logical_or, maximum, no_grad_primitive, sign, sign_p, sqrt, where)
 from .reduce import any as any_, sum as _sum
@@ -152,6 +152,7 @@ def heaviside(x, values):
 def hypot(x, y):
     """sqrt(x**2 + y**2) without overflow or underflow in the squares."""
     x, y = promote(x, y)
+    refuse_kinds(as_operand(x), "biu", "hypot")
     x, y = float_result(as_operand(x)), float_result(as_operand(y))
     # hypot is homogeneous of degree 1, so the (constant) scale carries no gradient
     scale = maximum(abs(x), abs(y)).detach()

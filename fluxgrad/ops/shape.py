@@ -8,6 +8,8 @@ in-place change through a view is caught by the graph's version checks.
 """
 import math
 
+import warnings
+
 import numpy as np
 
 from .._core import dtypes
@@ -410,6 +412,10 @@ Tensor.T = property(lambda self: permute(self, tuple(range(self.ndim - 1, -1, -1
 
 
 def _matrix_transpose(self):
+    if self.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors (as in PyTorch); it is the "
+                      "identity there", UserWarning, stacklevel=2)
+        return self[...]
     if self.ndim < 2:
         raise ShapeError(f".mT needs a tensor of at least 2 dimensions, this one has shape "
                          f"{list(self.shape)}")
@@ -532,6 +538,7 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
             if sizes.count(-1) == 1:
                 sizes = tuple(n - sum(sizes) - 1 if s == -1 else s for s in sizes)
     elif isinstance(split_size_or_sections, (int, np.integer)):
+        _count_known(n, dim, "split")
         size = int(split_size_or_sections)
         if size <= 0 and n:
             raise ShapeError(f"split: the piece size must be positive, got {size}")
@@ -551,7 +558,8 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
 
 @tensor_method("chunk")
 def chunk(x, chunks, dim=0, *, axis=None):
-    """`chunks` pieces of (up to) equal size along `dim`; fewer when the size runs out."""
+    """`chunks` pieces of (up to) equal size along `dim`; fewer when the size runs out (but
+    `chunks` of a size of 0)."""
     if axis is not None:
         dim = axis
     if int(chunks) <= 0:
@@ -559,7 +567,10 @@ def chunk(x, chunks, dim=0, *, axis=None):
     if x.ndim == 0:
         raise ShapeError("chunk: expects a tensor of at least 1 dimension, got a 0-d tensor")
     n = x.shape[_dim(dim, x.ndim, "chunk")]
-    return split(x, max(-(-n // int(chunks)), 1), dim)
+    _count_known(n, dim, "chunk")
+    if n == 0:  # (as PyTorch: `chunks` empty pieces)
+        return split(x, [0] * int(chunks), dim)
+    return split(x, -(-n // int(chunks)), dim)
 
 
 @tensor_method("unbind", "unstack")
@@ -568,6 +579,7 @@ def unbind(x, dim=0, *, axis=None, num=None):
     if axis is not None:
         dim = axis
     dim = _dim(dim, x.ndim, "unbind")
+    _count_known(x.shape[dim], dim, "unbind")
     if x.shape[dim] == 0:
         return ()
     shape = x.shape[:dim] + x.shape[dim + 1:]
@@ -575,6 +587,16 @@ def unbind(x, dim=0, *, axis=None, num=None):
 
 
 unstack = unbind
+
+
+def _count_known(n, dim, op):
+    """Refuse to cut a dimension whose size a static program learns only when it runs into
+    pieces that depend on it (their number is the count of outputs, fixed when staged)."""
+    if type(n) is not int and not isinstance(n, np.integer):
+        raise ShapeError(f"{op}: dimension {dim} has a size unknown until the static program "
+                         f"runs ({n}: None in static.data), and the pieces would depend on "
+                         f"it; give static.data that size, or cut a dimension of "
+                         f"known size")
 
 
 @tensor_method("narrow")

@@ -9,7 +9,7 @@ from .._core.dispatch import apply
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import tensor_method
 from ._batch import front, shifted_axes
-from ._family import float_result, normalize_axis
+from ._family import float_result, normalize_axis, refuse_kinds
 from .elementwise import cast, exp
 from .reduce import sum
 from .shape import reshape
@@ -70,6 +70,8 @@ def _prepare(x, axis, dim, dtype, op):
     axis = normalize_axis(axis, x.ndim, op)
     if not x.ndim:
         axis = None
+    if dtype is None:
+        refuse_kinds(x, "biu", f"{op} (without dtype=)")
     return float_result(x if dtype is None else cast(x, dtype)), axis
 
 

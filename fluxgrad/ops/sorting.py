@@ -8,14 +8,15 @@ import numpy as np
 
 from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
-from .._core.errors import ShapeError
+from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
+from ._family import refuse_kinds
 from .elementwise import no_grad_primitive
 from .indexing import take_along_dim
 from .reduce import ValuesIndices, _reduction, any as any_, evenly_distributed, sum as sum_
 from .elementwise import isnan, logical_not, where
-from .shape import reshape
+from .shape import clone, reshape
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
            "unique_consecutive"]
@@ -66,13 +67,17 @@ def sort(x, dim=-1, descending=False, stable=False, *, axis=None):
 @tensor_method("topk")
 def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     """(values, indices) of the `k` largest (or smallest) elements along `dim`."""
-    dim = _dim(x, dim if axis is None else axis, "topk")
+    refuse_kinds(x, "b", "topk", DTypeError)
+    return _top(x, k, dim if axis is None else axis, largest)
+
+
+def _top(x, k, dim, largest):
+    dim = _dim(x, dim, "topk")
     size = x.shape[dim] if x.ndim else 1
     if not 0 <= k <= size:
         raise ShapeError(f"topk: k={k} is out of range for dimension {dim} of size {size}")
-    if not x.ndim:
-        indices = argsort(x).reshape(1)[:k]
-        return ValuesIndices(x if k else x.reshape(1)[:0], indices.reshape(()) if k else indices)
+    if not x.ndim:  # (k=0 too gives the element, as PyTorch)
+        return ValuesIndices(clone(x), argsort(x))
     indices = argsort(x, dim, descending=largest).narrow(dim, 0, k)
     return ValuesIndices(take_along_dim(x, indices, dim), indices)
 
@@ -82,8 +87,14 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
     """(values, indices) of the k-th smallest element (1-based) along `dim`."""
     if axis is not None:
         dim = axis
-    values, indices = topk(x, k, dim, largest=False)
     dim = _dim(x, dim, "kthvalue")
+    size = x.shape[dim] if x.ndim else 1
+    if not 1 <= k <= size:
+        raise ShapeError(f"kthvalue: k={k} is out of range for dimension {dim} of size {size} "
+                         f"(k counts from 1)")
+    if x.ndim:
+        refuse_kinds(x, "b", "kthvalue")
+    values, indices = _top(x, k, dim, largest=False)
     if x.ndim:
         values = values.narrow(dim, k - 1, 1)
         indices = indices.narrow(dim, k - 1, 1)
