@@ -240,6 +240,10 @@ def _apply_forward(prim, inputs, params):
     """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
+    if prim.array_jvp is not None and _forward_state.level == _forward_state.untaped:
+        result = _apply_untaped(prim, inputs, params)
+        if result is not NotImplemented:
+            return result
     tangents = []  # (a loop: a comprehension is one more call in Python 3.11)
     for x in inputs:
         tangents.append(getattr(x, "_tangent", None))
@@ -261,6 +265,53 @@ def _apply_forward(prim, inputs, params):
     if prim.n_outputs == 1:
         return _dual(result, out_dot)
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))
+
+
+def _apply_untaped(prim, inputs, params):
+    """`_apply_forward` at the level whose tangents nothing differentiates, for an op whose
+    rules run on arrays: its JVP rule evaluated on the inputs', the output's and the
+    tangents' arrays, no op dispatched (NotImplemented for an input that is not a plain
+    Tensor or constant: a batched or staged value)."""
+    arrays, dots = [], []
+    for x in inputs:
+        if type(x) is Tensor:
+            arrays.append(x._data)
+            dot = x._tangent
+            if dot is None:
+                dots.append(None)
+            elif type(dot) is Tensor:
+                dots.append(dot._data)
+            else:
+                return NotImplemented
+        elif isinstance(x, Tensor):
+            return NotImplemented
+        else:
+            arrays.append(x)
+            dots.append(None)
+    level = _forward_state.level
+    _forward_state.level = level - 1
+    try:
+        result = apply(prim, *inputs, **params)
+    finally:
+        _forward_state.level = level
+    out = result._data
+    if out.dtype.kind != "f":
+        return result
+    out_dot = prim.array_jvp(tuple(dots), out, *arrays, **params) if params else \
+        prim.array_jvp(tuple(dots), out, *arrays)
+    if out_dot is None:
+        return result
+    if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
+        out_dot = _asarray(out_dot)
+    if out_dot.dtype != out.dtype:
+        out_dot = out_dot.astype(out.dtype)
+    if out_dot.shape != out.shape:
+        out_dot = np.broadcast_to(out_dot, out.shape)
+    result._tangent = _make(out_dot)
+    node = result._grad_fn
+    if node is not None and node.out_data is not None:
+        _hold_output(node, result)
+    return result
 
 
 def _dual(result, tangent):
