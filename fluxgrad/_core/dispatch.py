@@ -73,14 +73,15 @@ def apply(prim, *inputs, **params):
 def _apply_transformed(prim, inputs, params):
     """`apply` while a vmap, a forward-mode level or static mode may be active: the
     transform's result, or NotImplemented when no input takes part in it."""
-    if _batch_state.sizes:
+    if _open_levels.batching and _batch_state.sizes:
         for x in inputs:
             if type(x) is BatchedTensor:
                 return apply_batched(prim, inputs, params)
-    if _forward_state.level and prim.differentiable:
+    level = _forward_state.level
+    if level and prim.differentiable:
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
-                return _apply_forward(prim, inputs, params)
+                return _apply_forward(prim, inputs, params, level)
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
     if _static_state.armed:
@@ -236,19 +237,19 @@ def _unread_as_stand_ins(saves, inputs, edges):
     return inputs if kept is None else tuple(kept)
 
 
-def _apply_forward(prim, inputs, params):
-    """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
+def _apply_forward(prim, inputs, params, level):
+    """Forward mode at `level`: the primal as usual, plus the output tangent from the op's
+    JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
-    if prim.array_jvp is not None and _forward_state.level == _forward_state.untaped:
-        result = _apply_untaped(prim, inputs, params)
+    if prim.array_jvp is not None and level == _forward_state.untaped:
+        result = _apply_untaped(prim, inputs, params, level)
         if result is not NotImplemented:
             return result
     tangents = []  # (a loop: a comprehension is one more call in Python 3.11)
     for x in inputs:
         tangents.append(getattr(x, "_tangent", None))
     tangents = tuple(tangents)
-    level = _forward_state.level
     _forward_state.level = level - 1
     try:
         result = apply(prim, *inputs, **params)
@@ -267,7 +268,7 @@ def _apply_forward(prim, inputs, params):
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))
 
 
-def _apply_untaped(prim, inputs, params):
+def _apply_untaped(prim, inputs, params, level):
     """`_apply_forward` at the level whose tangents nothing differentiates, for an op whose
     rules run on arrays: its JVP rule evaluated on the inputs', the output's and the
     tangents' arrays, no op dispatched (NotImplemented for an input that is not a plain
@@ -288,7 +289,6 @@ def _apply_untaped(prim, inputs, params):
         else:
             arrays.append(x)
             dots.append(None)
-    level = _forward_state.level
     _forward_state.level = level - 1
     try:
         result = apply(prim, *inputs, **params)

@@ -119,6 +119,8 @@ def _array_jvp(prim):
     impl = prim.impl
     if prim.linear == "all":
         def linear_jvp(tangents, out, *xs, **params):
+            if len(xs) == 1:  # (its tangent is there: forward mode runs no rule without one)
+                return impl(tangents[0], **params)
             return impl(*[_zero(x) if dot is None else dot for x, dot in zip(xs, tangents)],
                         **params)
         return linear_jvp
