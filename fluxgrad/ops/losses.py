@@ -66,15 +66,26 @@ def _coefficients(target, weight, classes, ignore_index, smoothing, reduction, b
     w_t = valid.astype(dtype) if weight is None else np.where(valid, weight[picked], 0)
     a, b = w_t, valid.astype(dtype) if smoothing else None
     if reduction == "mean":
-        denom = np.sum(w_t, axis=tuple(range(batch_dims, target.ndim)), keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            a = np.where(valid, w_t / denom, 0)  # no target counts: the gradient is 0
-            if smoothing:
-                b = np.where(valid, 1 / denom, 0)
+        denom = _group_sums(w_t, batch_dims, keepdims=True)
+        if denom.all():
+            a = w_t / denom
+            b = b / denom if smoothing else None
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                a = np.where(valid, w_t / denom, 0)  # no target counts: the gradient is 0
+                b = np.where(valid, 1 / denom, 0) if smoothing else None
     if smoothing:
         a = a * (1 - smoothing)
         b = (b * (smoothing / classes)).reshape(-1)
     return a.reshape(-1), b, picked.reshape(-1)
+
+
+def _group_sums(values, batch_dims, keepdims=False):
+    """Sums over each problem's examples: all of `values`, or per index of the first
+    `batch_dims` dimensions."""
+    if not batch_dims:
+        return values.sum()
+    return np.sum(values, axis=tuple(range(batch_dims, values.ndim)), keepdims=keepdims)
 
 
 def _class_weight(weight, dtype):
@@ -105,11 +116,11 @@ def _cross_entropy(x, target, weight, *, axis, ignore_index, reduction, smoothin
         loss = (1 - smoothing) * loss - np.where(valid, (smoothing / classes) * spread, 0)
     loss = loss.reshape(target.shape)
     if reduction != "none":
-        reduced = tuple(range(batch_dims, target.ndim))
-        loss = np.sum(loss, axis=reduced)
+        loss = _group_sums(loss, batch_dims)
         if reduction == "mean":
+            denom = _group_sums(w_t.reshape(target.shape), batch_dims)
             with np.errstate(invalid="ignore", divide="ignore"):
-                loss = loss / np.sum(w_t.reshape(target.shape), axis=reduced)  # nan: none counts
+                loss = loss / denom  # nan when no target counts
     return np.asarray(loss).astype(x.dtype, copy=False)
 
 
@@ -121,9 +132,9 @@ def _cross_entropy_backward(out_bar, x, target, weight, *, axis, ignore_index, r
     a, b, picked = _coefficients(target, w, classes, ignore_index, smoothing, reduction,
                                  batch_dims, z.dtype)
     g = np.asarray(out_bar, z.dtype)
-    if reduction != "none":
-        g = g.reshape(g.shape + (1,) * (target.ndim - batch_dims))
-    g = np.broadcast_to(g, target.shape).reshape(-1)
+    if g.ndim:  # (a 0-d cotangent, of a whole reduction, broadcasts as it is)
+        g = g.reshape(g.shape + (1,) * (target.ndim - g.ndim))
+        g = np.broadcast_to(g, target.shape).reshape(-1)
     ga = g * a
     if logits:
         s = ga if not smoothing else ga + g * b * (classes if w is None else np.sum(w))
@@ -134,7 +145,8 @@ def _cross_entropy_backward(out_bar, x, target, weight, *, axis, ignore_index, r
     if smoothing:
         x_bar -= np.multiply.outer(np.ones(classes, z.dtype) if w is None else w, g * b)
     x_bar[picked, np.arange(examples)] -= ga
-    x_bar = x_bar.reshape((classes,) + target.shape).transpose(np.argsort(_first(axis, x.ndim)))
+    back = sorted(range(x.ndim), key=_first(axis, x.ndim).__getitem__)  # _first's inverse
+    x_bar = x_bar.reshape((classes,) + target.shape).transpose(back)
     return x_bar.astype(x.dtype, copy=False)
 
 
