@@ -54,3 +54,17 @@ def test_class_weights_of_the_wrong_size_are_refused_naming_the_sizes():
 def test_an_unknown_reduction_is_refused_naming_it():
     with pytest.raises(ValueError, match="nll_loss: reduction .* 'average'"):
         F.nll_loss(fg.randn(2, 4), fg.tensor([0, 1]), reduction="average")
+
+
+@pytest.mark.parametrize("options", [{}, {"reduction": "none"}, {"label_smoothing": 0.2}])
+def test_vmap_over_the_class_weights_matches_a_loop(options):
+    rng = np.random.default_rng(2)
+    x = fg.tensor(rng.standard_normal((5, 4)), requires_grad=True)
+    target = fg.tensor(np.array([2, 0, -100, 3, 1]))
+    weights = fg.tensor(rng.uniform(0.5, 2.0, (3, 4)))
+    batched = fg.func.vmap(lambda w: F.cross_entropy(x, target, weight=w, **options))(weights)
+    looped = fg.stack([F.cross_entropy(x, target, weight=weights[i], **options)
+                       for i in range(3)])
+    np.testing.assert_allclose(batched.detach().numpy(), looped.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(fg.grad(batched.sum(), x)[0].numpy(),
+                               fg.grad(looped.sum(), x)[0].numpy(), rtol=1e-12)

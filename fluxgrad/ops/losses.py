@@ -51,7 +51,7 @@ def _first(axis, ndim):
 
 
 def _shifted(z):
-    """The logits minus their max per example, exp of that, and log of exp's sums."""
+    """The logits minus their max per example, exp of that, and its sum per example."""
     z = z - z.max(0)
     e = np.exp(z)
     return z, e, e.sum(0)
@@ -157,7 +157,7 @@ def cross_entropy_backward(out_bar, x, target, weight, **params):
     return apply(cross_entropy_backward_p, out_bar, x, target, weight, **params)
 
 
-def _example_axes(x, target, *, axis, reduction, batch_dims, **_):
+def _example_axes(x, *, axis, reduction, batch_dims, **_):
     """The axes of x's cotangent that a loss value sums over: the class axis ('none'), or
     every axis after the batch's."""
     if reduction == "none":
@@ -170,7 +170,7 @@ def _jvp(tangents, out, x, target, weight, **params):
     if x_dot is None:
         return None
     d = cross_entropy_backward(1.0, x, target, weight, **params)
-    return sum(x_dot * d, _example_axes(x, target, **params))
+    return sum(x_dot * d, _example_axes(x, **params))
 
 
 def _no_gradient(out_bar, out, *args, **params):
@@ -195,7 +195,7 @@ def _backward_vjp_x(z_bar, out, out_bar, x, target, weight, **params):
 
 def _backward_vjp_out_bar(z_bar, out, out_bar, x, target, weight, **params):
     d = cross_entropy_backward(1.0, x, target, weight, **params)  # (linear in out_bar)
-    return sum(z_bar * d, _example_axes(x, target, **params))
+    return sum(z_bar * d, _example_axes(x, **params))
 
 
 def _backward_jvp(tangents, out, out_bar, x, target, weight, **params):
