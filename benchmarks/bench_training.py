@@ -231,6 +231,17 @@ def cpu_times(steps=30):
               f"(target <= {target}x)", flush=True)
 
 
+def _cpu_medians(ours, theirs, repeat):
+    """The median CPU times (thread_time, in ms) of two steps run alternately `repeat` times."""
+    times = {ours: [], theirs: []}
+    for _ in range(repeat):
+        for step in (ours, theirs):
+            start = time.thread_time()
+            step()
+            times[step].append(time.thread_time() - start)
+    return [float(np.median(times[f])) * 1e3 for f in (ours, theirs)]
+
+
 def loss_step(repeat=301):
     """The MLP's loss alone: cross_entropy of [256, 10] logits, forward + backward (the fused
     op and its cotangent), CPU time (thread_time, medians, interleaved) against PyTorch's."""
@@ -245,15 +256,8 @@ def loss_step(repeat=301):
 
     def theirs():
         torch.nn.functional.cross_entropy(tx, ty).backward()
-    for step in (ours, theirs, ours, theirs):
-        step()
-    times = {ours: [], theirs: []}
-    for _ in range(repeat):
-        for step in (ours, theirs):
-            start = time.thread_time()
-            step()
-            times[step].append(time.thread_time() - start)
-    t_ours, t_theirs = (float(np.median(times[f])) * 1e6 for f in (ours, theirs))
+    ours(), theirs()
+    t_ours, t_theirs = (t * 1e3 for t in _cpu_medians(ours, theirs, repeat))
     print(f"cross_entropy [256, 10], forward + backward, CPU time: {t_ours:.0f}us, torch "
           f"{t_theirs:.0f}us: {t_ours / t_theirs:.2f}x", flush=True)
 
@@ -270,13 +274,7 @@ def conv_layers(repeat=41):
 
     def medians(ours, theirs):
         ours(), theirs()
-        times = {ours: [], theirs: []}
-        for _ in range(repeat):
-            for step in (ours, theirs):
-                start = time.thread_time()
-                step()
-                times[step].append(time.thread_time() - start)
-        return [float(np.median(times[f])) * 1e3 for f in (ours, theirs)]
+        return _cpu_medians(ours, theirs, repeat)
 
     print("CNN layers, CPU time per call (thread_time), medians: fluxgrad impl / torch kernel")
     geometry = dict(stride=(1, 1), pads=(1, 1, 1, 1), dilation=(1, 1), groups=1)
