@@ -17,7 +17,7 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
 from ._batch import broadcasting
-from ._family import elementwise, float_result, from_output, fused_backward
+from ._family import float_result, from_output, fused_backward
 from .elementwise import abs, clamp, erfc, exp, log, log1p, logical_and, tanh, where
 
 __all__ = ["sigmoid", "logit", "relu", "leaky_relu", "elu", "selu", "celu", "gelu", "silu",
