@@ -242,6 +242,7 @@ def divide(x, y, *, rounding_mode=None):
         return trunc(q) if rounding_mode == "trunc" else floor(q)
     if rounding_mode == "floor":
         return floor_divide(x, y)
+    refuse_kinds(x if isinstance(x, Tensor) else y, "b", "div(rounding_mode='trunc')")
     signs = [sign(v) if isinstance(v, Tensor) else (v > 0) - (v < 0) for v in (x, y)]
     return floor_divide(abs(x), abs(y)) * signs[0] * signs[1]
 
@@ -548,8 +549,12 @@ isfinite = _predicate(np.isfinite, "isfinite")
 
 # --- integer division -------------------------------------------------------------------------
 def _integer_division(name, np_fn):
-    """`np_fn` refusing an integer divisor of 0, as PyTorch does (NumPy gives 0 and warns)."""
+    """`np_fn` refusing an integer divisor of 0, as PyTorch does (NumPy gives 0 and warns),
+    and two bool operands (PyTorch has no bool kernel; NumPy's answer is int8)."""
     def impl(x, y):
+        if getattr(x, "dtype", None) == np.bool_ and np.result_type(y) == np.bool_:
+            raise DTypeNotImplemented(f"{name} is not implemented for bool tensors, as in "
+                                      "PyTorch; convert first (x.long())")
         if _integral_array(x) and _integral_array(y) and np.any(np.equal(y, 0)) and (
                 np.broadcast(x, y).size):
             raise IntegerDivisionByZero(
