@@ -206,6 +206,13 @@ NO_KERNEL = [
     ("remainder", lambda m: m.tensor([True]) % m.tensor([True])),
     ("fmod", lambda m: m.fmod(m.tensor([True]), m.tensor([True]))),
     ("trunc", lambda m: m.div(m.tensor([True]), m.tensor([True]), rounding_mode="trunc")),
+    ("logaddexp", lambda m: m.logaddexp(m.tensor([1, 2]), m.tensor([3, 4]))),
+    ("logaddexp2", lambda m: m.logaddexp2(m.tensor([True]), m.tensor([False]))),
+    ("nextafter", lambda m: m.nextafter(m.tensor([1]), m.tensor([2]))),
+    ("gelu", lambda m: m.nn.functional.gelu(m.tensor([1, -2]))),
+    ("cdist", lambda m: m.cdist(m.ones(1, 2, 1, dtype=m.int64), m.ones(1, 2, 1, dtype=m.int64))),
+    ("addcmul", lambda m: m.addcmul(m.tensor([True]), m.tensor([True]), m.tensor([True]))),
+    ("isin", lambda m: m.isin(m.tensor([True]), m.tensor([True]))),
 ]
 
 

@@ -203,6 +203,7 @@ def gelu(x, approximate="none"):
         approximate = "tanh" if approximate else "none"
     if approximate not in ("none", "tanh"):
         raise ArgumentError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
+    refuse_kinds(x, "biu", "gelu")
     return apply(gelu_p, float_result(x), approximate=approximate)
 
 

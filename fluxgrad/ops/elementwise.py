@@ -296,6 +296,7 @@ def square(x):
 def addcmul(x, tensor1, tensor2, *, value=1):
     """x + value * tensor1 * tensor2, in the result dtype of the three tensors."""
     x, tensor1, tensor2 = promote_all(x, tensor1, tensor2)
+    refuse_kinds(x, "b", "addcmul")
     return x + _value_in(value, x) * tensor1 * tensor2 if value != 1 else x + tensor1 * tensor2
 
 
@@ -425,6 +426,8 @@ logaddexp_p = binary("logaddexp", np.logaddexp, lambda x, y, out: exp(x - out),
 def logaddexp(x, y):
     """log(exp(x) + exp(y)), without overflow."""
     x, y = promote(x, y)
+    for v in (x, y):
+        refuse_kinds(v, "biu", "logaddexp")
     return apply(logaddexp_p, float_result(x), float_result(y))
 
 

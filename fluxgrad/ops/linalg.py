@@ -891,7 +891,10 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     """p-norm distances between the rows of x1 [B.., P, M] and of x2 [B.., R, M]: [B.., P, R].
     The gradient at distance 0 is 0 (as torch's for p=2). `compute_mode` (PyTorch's choice of
     a faster, less exact method) is accepted; the distances are always computed directly."""
-    x1, x2 = promote(float_result(_as_tensor(x1)), float_result(_as_tensor(x2)))
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    for x in (x1, x2):
+        refuse_kinds(x, "biu", "cdist", DTypeError)
+    x1, x2 = promote(x1, x2)
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
         raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
                          f"got shapes {list(x1.shape)} and {list(x2.shape)}")
