@@ -20,10 +20,13 @@ _may_share_memory = np.may_share_memory
 
 def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
+    dots = None
     if _open_levels.count or _static_state.armed:
         transformed = _apply_transformed(prim, inputs, params)
         if transformed is not NotImplemented:
-            return transformed
+            if type(transformed) is not _UntapedDots:
+                return transformed
+            dots = transformed
     arrays = []
     record = False
     if (not _grad_disabled or _grad_state.enabled) and prim.differentiable:
@@ -50,7 +53,9 @@ def apply(prim, *inputs, **params):
         if prim.view and isinstance(inputs[0], Tensor) and _may_share_memory(out, arrays[0]):
             return _view(prim, inputs, params, out, record)
         if not record:
-            return _make(out)
+            if dots is None:
+                return _make(out)
+            return _with_untaped_tangent(prim, _make(out), dots, arrays, params)
         node = _record(prim, inputs, params)
         result = _make(out, True, node, 0)
         if prim.saves_out and prim.keeps_out(node.edges):
@@ -61,7 +66,7 @@ def apply(prim, *inputs, **params):
             node.out_version = (counter, 0)
         if _saved_hooks.pack is not None:
             _saved_hooks.pack(node, result)
-        return result
+        return result if dots is None else _with_untaped_tangent(prim, result, dots, arrays, params)
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
         return tuple(_make(o) for o in outs)
@@ -85,6 +90,11 @@ def _apply_transformed(prim, inputs, params):
     if level and prim.differentiable:
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
+                if level == 1 and prim.array_jvp is not None and \
+                        level == _forward_state.untaped and not _static_state.enabled:
+                    dots = _untaped_dots(inputs)
+                    if dots is not None:
+                        return dots
                 return _apply_forward(prim, inputs, params, level)
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
@@ -246,10 +256,6 @@ def _apply_forward(prim, inputs, params, level):
     JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
-    if prim.array_jvp is not None and level == _forward_state.untaped:
-        result = _apply_untaped(prim, inputs, params, level)
-        if result is not NotImplemented:
-            return result
     tangents = []  # (a loop: a comprehension is one more call in Python 3.11)
     for x in inputs:
         tangents.append(getattr(x, "_tangent", None))
@@ -272,37 +278,42 @@ def _apply_forward(prim, inputs, params, level):
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))
 
 
-def _apply_untaped(prim, inputs, params, level):
-    """`_apply_forward` at the level whose tangents nothing differentiates, for an op whose
-    rules run on arrays: its JVP rule evaluated on the inputs', the output's and the
-    tangents' arrays, no op dispatched (NotImplemented for an input that is not a plain
-    Tensor or constant: a batched or staged value)."""
-    arrays, dots = [], []
+class _UntapedDots(tuple):
+    """The inputs' tangents as arrays (None where an input has none), which
+    `_apply_transformed` gives `apply` for an op to run at the untaped forward level: at the
+    outermost level, for an op whose JVP runs on arrays (`array_jvp`), `apply` computes the
+    primal as usual, with no level to lower, and adds the output's tangent from the JVP
+    evaluated on arrays, no op dispatched."""
+    __slots__ = ()
+
+
+def _untaped_dots(inputs):
+    """`_UntapedDots` for `inputs`, or None for an input that is not a plain Tensor or a
+    constant (a batched or staged value), or a tangent that is not a plain Tensor."""
+    dots = []
     for x in inputs:
         if type(x) is Tensor:
-            arrays.append(x._data)
             dot = x._tangent
             if dot is None:
                 dots.append(None)
             elif type(dot) is Tensor:
                 dots.append(dot._data)
             else:
-                return NotImplemented
+                return None
         elif isinstance(x, Tensor):
-            return NotImplemented
+            return None
         else:
-            arrays.append(x)
             dots.append(None)
-    _forward_state.level = level - 1
-    try:
-        result = apply(prim, *inputs, **params)
-    finally:
-        _forward_state.level = level
+    return _UntapedDots(dots)
+
+
+def _with_untaped_tangent(prim, result, dots, arrays, params):
+    """`result` (of `prim` on `arrays`) with its tangent from the JVP evaluated on arrays."""
     out = result._data
     if out.dtype.kind != "f":
         return result
-    out_dot = prim.array_jvp(tuple(dots), out, *arrays, **params) if params else \
-        prim.array_jvp(tuple(dots), out, *arrays)
+    out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
+        prim.array_jvp(dots, out, *arrays)
     if out_dot is None:
         return result
     if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number

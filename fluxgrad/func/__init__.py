@@ -447,8 +447,10 @@ def _hvp_untaped(f, primals, tangents):
             if value._requires_grad:
                 # (f may have staged onto static Variables: then only autograd.grad knows how)
                 seed = Tensor._make(np.ones(value._data.shape, value._data.dtype))
-                grads = (_engine.grad if type(value) is Tensor else _grad)(
-                    value, leaves, seed, allow_unused=True)
+                if type(value) is Tensor:  # (the checks `grad` makes hold: the backward pass)
+                    grads = _engine.run((value,), (seed,), leaves, False, False, True)
+                else:
+                    grads = _grad(value, leaves, seed, allow_unused=True)
         finally:
             _forward_state.untaped = 0
     dots = tuple(zeros_like(x) if g is None or g._tangent is None else g._tangent

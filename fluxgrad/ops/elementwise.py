@@ -133,10 +133,10 @@ negative_p = Primitive(
 
 def _pow_dx(x, y):
     # x**0 is constant, also at x == 0 where y * x**(y - 1) would be 0 * inf
-    if isinstance(y, Tensor):
-        return where(y == 0, 0.0, y * x ** (y - 1))
+    if isinstance(y, (Tensor, np.ndarray)):
+        return _op_or_impl(where, where_p, y == 0, 0.0, y * x ** (y - 1))
     if y == 0:
-        return zeros_like_rule(x)
+        return zeros_like_rule(x) if isinstance(x, Tensor) else np.zeros_like(x)
     return 2 * x if y == 2 else y * x ** (y - 1)
 
 
@@ -144,12 +144,23 @@ def _pow_dy(x, y, out):
     # d(x**y)/dy = x**y log x; where x == 0, PyTorch's values: 0 for y >= 0 (the limit from
     # above), inf * log 0 = -inf for y < 0 (a constant here, so that no rule of this rule
     # multiplies a zero cotangent by inf)
-    if not isinstance(x, Tensor):
+    if not isinstance(x, (Tensor, np.ndarray)):
         if x > 0:
             return out * math.log(x)
-        x = Tensor._make(np.asarray(x, y._data.dtype))
+        x = Tensor._make(np.asarray(x, y._data.dtype)) if isinstance(y, Tensor) else \
+            np.asarray(x, y.dtype)
     zero = x == 0
-    return where(zero, where(y >= 0, 0.0, -math.inf), out * log(where(zero, 1.0, x)))
+    return _op_or_impl(where, where_p, zero, _op_or_impl(where, where_p, y >= 0, 0.0, -math.inf),
+                       out * _op_or_impl(log, log_p, _op_or_impl(where, where_p, zero, 1.0, x)))
+
+
+def _op_or_impl(op, prim, *operands):
+    """`op(*operands)`; on arrays alone (pow's rules in a backward pass that records nothing,
+    or in untaped forward mode) the record's `impl`, as the array rules of the families."""
+    for x in operands:
+        if isinstance(x, Tensor):
+            return op(*operands)
+    return prim.impl(*operands)
 
 
 def _power(x, y):
@@ -171,7 +182,7 @@ pow_p = Primitive(
         None if tangents[0] is None else tangents[0] * _pow_dx(x, y),
         None if tangents[1] is None else tangents[1] * _pow_dy(x, y, out)),
     saves_out=(False, True),
-    batch=broadcasting("pow"))
+    batch=broadcasting("pow"), array_rules=True)
 
 
 def _sum_tangents(*terms):

@@ -85,7 +85,8 @@ def _no_derivative(name, impl, batch):
 
 # --- sum and mean ------------------------------------------------------------------------
 sum_p = Primitive(
-    "sum", lambda x, *, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims),
+    # (positional: NumPy parses keyword arguments to a ufunc method slowly)
+    "sum", lambda x, *, axis, keepdims: np.add.reduce(x, axis, None, None, keepdims),
     vjp=(lambda out_bar, out, x, *, axis, keepdims:
          broadcast_to(expand_reduced(out_bar, x.ndim, axis, keepdims), x.shape),),
     jvp=lambda tangents, out, x, *, axis, keepdims: sum(tangents[0], axis, keepdims),
