@@ -213,6 +213,7 @@ NO_KERNEL = [
     ("cdist", lambda m: m.cdist(m.ones(1, 2, 1, dtype=m.int64), m.ones(1, 2, 1, dtype=m.int64))),
     ("addcmul", lambda m: m.addcmul(m.tensor([True]), m.tensor([True]), m.tensor([True]))),
     ("isin", lambda m: m.isin(m.tensor([True]), m.tensor([True]))),
+    ("pow", lambda m: m.pow(m.tensor([True, False]), m.tensor([True, True]))),
 ]
 
 

@@ -283,7 +283,10 @@ def pow(x, y):
                             "(x.float() ** y)")
     if type(y) is bool and isinstance(x, Tensor) and x._data.dtype == np.bool_:
         return logical_or(x, not y)  # a bool result, as PyTorch: x ** True = x, x ** False = 1
-    return apply(pow_p, *promote(x, y))
+    x, y = promote(x, y)
+    if isinstance(y, Tensor) and y._data.dtype == np.bool_:  # (NumPy's answer is int8)
+        refuse_kinds(x, "b", "pow")
+    return apply(pow_p, x, y)
 
 
 Tensor.__radd__ = lambda self, other: add(other, self)
