@@ -938,6 +938,8 @@ def nonzero(x, *, as_tuple=False):
             f"vmap: nonzero of a tensor of shape {list(x.shape)} that differs between the "
             "examples of the batch would give each example a different number of entries, "
             "so it cannot be vmapped; use fluxgrad.where (or a mask in arithmetic) instead")
+    from .math_extras import refuse_value_reads  # (it builds on this module)
+    refuse_value_reads("nonzero (argwhere, where(condition))", x)
     found = np.nonzero(x._data) if x.ndim else np.nonzero(x._data.reshape(1))
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64)) for i in found)

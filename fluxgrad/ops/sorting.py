@@ -12,6 +12,7 @@ from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
 from ._family import refuse_kinds
+from .math_extras import refuse_value_reads
 from .elementwise import no_grad_primitive
 from .indexing import take_along_dim
 from .reduce import ValuesIndices, _reduction, any as any_, evenly_distributed, sum as sum_
@@ -247,6 +248,7 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct entries of `x` (or its distinct slices along `dim`), in ascending order;
     with `return_inverse`, where each entry went; with `return_counts`, how often each occurs.
     No gradient, as PyTorch."""
+    refuse_value_reads("unique", x)
     dim = _unique_dim(x, dim, "unique")
     data = x._data
     if dim is None:
@@ -264,6 +266,7 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
 @tensor_method("unique_consecutive")
 def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     """`x` with each run of equal consecutive entries (or slices along `dim`) kept once."""
+    refuse_value_reads("unique_consecutive", x)
     dim = _unique_dim(x, dim, "unique_consecutive")
     data = x._data.reshape(-1) if dim is None else np.moveaxis(x._data, dim, 0)
     if len(data) == 0:

@@ -96,13 +96,80 @@ def stage(prim, inputs, params, constants=False):
                     f"program than the one being built ({program!r}); build it under the same "
                     "program_guard, or feed it as data")
     sized = _dims.mentions_symbol(params)
-    out_types = infer(prim, inputs, params, sized, program.abstract_types)
+    consumer = SCATTERS_BY_MASK.get(prim.name)
+    if consumer is not None and _selects_by_mask(inputs, params) and any(
+            _dims.produced_in(x.dims) for x in inputs if isinstance(x, Variable)):
+        out_types = consumer(*inputs, **params)
+    else:
+        out_types = infer(prim, inputs, params, sized, program.abstract_types)
+    if prim.name in DATA_DEPENDENT and not programs.tracing and \
+            DATA_DEPENDENT[prim.name](inputs, params):
+        out_types = _produced_types(prim, inputs, params, out_types, program)
     outs = tuple([program.new_var(d, dt) for d, dt in out_types])
     symbolic = sized or scalars and any(
         (type(x) in (int, _dims.SymInt) or isinstance(x, (np.integer, _dims.Derived)))
         and _dims.mentions_symbol(x) for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
     return outs[0] if prim.n_outputs == 1 else outs
+
+
+def _selects_by_mask(inputs, params):
+    """index (x[mask], masked_select): whether a boolean index is a value of the program."""
+    return any(isinstance(a, Variable) and a._data.dtype == np.bool_ for a in inputs[1:])
+
+
+# the ops whose result's size depends on the values of their inputs, when it does
+DATA_DEPENDENT = {"index": _selects_by_mask}
+# the ops that put values into the entries a mask selects, by the type of their result where the
+# values have a size that depends on the data: stand-ins can't run them (a mask of zeros
+# selects no entries), and their result's shape is the mask's (the Executor checks it)
+SCATTERS_BY_MASK = {
+    "index_scatter": lambda out_bar, *arrays, index, shape: [
+        (_dims.dims_of(shape), out_bar._data.dtype)],
+    "index_put": lambda x, value, *arrays, index, accumulate: [(x.dims, x._data.dtype)]}
+
+
+def _produced_types(prim, inputs, params, out_types, program):
+    """`out_types` with each size that depends on the values of the inputs (found where the
+    result's shape on stand-ins of ones differs from it on zeros) a `dims.Dim` of its own
+    (`produced`), which the Executor binds from the result. The same op on the same value
+    inputs (its JVP, a VJP taking the same entries) has the same Dim."""
+    while program.parent is not None:  # (a branch's sizes are the whole program's)
+        program = program.parent
+    producers = {id(o): eq for eq in program.equations for o in eq.outputs}
+    key = (prim.name, tuple(_computed_from(x, producers) for x in inputs[1:]),
+           tuple(x.dims for x in inputs if isinstance(x, Variable)), repr(params))
+    known = program.produced_dims.get(key)
+    if known is None:
+        binding = {d.sentinel: d.probes[0] for d in _dims.ALL_SYMBOLS}
+        zeros = _probe(prim, inputs, params, binding)
+        ones = _probe(prim, inputs, params, binding, fill="ones")
+        known = []
+        taken = {d for axes in program.produced_dims.values() for _, _, d in axes}
+        for j, (z, o) in enumerate(zip(zeros, ones)):
+            for axis, (a, b) in enumerate(zip(z.shape, o.shape)):
+                if a != b:
+                    d = _dims.produced_dim(taken, prim.name)
+                    taken.add(d)
+                    known.append((j, axis, d))
+        program.produced_dims[key] = known
+    types = [list(dims) for dims, _ in out_types]
+    for j, axis, d in known:
+        types[j][axis] = d
+    return [(tuple(dims), dt) for dims, (_, dt) in zip(types, out_types)]
+
+
+def _computed_from(x, producers):
+    """What the value of `x` is computed from, as a key (masks computed alike are equal: `x > 0`
+    written twice): the Variable or constant itself for data, parameters, random draws and
+    constants."""
+    if not isinstance(x, Variable):
+        return id(x) if isinstance(x, Tensor) else repr(x)  # (a constant: the equation keeps it)
+    eq = producers.get(id(x))
+    if eq is None or getattr(eq.prim, "draws", False) or getattr(eq.prim, "effect", False):
+        return id(x)
+    return (eq.prim.name, eq.outputs.index(x), repr(eq.params),
+            tuple(_computed_from(i, producers) for i in eq.inputs))
 
 
 def infer(prim, inputs, params, sized=None, seen=None):
@@ -133,7 +200,7 @@ def infer(prim, inputs, params, sized=None, seen=None):
             f"an unknown size, but as a plain int, which the program can't recompute for the "
             f"size fed; keep the size as `x.shape[0] - 1` (no int() or operator.index on it). "
             f"At {user_line()}")
-    results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
+    results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.ALL_SYMBOLS})
                for k in (0, 1)]
     first = results[0]
     types = []
@@ -189,7 +256,7 @@ def _fitted(prim, inputs, params, j, axis, probed, samples):
         observed = samples.get(d)
         if observed is None:
             observed = samples[d] = {}
-            base = {e.sentinel: e.probes[0] for e in _dims.SYMBOLS}
+            base = {e.sentinel: e.probes[0] for e in _dims.ALL_SYMBOLS}
             for n in _dims.FIT_SIZES:
                 try:
                     observed[n] = [o.shape for o in
@@ -258,8 +325,8 @@ def _value_key(v):
     raise _Unkeyed
 
 
-def _probe(prim, inputs, params, sizes):
-    arrays = [_stand_in(x, sizes, "zeros") for x in inputs]
+def _probe(prim, inputs, params, sizes, fill="zeros"):
+    arrays = [_stand_in(x, sizes, fill) for x in inputs]
     bound = _dims.bind(params, sizes) if sizes else params
     try:
         with np.errstate(all="ignore"):

@@ -1,0 +1,158 @@
+"""Static programs with sizes that depend on the data (`x[x > 0]`, `masked_select`): each such
+size is an unknown size of its own (U0, U1, ...), bound when the Executor runs the op; the
+values, shapes and gradients of the op and of the ops after it match PyTorch at fed values
+that select different numbers of entries (none among them). The ops whose size depends on
+the data in a way a program can't stage (nonzero, unique, ...) refuse while it is built."""
+import numpy as np
+import pytest
+import torch
+
+import fluxgrad as fg
+from fluxgrad import static
+
+W = np.arange(6.0).reshape(3, 2) / 7.0
+FEEDS = (np.random.default_rng(0).standard_normal((4, 3)),
+         np.random.default_rng(1).standard_normal((4, 3)),
+         -np.abs(np.random.default_rng(2).standard_normal((4, 3))) - 0.1,  # selects nothing
+         np.abs(np.random.default_rng(3).standard_normal((4, 3))) + 0.1)  # selects everything
+
+
+def _build(build, shape=(4, 3)):
+    """`build(fg, x)` staged over x (float64 of `shape`, None for unknown) with the gradient of
+    the sum of its output: (program, x, output, gradient)."""
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", list(shape), "float64")
+            x.stop_gradient = False
+            out = build(fg, x)
+            g, = static.gradients([out.sum()], [x])
+    finally:
+        fg.disable_static()
+    return main, x, out, g
+
+
+def _torch(build, a):
+    t = torch.tensor(a, requires_grad=True)
+    out = build(torch, t)
+    out.sum().backward()
+    return out.detach().numpy(), t.grad.numpy()
+
+
+CASES = {
+    "sum": lambda m, x: (x[x > 0] ** 2).sum(),
+    "mean": lambda m, x: x[x > 0].mean() * 3,
+    "masked_select": lambda m, x: m.masked_select(x, x > 0.5) * 2,
+    "rows_matmul": lambda m, x: x[x[:, 0] > 0] @ m.tensor(W),
+    "broadcast_with_itself": lambda m, x: x[x > 0][:, None] * x[x > 0][None, :],
+    "cat_with_fixed": lambda m, x: m.cat([x[x > 0], m.ones(2, dtype=m.float64)]),
+    "rows_reshape_bound": lambda m, x: x[x[:, 1] > 0].reshape(-1, 3).reshape(-1),
+    "sum_over_dim": lambda m, x: x[x[:, 0] > 0].sum(0) + x[x[:, 2] > 0].sum(1).sum(),
+    "second_mask_of_the_selection": lambda m, x: (x[x > 0][x[x > 0] > 0.5] * 3).exp(),
+    "scatter_back": lambda m, x: m.where(x > 0, x, 0.0).index_put((x > 0,), x[x > 0] ** 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_data_dependent_size_matches_torch_at_every_count(name):
+    build = CASES[name]
+    main, x, out, g = _build(build)
+    exe = static.Executor()
+    for a in FEEDS:
+        got, got_g = exe.run(main, feed={"x": a}, fetch_list=[out, g])
+        want, want_g = _torch(build, a)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got_g, want_g, rtol=1e-12, atol=1e-12)
+
+
+def test_selection_gets_a_size_of_its_own_and_the_same_mask_the_same_size():
+    main, x, out, g = _build(lambda m, x: x[x > 0])
+    assert str(out.shape) == "(U0,)"
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            again, other = x[x > 0], x[x < 0]
+    finally:
+        fg.disable_static()
+    assert out.dims == again.dims != other.dims
+
+
+def test_op_staged_for_a_larger_selection_refuses_a_smaller_one_at_run_time():
+    build = lambda m, x: x[x > 0][:2] * 5  # staged as 2 entries (as for `static.data` sizes)
+    main, x, out, g = _build(build)
+    exe = static.Executor()
+    got, = exe.run(main, feed={"x": FEEDS[0]}, fetch_list=[out])
+    np.testing.assert_allclose(got, _torch(build, FEEDS[0])[0])
+    with pytest.raises(ValueError, match=r"slice .* gives shape \[0\] for the sizes fed \(U0=0\)"):
+        exe.run(main, feed={"x": FEEDS[2]}, fetch_list=[out])
+
+
+def test_unknown_batch_and_selection_combine():
+    build = lambda m, x: (x[x > 0] * 2).sum() + x.sum()
+    main, x, out, g = _build(build, shape=(None, 3))
+    exe = static.Executor()
+    for n in (0, 1, 2, 5):
+        a = np.random.default_rng(n).standard_normal((n, 3))
+        got, got_g = exe.run(main, feed={"x": a}, fetch_list=[out, g])
+        want, want_g = _torch(build, a)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got_g, want_g, rtol=1e-12)
+
+
+def test_size_of_a_selection_feeds_a_later_op():
+    build = lambda m, x: m.zeros(x[x > 0].shape[0], 2, dtype=m.float64) + x.sum()
+    main, x, out, g = _build(build)
+    exe = static.Executor()
+    for a in FEEDS:
+        got, = exe.run(main, feed={"x": a}, fetch_list=[out])
+        want, _ = _torch(build, a)
+        assert got.shape == want.shape == (int((a > 0).sum()), 2)
+        np.testing.assert_allclose(got, want)
+
+
+def test_reshape_of_a_selection_into_rows_of_a_known_size_is_refused_at_build():
+    with pytest.raises(ValueError, match="reshape"):
+        _build(lambda m, x: x[x > 0].reshape(-1, 3))
+
+
+def test_append_backward_through_a_selection():
+    main, startup = static.Program(), static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, startup):
+            x = static.data("x", [4, 3], "float64")
+            w = static.create_parameter([1, 3], "float64", name="w_dd")
+            loss = ((x * w)[x > 0] ** 2).sum()
+            (p, w_bar), = static.append_backward(loss)
+    finally:
+        fg.disable_static()
+    exe = static.Executor()
+    exe.run(startup)
+    w_value = static.global_scope().values["w_dd"]
+    for a in FEEDS:
+        got, = exe.run(main, feed={"x": a}, fetch_list=[w_bar])
+        t = torch.tensor(w_value, requires_grad=True)
+        ta = torch.tensor(a)
+        ((ta * t)[ta > 0] ** 2).sum().backward()
+        np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, build", [
+    ("nonzero", lambda x: fg.nonzero(x)),
+    ("nonzero", lambda x: fg.argwhere(x)),
+    ("nonzero", lambda x: fg.where(x > 0)),
+    ("unique", lambda x: fg.unique(x, return_counts=True)),
+    ("unique_consecutive", lambda x: fg.unique_consecutive(x)),
+    ("bincount", lambda x: fg.bincount((x[:, 0] > 0).long())),
+])
+def test_op_whose_size_the_program_cannot_stage_is_refused_at_build(name, build):
+    fg.enable_static()
+    try:
+        with static.program_guard(static.Program(), static.Program()):
+            x = static.data("x", [4, 3], "float64")
+            with pytest.raises(NotImplementedError, match=f"{name}.* reads the values"):
+                build(x)
+    finally:
+        fg.disable_static()
