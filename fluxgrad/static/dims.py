@@ -21,6 +21,13 @@ when the op is staged; a static size that is a multiple of a sentinel (10007) or
 stand-in would be mistaken for it; a Size's stand-in is numbered in the order Sizes are made,
 so a program saved with one (`static.save`) loads into a process that makes them in that order.
 
+A size that depends on the values of the data (the count of entries `x[x > 0]` selects) is a
+`produced` Dim of its own (U0, U1, ..., `PRODUCED`: sentinels and probes of their own, above
+the ones of `static.data`'s sizes): staging gives it to an op's result (`staging.DATA_DEPENDENT`),
+the same one to the same op on masks computed alike (its JVP, `x > 0` written twice), and the
+Executor binds it from the shape of the first result that has it; every other rule above holds
+for it as for a fed size.
+
 A number computed in Python from an unknown size while a program is built (`1.0 /
 x.shape[0]`, `x.shape[0] - 1`) is a `Derived` int or float: the stand-in value, plus how
 to recompute it from the bound sizes. An op that takes one is staged as symbolic, and

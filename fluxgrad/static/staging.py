@@ -17,6 +17,10 @@ see `dims`), or its `abstract` rule (control flow, random draws); a program reme
 types found for known sizes (`Program.abstract_types`, keyed by `_types_key`), so an op
 staged again on the same input types, scalars and params does not run its impl again. An op
 that fails there raises at build time, naming the op, the input types and the user's line.
+An op whose result's size depends on the values of its inputs (`DATA_DEPENDENT`: x[mask],
+masked_select) gets a fresh `produced` Dim for that size (see `dims`); an op that puts values
+of such a size into the entries a mask selects (`SCATTERS_BY_MASK`: the VJP of x[mask],
+`x[mask] = y[mask]`) takes its result's type from its inputs, since stand-ins can't run it.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
