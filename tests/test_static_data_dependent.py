@@ -1,8 +1,9 @@
-"""Static programs with sizes that depend on the data (`x[x > 0]`, `masked_select`): each such
-size is an unknown size of its own (U0, U1, ...), bound when the Executor runs the op; the
-values, shapes and gradients of the op and of the ops after it match PyTorch at fed values
-that select different numbers of entries (none among them). The ops whose size depends on
-the data in a way a program can't stage (nonzero, unique, ...) refuse while it is built."""
+"""Static programs with sizes that depend on the data (`x[x > 0]`, masked_select, nonzero,
+argwhere, where(condition), unique, unique_consecutive): each such size is an unknown size of
+its own (U0, U1, ...), bound when the Executor runs the op; the values, shapes and gradients of
+the op and of the ops after it match PyTorch at fed values that select different numbers of
+entries (none among them). The ops that read values a program can't stage (bincount, whose
+size is the largest value, and histc) refuse while it is built."""
 import numpy as np
 import pytest
 import torch
@@ -51,6 +52,9 @@ CASES = {
     "sum_over_dim": lambda m, x: x[x[:, 0] > 0].sum(0) + x[x[:, 2] > 0].sum(1).sum(),
     "second_mask_of_the_selection": lambda m, x: (x[x > 0][x[x > 0] > 0.5] * 3).exp(),
     "scatter_back": lambda m, x: m.where(x > 0, x, 0.0).index_put((x > 0,), x[x > 0] ** 2),
+    "index_by_nonzero": lambda m, x: x[m.nonzero(x > 0)[:, 0], m.nonzero(x > 0)[:, 1]] * 2,
+    "index_by_where": lambda m, x: x[m.where(x > 0.3)].exp(),
+    "rows_by_argwhere": lambda m, x: x[m.argwhere(x[:, 0] > 0)[:, 0]] @ m.tensor(W),
 }
 
 
@@ -139,13 +143,55 @@ def test_append_backward_through_a_selection():
         np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["nonzero", "argwhere", "where"])
+def test_positions_of_nonzero_entries_match_torch_at_every_count(name):
+    build = {"nonzero": lambda m, x: m.nonzero(x > 0),
+             "argwhere": lambda m, x: m.argwhere(x > 0.5),
+             "where": lambda m, x: m.stack(m.where(x < 0))}[name]
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            out = build(fg, static.data("x", [4, 3], "float64"))
+    finally:
+        fg.disable_static()
+    assert str(out.dims) in ("(U0, 2)", "(2, U0)")
+    exe = static.Executor()
+    for a in FEEDS:
+        got, = exe.run(main, feed={"x": a}, fetch_list=[out])
+        want = build(torch, torch.tensor(a)).numpy()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", ["unique", "unique_consecutive"])
+@pytest.mark.parametrize("dim", [None, 0])
+def test_unique_values_inverse_and_counts_match_torch_at_every_count(op, dim):
+    def build(m, x):
+        values, inverse, counts = getattr(m, op)((x * 2).round(), return_inverse=True,
+                                                 return_counts=True, dim=dim)
+        weighted = values * (counts if dim is None else counts[:, None])
+        return values, inverse, counts, weighted.sum(0) + values.shape[0]
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            outs = build(fg, static.data("x", [4, 3], "float64"))
+    finally:
+        fg.disable_static()
+    assert outs[0].dims[0] is outs[2].dims[0]  # values and counts: one size
+    exe = static.Executor()
+    for a in FEEDS + (np.zeros((4, 3)), np.repeat(FEEDS[0][:1], 4, 0)):
+        got = exe.run(main, feed={"x": a}, fetch_list=list(outs))
+        for g, w in zip(got, build(torch, torch.tensor(a))):
+            w = np.asarray(w)
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(g, w)
+
+
 @pytest.mark.parametrize("name, build", [
-    ("nonzero", lambda x: fg.nonzero(x)),
-    ("nonzero", lambda x: fg.argwhere(x)),
-    ("nonzero", lambda x: fg.where(x > 0)),
-    ("unique", lambda x: fg.unique(x, return_counts=True)),
-    ("unique_consecutive", lambda x: fg.unique_consecutive(x)),
     ("bincount", lambda x: fg.bincount((x[:, 0] > 0).long())),
+    ("histc", lambda x: fg.histc(x, 4)),
 ])
 def test_op_whose_size_the_program_cannot_stage_is_refused_at_build(name, build):
     fg.enable_static()
@@ -156,3 +202,22 @@ def test_op_whose_size_the_program_cannot_stage_is_refused_at_build(name, build)
                 build(x)
     finally:
         fg.disable_static()
+
+
+@pytest.mark.parametrize("build", [
+    lambda m, x: m.nonzero(x > 0),
+    lambda m, x: m.stack(m.where(x > 0)) * 2,
+    lambda m, x: m.unique((x * 2).round(), return_counts=True)[1],
+    lambda m, x: (x[x > 0].reshape(-1, 1) * m.ones(1, 2, dtype=m.float64)).sum(0),
+])
+def test_compile_runs_a_data_dependent_size_eagerly_and_fullgraph_refuses_it(build):
+    compiled = fg.compile(lambda x: build(fg, x))
+    with pytest.warns(RuntimeWarning, match="depends on the values"):
+        compiled(fg.tensor(FEEDS[0]))
+    for a in FEEDS:
+        got = compiled(fg.tensor(a))  # (eagerly, from the first call on)
+        want = build(torch, torch.tensor(a)).numpy()
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want)
+    with pytest.raises(Exception, match="depends on the values"):
+        fg.compile(lambda x: build(fg, x), fullgraph=True)(fg.tensor(FEEDS[0]))

@@ -106,9 +106,17 @@ def stage(prim, inputs, params, constants=False):
         out_types = consumer(*inputs, **params)
     else:
         out_types = infer(prim, inputs, params, sized, program.abstract_types)
-    if prim.name in DATA_DEPENDENT and not programs.tracing and \
-            DATA_DEPENDENT[prim.name](inputs, params):
-        out_types = _produced_types(prim, inputs, params, out_types, program)
+    data_dependent = DATA_DEPENDENT.get(prim.name)
+    if data_dependent is not None:
+        sizing = data_dependent[0](inputs, params)
+        if sizing and programs.tracing:
+            raise NotImplementedError(
+                f"{prim.name}: the size of its result depends on the values of "
+                f"{_describe(sizing, {})}, which a function traced by fluxgrad.compile can't "
+                f"hold; it runs eagerly (a static program can: fluxgrad.static). At {user_line()}")
+        if sizing:
+            out_types = _produced_types(prim, inputs, params, sizing, data_dependent[1],
+                                        out_types, program)
     outs = tuple([program.new_var(d, dt) for d, dt in out_types])
     symbolic = sized or scalars and any(
         (type(x) in (int, _dims.SymInt) or isinstance(x, (np.integer, _dims.Derived)))
@@ -122,8 +130,15 @@ def _selects_by_mask(inputs, params):
     return any(isinstance(a, Variable) and a._data.dtype == np.bool_ for a in inputs[1:])
 
 
-# the ops whose result's size depends on the values of their inputs, when it does
-DATA_DEPENDENT = {"index": _selects_by_mask}
+# the ops whose result's size depends on the values of their inputs: the inputs whose values
+# set it (none: it doesn't), and the fills of stand-ins on which that size differs
+_MASKS = ("zeros", "ones")
+_DISTINCT = ("zeros", "arange")
+DATA_DEPENDENT = {
+    "index": (lambda inputs, params: _selects_by_mask(inputs, params) and inputs[1:], _MASKS),
+    "nonzero": (lambda inputs, params: inputs, _MASKS),
+    "unique": (lambda inputs, params: inputs, _DISTINCT),
+    "unique_consecutive": (lambda inputs, params: inputs, _DISTINCT)}
 # the ops that put values into the entries a mask selects, by the type of their result where the
 # values have a size that depends on the data: stand-ins can't run them (a mask of zeros
 # selects no entries), and their result's shape is the mask's (the Executor checks it)
@@ -133,28 +148,30 @@ SCATTERS_BY_MASK = {
     "index_put": lambda x, value, *arrays, index, accumulate: [(x.dims, x._data.dtype)]}
 
 
-def _produced_types(prim, inputs, params, out_types, program):
-    """`out_types` with each size that depends on the values of the inputs (found where the
-    result's shape on stand-ins of ones differs from it on zeros) a `dims.Dim` of its own
-    (`produced`), which the Executor binds from the result. The same op on the same value
-    inputs (its JVP, a VJP taking the same entries) has the same Dim."""
+def _produced_types(prim, inputs, params, sizing, fills, out_types, program):
+    """`out_types` with each size that depends on the values of the inputs `sizing` (found where
+    the result's shape differs between stand-ins filled as `fills` say) a `dims.Dim` of its own
+    (`produced`), which the Executor binds from the result. The same op on inputs `sizing`
+    computed alike (its JVP, a VJP taking the same entries) has the same Dim."""
     while program.parent is not None:  # (a branch's sizes are the whole program's)
         program = program.parent
     producers = {id(o): eq for eq in program.equations for o in eq.outputs}
-    key = (prim.name, tuple(_computed_from(x, producers) for x in inputs[1:]),
+    key = (prim.name, tuple(_computed_from(x, producers) for x in sizing),
            tuple(x.dims for x in inputs if isinstance(x, Variable)), repr(params))
     known = program.produced_dims.get(key)
     if known is None:
         binding = {d.sentinel: d.probes[0] for d in _dims.ALL_SYMBOLS}
-        zeros = _probe(prim, inputs, params, binding)
-        ones = _probe(prim, inputs, params, binding, fill="ones")
+        runs = [_probe(prim, inputs, params, binding, fill) for fill in fills]
         known = []
         taken = {d for axes in program.produced_dims.values() for _, _, d in axes}
-        for j, (z, o) in enumerate(zip(zeros, ones)):
-            for axis, (a, b) in enumerate(zip(z.shape, o.shape)):
-                if a != b:
-                    d = _dims.produced_dim(taken, prim.name)
-                    taken.add(d)
+        by_sizes = {}  # (unique's values and counts: sizes that agree on every fill are one)
+        for j, outs in enumerate(zip(*runs)):
+            for axis, sizes in enumerate(zip(*(o.shape for o in outs))):
+                if len(set(sizes)) > 1:
+                    d = by_sizes.get(sizes)
+                    if d is None:
+                        d = by_sizes[sizes] = _dims.produced_dim(taken, prim.name)
+                        taken.add(d)
                     known.append((j, axis, d))
         program.produced_dims[key] = known
     types = [list(dims) for dims, _ in out_types]
@@ -163,17 +180,18 @@ def _produced_types(prim, inputs, params, out_types, program):
     return [(tuple(dims), dt) for dims, (_, dt) in zip(types, out_types)]
 
 
-def _computed_from(x, producers):
+def _computed_from(x, producers, depth=0):
     """What the value of `x` is computed from, as a key (masks computed alike are equal: `x > 0`
-    written twice): the Variable or constant itself for data, parameters, random draws and
-    constants."""
+    written twice): the Variable or constant itself for data, parameters, random draws,
+    constants and what lies more than 32 equations back."""
     if not isinstance(x, Variable):
         return id(x) if isinstance(x, Tensor) else repr(x)  # (a constant: the equation keeps it)
     eq = producers.get(id(x))
-    if eq is None or getattr(eq.prim, "draws", False) or getattr(eq.prim, "effect", False):
+    if eq is None or depth > 32 or getattr(eq.prim, "draws", False) or \
+            getattr(eq.prim, "effect", False):
         return id(x)
     return (eq.prim.name, eq.outputs.index(x), repr(eq.params),
-            tuple(_computed_from(i, producers) for i in eq.inputs))
+            tuple(_computed_from(i, producers, depth + 1) for i in eq.inputs))
 
 
 def infer(prim, inputs, params, sized=None, seen=None):
@@ -362,6 +380,9 @@ def _stand_in(x, sizes, fill):
             x._data.shape
         if fill == "eye" and len(shape) >= 2 and shape[-1] == shape[-2]:
             return np.broadcast_to(np.eye(shape[-1], dtype=x._data.dtype), shape).copy()
+        if fill == "arange":
+            return (np.arange(int(np.prod(shape))) % (2 if x._data.dtype == np.bool_ else 1 << 62)
+                    ).astype(x._data.dtype).reshape(shape)
         return np.zeros(shape, x._data.dtype) if fill == "zeros" else np.ones(shape, x._data.dtype)
     if isinstance(x, Tensor):
         return x._data
