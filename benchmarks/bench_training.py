@@ -12,9 +12,9 @@ step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 
 `cpu`: the eager and compiled steps' CPU time per step against PyTorch's (robust to the load
 of other processes on a shared machine) with their page faults, `memory`: the peak traced memory
 (tracemalloc, which sees NumPy's buffers) of one compiled step against one eager fluxgrad
-step, counting what each keeps between steps (target: no higher), and `layers`: the CNN's
+step, counting what each keeps between steps (target: no higher), `layers`: the CNN's
 convolutions and poolings one by one, the CPU time of fluxgrad's array work against
-PyTorch's kernels.
+PyTorch's kernels, and `loss`: the MLP's cross_entropy alone, forward + backward.
 Both frameworks get the same weights and data; the median of several steps is
 compared, both back to back and interleaved.
 """
@@ -231,6 +231,37 @@ def cpu_times(steps=30):
               f"(target <= {target}x)", flush=True)
 
 
+def _cpu_medians(ours, theirs, repeat):
+    """The median CPU times (thread_time, in ms) of two steps run alternately `repeat` times."""
+    times = {ours: [], theirs: []}
+    for _ in range(repeat):
+        for step in (ours, theirs):
+            start = time.thread_time()
+            step()
+            times[step].append(time.thread_time() - start)
+    return [float(np.median(times[f])) * 1e3 for f in (ours, theirs)]
+
+
+def loss_step(repeat=301):
+    """The MLP's loss alone: cross_entropy of [256, 10] logits, forward + backward (the fused
+    op and its cotangent), CPU time (thread_time, medians, interleaved) against PyTorch's."""
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((256, 10)).astype(np.float32)
+    labels = rng.integers(0, 10, 256)
+    x, y = fg.tensor(logits, requires_grad=True), fg.tensor(labels)
+    tx, ty = torch.tensor(logits, requires_grad=True), torch.tensor(labels)
+
+    def ours():
+        F.cross_entropy(x, y).backward()
+
+    def theirs():
+        torch.nn.functional.cross_entropy(tx, ty).backward()
+    ours(), theirs()
+    t_ours, t_theirs = (t * 1e3 for t in _cpu_medians(ours, theirs, repeat))
+    print(f"cross_entropy [256, 10], forward + backward, CPU time: {t_ours:.0f}us, torch "
+          f"{t_theirs:.0f}us: {t_ours / t_theirs:.2f}x", flush=True)
+
+
 def conv_layers(repeat=41):
     """The CNN case's convolutions and poolings one by one: the CPU time (thread_time,
     medians, interleaved) of each fluxgrad primitive's array work (its impl, no dispatch)
@@ -243,13 +274,7 @@ def conv_layers(repeat=41):
 
     def medians(ours, theirs):
         ours(), theirs()
-        times = {ours: [], theirs: []}
-        for _ in range(repeat):
-            for step in (ours, theirs):
-                start = time.thread_time()
-                step()
-                times[step].append(time.thread_time() - start)
-        return [float(np.median(times[f])) * 1e3 for f in (ours, theirs)]
+        return _cpu_medians(ours, theirs, repeat)
 
     print("CNN layers, CPU time per call (thread_time), medians: fluxgrad impl / torch kernel")
     geometry = dict(stride=(1, 1), pads=(1, 1, 1, 1), dilation=(1, 1), groups=1)
@@ -302,7 +327,7 @@ CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11,
          "mlp-compiled": lambda: mlp(compiled_training_step, 0.9, ", compiled"),
          "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled"),
          "small-compiled": small_mlp}
-REPORTS = {"memory": memory, "cpu": cpu_times, "layers": conv_layers}
+REPORTS = {"memory": memory, "cpu": cpu_times, "layers": conv_layers, "loss": loss_step}
 
 
 def main(names):

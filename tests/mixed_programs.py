@@ -880,7 +880,6 @@ def _loss(p):
     v = p.values[x]
     shape = tuple(v.shape)
     dtype = _name(v.dtype)
-    F = "nn.functional"
     reduction = str(rng.choice(["mean", "sum", "none"]))
     form = str(rng.choice(["mse", "l1", "smooth_l1", "huber", "bce_logits", "kl_div",
                            "cross_entropy", "cross_entropy_probs", "nll", "bce"]))

@@ -9,6 +9,7 @@ import torch.distributions as TD
 
 import fluxgrad as fg
 import fluxgrad.distributions as D
+from distribution_checks import assert_shapes_match_torch, assert_values_and_gradients_match_torch
 
 RNG = np.random.default_rng(0)
 LOC = RNG.standard_normal(3)
@@ -118,47 +119,14 @@ CASES = {
 QUANTITIES = [(name, what) for name, case in CASES.items() for what in case[3]]
 
 
-def _evaluate(name, what, lib):
-    params, make, value, _ = CASES[name]
-    module = D if lib is fg else TD
-    leaves = [lib.tensor(p, requires_grad=True) for p in params]
-    dist = make(module, *leaves)
-    if what in ("log_prob", "cdf"):
-        out = getattr(dist, what)(lib.tensor(value))
-    elif what == "icdf":
-        out = dist.icdf(lib.tensor(np.array([0.1, 0.5, 0.85])))
-    elif what == "entropy":
-        out = dist.entropy()
-    else:
-        out = getattr(dist, what)
-    weights = lib.tensor(np.arange(1.0, out.numel() + 1).reshape(tuple(out.shape)))
-    (out * weights).sum().backward()
-    return out.detach().numpy(), [None if p.grad is None else p.grad.numpy() for p in leaves]
-
-
 @pytest.mark.parametrize("name, what", QUANTITIES)
 def test_matches_torch_values_and_gradients(name, what):
-    ours, our_grads = _evaluate(name, what, fg)
-    theirs, their_grads = _evaluate(name, what, torch)
-    assert ours.shape == theirs.shape
-    np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-10)
-    for g, t in zip(our_grads, their_grads):
-        if t is None or not np.any(t):
-            assert g is None or np.allclose(g, 0, atol=1e-10)
-        else:
-            np.testing.assert_allclose(g, t, rtol=1e-6, atol=1e-9)
+    assert_values_and_gradients_match_torch(CASES[name], what)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_shapes_match_torch(name):
-    params, make, _, _ = CASES[name]
-    ours = make(D, *(fg.tensor(p) for p in params))
-    theirs = make(TD, *(torch.tensor(p) for p in params))
-    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
-    assert tuple(ours.event_shape) == tuple(theirs.event_shape)
-    fg.manual_seed(0)
-    assert tuple(ours.sample((4, 2)).shape) == tuple(theirs.sample((4, 2)).shape)
-    assert tuple(ours.sample().shape) == tuple(theirs.sample().shape)
+    assert_shapes_match_torch(CASES[name])
 
 
 SAMPLED = ["Exponential", "Laplace", "LogNormal", "Gamma", "Chi2", "Beta", "Dirichlet",

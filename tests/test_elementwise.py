@@ -207,11 +207,21 @@ def test_functional_activations_take_inplace():
         y.sum().backward()  # relu's rule reads its output, which elu_ overwrote (as torch)
 
 
-@pytest.mark.parametrize("shape", [(256, 512), (3, 40, 128), (128, 1000)])
-def test_relu_of_large_arrays_matches_torch_at_nan_zeros_and_infinities(shape):
+@pytest.mark.parametrize("shape", [(256, 512), (3, 40, 128), (128, 1000), (5,), (2, 3)])
+def test_relu_matches_torch_at_nan_signed_zeros_and_infinities(shape):
     torch = pytest.importorskip("torch")
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     x.reshape(-1)[:4] = [np.nan, -0.0, 0.0, -np.inf]
     got, want = fg.relu(fg.tensor(x)).numpy(), torch.relu(torch.tensor(x)).numpy()
     assert got.dtype == want.dtype and got.flags.c_contiguous
     np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # relu(-0.0) is -0.0
+
+
+def test_relu_refuses_bool_as_torch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.relu(torch.tensor([True]))
+    for relu in (fg.relu, fg.nn.functional.relu, fg.Tensor.relu, fg.Tensor.relu_):
+        with pytest.raises(RuntimeError, match="relu is not implemented for fluxgrad.bool"):
+            relu(fg.tensor([True, False]))

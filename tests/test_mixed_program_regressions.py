@@ -186,6 +186,33 @@ NO_KERNEL = [
     ("topk", lambda m: m.topk(m.tensor([True, False]), 1)),
     ("kthvalue", lambda m: m.kthvalue(m.tensor([True, False]), 1)),
     ("where", lambda m: m.where(m.tensor([1, 0]), m.tensor([1.0, 2.0]), 0.0)),
+    ("relu", lambda m: m.relu(m.tensor([True]))),
+    ("matmul", lambda m: m.matmul(m.tensor([[True]]), m.tensor([[False]]))),
+    ("matmul", lambda m: m.mm(m.tensor([[True]]), m.tensor([[False]]))),
+    ("matmul", lambda m: m.bmm(m.tensor([[[True]]]), m.tensor([[[False]]]))),
+    ("matmul", lambda m: m.mv(m.tensor([[True]]), m.tensor([False]))),
+    ("matmul", lambda m: m.addmm(m.tensor([[True]]), m.tensor([[True]]), m.tensor([[True]]))),
+    ("matmul", lambda m: m.dot(m.tensor([True]), m.tensor([False]))),
+    ("vdot", lambda m: m.vdot(m.tensor([True]), m.tensor([False]))),
+    ("einsum", lambda m: m.einsum("i,i->", m.tensor([True, True]), m.tensor([False, True]))),
+    ("einsum", lambda m: m.tensordot(m.tensor([True, True]), m.tensor([False, True]), 1)),
+    ("trace", lambda m: m.trace(m.tensor([[True, False], [False, True]]))),
+    ("bincount", lambda m: m.bincount(m.tensor([True, False]))),
+    ("searchsorted", lambda m: m.searchsorted(m.tensor([False, True]), m.tensor([True]))),
+    ("searchsorted", lambda m: m.bucketize(m.tensor([True]), m.tensor([False, True]))),
+    ("trapezoid", lambda m: m.trapezoid(m.tensor([True, False]))),
+    ("cumulative_trapezoid", lambda m: m.cumulative_trapezoid(m.tensor([True, False]))),
+    ("floor_divide", lambda m: m.tensor([True]) // m.tensor([True])),
+    ("remainder", lambda m: m.tensor([True]) % m.tensor([True])),
+    ("fmod", lambda m: m.fmod(m.tensor([True]), m.tensor([True]))),
+    ("trunc", lambda m: m.div(m.tensor([True]), m.tensor([True]), rounding_mode="trunc")),
+    ("logaddexp", lambda m: m.logaddexp(m.tensor([1, 2]), m.tensor([3, 4]))),
+    ("logaddexp2", lambda m: m.logaddexp2(m.tensor([True]), m.tensor([False]))),
+    ("nextafter", lambda m: m.nextafter(m.tensor([1]), m.tensor([2]))),
+    ("gelu", lambda m: m.nn.functional.gelu(m.tensor([1, -2]))),
+    ("cdist", lambda m: m.cdist(m.ones(1, 2, 1, dtype=m.int64), m.ones(1, 2, 1, dtype=m.int64))),
+    ("addcmul", lambda m: m.addcmul(m.tensor([True]), m.tensor([True]), m.tensor([True]))),
+    ("isin", lambda m: m.isin(m.tensor([True]), m.tensor([True]))),
 ]
 
 
@@ -200,8 +227,19 @@ def test_an_op_without_a_kernel_for_the_dtype_refuses_it_as_pytorch(name, op):
 @pytest.mark.parametrize("op", [lambda m: m.softmax(m.tensor([1, 2]), 0, dtype=m.float64),
                                 lambda m: m.kthvalue(m.tensor(True), 1).values,
                                 lambda m: m.where(m.tensor([1, 0], dtype=m.uint8), 1.0, 0.0),
-                                lambda m: m.floor(m.tensor([3, -2]))])
+                                lambda m: m.floor(m.tensor([3, -2])),
+                                lambda m: m.searchsorted(m.tensor([0.0, 1.0]), m.tensor([True])),
+                                lambda m: m.outer(m.tensor([True]), m.tensor([False, True])),
+                                lambda m: m.relu(m.tensor([-3, 2], dtype=m.uint8)),
+                                lambda m: m.matmul(m.tensor([[1, 2]]), m.tensor([[3], [4]])),
+                                lambda m: m.einsum("ij->", m.tensor([[True, False], [True, True]])),
+                                lambda m: m.einsum("ii->", m.tensor([[True, False], [True, True]])),
+                                lambda m: m.einsum("i,j->", m.tensor([True, True]),
+                                                   m.tensor([True, False])),
+                                lambda m: m.einsum("i,j->ij", m.tensor([True, True]),
+                                                   m.tensor([True, False]))])
 def test_the_neighbouring_cases_pytorch_accepts_still_run(op):
+    # (a bool einsum that sums a label gave a bool, True, where PyTorch counts: int64)
     want, got = op(torch), op(fg)
     assert _dtype_name(got) == _dtype_name(want)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-15)

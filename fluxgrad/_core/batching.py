@@ -293,7 +293,7 @@ def open_level(size, randomness="error", unknown=False):
     state.randomness[level] = randomness
     if unknown:
         state.unknown.add(level)
-    open_levels.opened()
+    open_levels.opened(batching=True)
     return level
 
 
@@ -301,7 +301,7 @@ def close_level(level):
     del state.sizes[level]
     del state.randomness[level]
     state.unknown.discard(level)
-    open_levels.closed()
+    open_levels.closed(batching=True)
 
 
 def random_levels():

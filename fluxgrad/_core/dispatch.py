@@ -77,14 +77,15 @@ def apply(prim, *inputs, **params):
 def _apply_transformed(prim, inputs, params):
     """`apply` while a vmap, a forward-mode level or static mode may be active: the
     transform's result, or NotImplemented when no input takes part in it."""
-    if _batch_state.sizes:
+    if _open_levels.batching and _batch_state.sizes:
         for x in inputs:
             if type(x) is BatchedTensor:
                 return apply_batched(prim, inputs, params)
-    if _forward_state.level and prim.differentiable:
+    level = _forward_state.level
+    if level and prim.differentiable:
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
-                return _apply_forward(prim, inputs, params)
+                return _apply_forward(prim, inputs, params, level)
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
     if _static_state.armed:
@@ -240,15 +241,19 @@ def _unread_as_stand_ins(saves, inputs, edges):
     return inputs if kept is None else tuple(kept)
 
 
-def _apply_forward(prim, inputs, params):
-    """Forward mode: the primal as usual, plus the output tangent from the op's JVP rule."""
+def _apply_forward(prim, inputs, params, level):
+    """Forward mode at `level`: the primal as usual, plus the output tangent from the op's
+    JVP rule."""
     if prim.jvp is None:
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
+    if prim.array_jvp is not None and level == _forward_state.untaped:
+        result = _apply_untaped(prim, inputs, params, level)
+        if result is not NotImplemented:
+            return result
     tangents = []  # (a loop: a comprehension is one more call in Python 3.11)
     for x in inputs:
         tangents.append(getattr(x, "_tangent", None))
     tangents = tuple(tangents)
-    level = _forward_state.level
     _forward_state.level = level - 1
     try:
         result = apply(prim, *inputs, **params)
@@ -265,6 +270,52 @@ def _apply_forward(prim, inputs, params):
     if prim.n_outputs == 1:
         return _dual(result, out_dot)
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))
+
+
+def _apply_untaped(prim, inputs, params, level):
+    """`_apply_forward` at the level whose tangents nothing differentiates, for an op whose
+    rules run on arrays: its JVP rule evaluated on the inputs', the output's and the
+    tangents' arrays, no op dispatched (NotImplemented for an input that is not a plain
+    Tensor or constant: a batched or staged value)."""
+    arrays, dots = [], []
+    for x in inputs:
+        if type(x) is Tensor:
+            arrays.append(x._data)
+            dot = x._tangent
+            if dot is None:
+                dots.append(None)
+            elif type(dot) is Tensor:
+                dots.append(dot._data)
+            else:
+                return NotImplemented
+        elif isinstance(x, Tensor):
+            return NotImplemented
+        else:
+            arrays.append(x)
+            dots.append(None)
+    _forward_state.level = level - 1
+    try:
+        result = apply(prim, *inputs, **params)
+    finally:
+        _forward_state.level = level
+    out = result._data
+    if out.dtype.kind != "f":
+        return result
+    out_dot = prim.array_jvp(tuple(dots), out, *arrays, **params) if params else \
+        prim.array_jvp(tuple(dots), out, *arrays)
+    if out_dot is None:
+        return result
+    if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
+        out_dot = _asarray(out_dot)
+    if out_dot.dtype != out.dtype:
+        out_dot = out_dot.astype(out.dtype)
+    if out_dot.shape != out.shape:
+        out_dot = np.broadcast_to(out_dot, out.shape)
+    result._tangent = _make(out_dot)
+    node = result._grad_fn
+    if node is not None and node.out_data is not None:
+        _hold_output(node, result)
+    return result
 
 
 def _dual(result, tangent):

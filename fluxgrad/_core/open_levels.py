@@ -2,28 +2,32 @@
 
 The eager hot path (`apply`) reads `state.count` alone: while it is 0, no thread has a
 transform open and the thread-local states (`batching.state.sizes`,
-`forward_mode.state.level`) need not be read. `opened()` and `closed()` are called
+`forward_mode.state.level`) need not be read; while `state.batching` (the vmap levels among
+them) is 0, `batching.state.sizes` need not be. `opened()` and `closed()` are called
 wherever such a level opens and closes.
 """
 import threading
 
 
 class _State:
-    __slots__ = ("count",)
+    __slots__ = ("count", "batching")
 
     def __init__(self):
         self.count = 0
+        self.batching = 0
 
 
 state = _State()
 _lock = threading.Lock()  # `count += 1` is a read and a write: two threads must not interleave
 
 
-def opened():
+def opened(batching=False):
     with _lock:
         state.count += 1
+        state.batching += batching
 
 
-def closed():
+def closed(batching=False):
     with _lock:
         state.count -= 1
+        state.batching -= batching

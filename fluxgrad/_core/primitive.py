@@ -34,9 +34,19 @@ which inputs it reads (div: `((1,), (0, 1))`).
   array_rules: the VJP rules (one per input, one output) give the same results when called
        with plain arrays for every Tensor (their operators and the ops they call take arrays),
        so a backward pass that records nothing runs them on the arrays themselves
-       (tests/test_plain_backward.py checks every record that says so).
+       (tests/test_plain_backward.py checks every record that says so), and so does its JVP rule.
+
+`array_jvp` is the JVP as a function of arrays, where the record gives one (None elsewhere):
+the JVP rule itself for a record with `array_rules`; for an op linear in all its inputs
+together, the op's `impl` applied to the tangents (zeros for inputs without one); for a
+multilinear op, the sum, over the inputs that carry a tangent, of `impl` with that input
+replaced by its tangent. Forward mode at a level whose tangents nothing differentiates
+(`fluxgrad.func.hvp`) evaluates it, dispatching no op (tests/test_untaped_forward.py checks
+it against the JVP rules for every record that has one).
 """
 import re
+
+import numpy as np
 
 REGISTRY = {}
 
@@ -44,7 +54,7 @@ REGISTRY = {}
 class Primitive:
     __slots__ = ("name", "impl", "vjp_rules", "vjp_all", "jvp", "saves_out",
                  "n_outputs", "view", "node_class", "differentiable", "saves_inputs", "batch",
-                 "linear", "array_rules", "runs_user_code")
+                 "linear", "array_rules", "array_jvp", "runs_user_code")
 
     def __init__(self, name, impl, *, vjp=None, jvp=None, saves_out=False, n_outputs=1,
                  view=False, saves_inputs=True, batch=None, linear=None, array_rules=False):
@@ -63,6 +73,7 @@ class Primitive:
         self.view = view
         self.differentiable = vjp is not None
         self.array_rules = array_rules and self.vjp_rules is not None and n_outputs == 1
+        self.array_jvp = _array_jvp(self)
         self.runs_user_code = False  # a custom Function's record says True: its rules are user code
         from .node import Node
         self.node_class = type(_camel(name) + "Backward", (Node,), {"__slots__": ()})
@@ -94,6 +105,42 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+def _array_jvp(prim):
+    """`prim.array_jvp` (see the module docstring)."""
+    if prim.jvp is None:
+        return None
+    if prim.array_rules:
+        return prim.jvp
+    if prim.n_outputs != 1 or prim.view or getattr(prim, "effect", False) \
+            or getattr(prim, "draws", False):
+        return None
+    impl = prim.impl
+    if prim.linear == "all":
+        def linear_jvp(tangents, out, *xs, **params):
+            if len(xs) == 1:  # (its tangent is there: forward mode runs no rule without one)
+                return impl(tangents[0], **params)
+            return impl(*[_zero(x) if dot is None else dot for x, dot in zip(xs, tangents)],
+                        **params)
+        return linear_jvp
+    if prim.linear == "each":
+        def multilinear_jvp(tangents, out, *xs, **params):
+            total = None
+            for i, dot in enumerate(tangents):
+                if dot is not None:
+                    operands = list(xs)
+                    operands[i] = dot
+                    term = impl(*operands, **params)
+                    total = term if total is None else total + term
+            return total
+        return multilinear_jvp
+    return None
+
+
+def _zero(x):
+    """A zero tangent for the input `x` of a linear op (an array or a number)."""
+    return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)()
 
 
 def _camel(name):

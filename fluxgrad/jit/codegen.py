@@ -20,9 +20,9 @@ place); `del` after each value's last use (or the buffer's reuse); the user's li
 staged the equation as a comment. A large matrix product writes into a dead buffer too
 (`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
 written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
-be multiplied (relu's gradient) is multiplied as it is (`_masks_multiplied_as_bools`).
-Control flow (`while_loop`, `scan`, `cond`) is written as Python statements calling generated functions for its sub-programs,
-defined before the main one (`loops`). The source is registered with
+be multiplied (`y * (y > 0)`) is multiplied as it is (`_masks_multiplied_as_bools`). Control
+flow (`while_loop`, `scan`, `cond`) is written as Python statements calling generated
+functions for its sub-programs, defined before the main one (`loops`). The source is registered with
 `linecache`, so tracebacks through the generated function show its lines.
 
 The large arrays (>= `SCRATCH_BYTES`) a call allocates and frees again (nothing returned
@@ -418,7 +418,7 @@ def _transposed_products(equations, outputs):
 
 def _masks_multiplied_as_bools(equations, outputs):
     """`y = cast(mask, float)` read only by products `y * g` with arrays `g` of that float
-    dtype (relu's gradient: `g * (out != 0)`): the products read the boolean mask itself,
+    dtype (a gradient written `g * (x > 0)`): the products read the boolean mask itself,
     which NumPy multiplies as 0 and 1 into `g`'s dtype, and the cast (a pass writing a float
     array the size of g) is dropped."""
     readers = {}

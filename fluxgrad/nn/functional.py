@@ -13,6 +13,7 @@ import numpy as np
 from .. import ops as _ops
 from .._core import batching, dtypes
 from .._core.errors import ArgumentError, DTypeError, ShapeError
+from .._core.dispatch import apply
 from .._core.grad_mode import no_grad
 from .._core.static_mode import state as _static_mode
 from .._core.tensor import Tensor
@@ -23,6 +24,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
 from ..ops.elementwise import tanh
 from ..ops._out import accepting_torch_keywords
 from ..ops.linalg import require_same_float_dtype
+from ..ops.losses import cross_entropy_p
 from ..ops.matrix_functions import vector_norm
 from ..ops.shape import pad
 from ..ops.softmax import log_softmax, softmax, softmin
@@ -383,7 +385,7 @@ def _class_axis(x, axis):
 
 
 def _index_targets(x, target, axis, ignore_index, op):
-    """Integer class targets shaped like `x` without the class axis, and where they count."""
+    """Integer class targets shaped like `x` without the class axis (checked: in range)."""
     target = _tensor(target)
     if target._data.dtype.kind not in "iu":
         raise TypeError(f"{op}: expected integer class indices, got dtype {target.dtype}")
@@ -407,44 +409,30 @@ def _index_targets(x, target, axis, ignore_index, op):
         raise IndexError(f"{op}: target {int(values[bad].flat[0])} is out of bounds for {classes} "
                          f"classes (valid targets are 0..{classes - 1}, or ignore_index="
                          f"{ignore_index})")
-    return target, _ops.not_equal(target, ignore_index)
+    return target
 
 
-def _target_matrix(x, idx, valid, axis, weight, smoothing):
-    """Per-element weights T so that loss = -sum_c T_c log p_c (one-hot, smoothed, weighted),
-    and the total weight of the counted targets (the 'mean' denominator)."""
+def _class_weight(weight, x, axis, op):
+    """The classes' weights as a constant of x's dtype (1.0: none), checked against the classes."""
+    if weight is None:
+        return 1.0
+    weight = _tensor(weight).detach()
     classes = x.shape[axis]
-    cls_shape = [1] * x.ndim
-    cls_shape[axis] = classes
-    picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
-    onehot = _ops.cast(_ops.eq(picked, Tensor(np.arange(classes).reshape(cls_shape))), x.dtype)
-    counted = _ops.cast(_ops.unsqueeze(valid, axis), x.dtype)
-    t = onehot * (1.0 - smoothing) + smoothing / classes if smoothing else onehot
-    if weight is None:
-        return t * counted, _ops.sum(counted)
-    w = _ops.reshape(_tensor(weight).detach().astype(x.dtype), cls_shape)
-    return t * w * counted, _ops.sum(onehot * w * counted)
+    if weight.shape != (classes,):
+        raise ShapeError(f"{op}: weight must hold one value per class, shape [{classes}] for "
+                         f"input shape {list(x.shape)} (classes on axis {axis}), got "
+                         f"{list(weight.shape)}")
+    return weight.astype(x.dtype)
 
 
-def _picked_loss(logp, idx, valid, axis, weight, smoothing):
-    """-sum_c T_c log p_c for each target (see _target_matrix), and the 'mean' denominator.
-    Without smoothing, only the target's log-probability is kept (by `where`, not by a product
-    with a one-hot row), so a -inf log-probability of another class (a masked logit) stays
-    out of it: 0 * -inf would be nan."""
-    if smoothing:
-        t, denom = _target_matrix(logp, idx, valid, axis, weight, smoothing)
-        return -_ops.sum(logp * t, axis=axis), denom
-    classes = logp.shape[axis]
-    cls_shape = [1] * logp.ndim
-    cls_shape[axis] = classes
-    picked = _ops.unsqueeze(_ops.where(valid, idx, 0), axis)
-    hit = _ops.logical_and(_ops.eq(picked, Tensor(np.arange(classes).reshape(cls_shape))),
-                           _ops.unsqueeze(valid, axis))
-    chosen = _ops.where(hit, logp, 0.0)
-    if weight is None:
-        return -_ops.sum(chosen, axis=axis), _ops.sum(_ops.cast(valid, logp.dtype))
-    w = _ops.reshape(_tensor(weight).detach().astype(logp.dtype), cls_shape)
-    return -_ops.sum(chosen * w, axis=axis), _ops.sum(_ops.cast(hit, logp.dtype) * w)
+def _index_loss(x, target, weight, axis, ignore_index, reduction, smoothing, logits, op):
+    """The fused cross-entropy (or nll_loss) of class indices: see fluxgrad/ops/losses.py."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{op}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    target = _index_targets(x, target, axis, ignore_index, op)
+    weight = _class_weight(weight, x, axis, op)
+    return apply(cross_entropy_p, x, target, weight, axis=axis, ignore_index=int(ignore_index),
+                 reduction=reduction, smoothing=float(smoothing), logits=logits, batch_dims=0)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -457,6 +445,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     targets shaped like the input are class probabilities. `weight` rescales
     each class; 'mean' divides by the total weight of the counted targets.
     PaddlePaddle's `[N, 1]` labels, `axis`, `soft_label` and `use_softmax` work too.
+    Class indices go through one fused op (log_softmax and the pick together).
     """
     op = "cross_entropy"
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -466,12 +455,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     axis = _class_axis(x, axis)
     if not 0 <= label_smoothing <= 1:
         raise ValueError(f"{op}: label_smoothing must be in [0, 1], got {label_smoothing}")
-    logp = _ops.log_softmax(x, axis) if use_softmax else _ops.log(x)
     target = _tensor(target)
     if soft_label or (soft_label is None and target._data.dtype.kind == "f"):
         if target.shape != x.shape:
             raise ShapeError(f"{op}: probability targets must have the input's shape "
                              f"{list(x.shape)}, got {list(target.shape)}")
+        logp = _ops.log_softmax(x, axis) if use_softmax else _ops.log(x)
         t = target
         if label_smoothing:
             t = t * (1.0 - label_smoothing) + label_smoothing / x.shape[axis]
@@ -481,25 +470,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             t = t * _ops.reshape(_tensor(weight), cls_shape)
         loss = -_ops.sum(logp * t, axis=axis)
         return _reduce(loss, reduction, op)
-    idx, valid = _index_targets(x, target, axis, ignore_index, op)
-    loss, denom = _picked_loss(logp, idx, valid, axis, weight, label_smoothing)
-    if reduction == "mean":
-        return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
-    return _reduce(loss, reduction, op)
+    return _index_loss(x if use_softmax else _ops.log(x), target, weight, axis, ignore_index,
+                       reduction, label_smoothing, use_softmax, op)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log-likelihood of class indices, given log-probabilities (classes on axis 1)."""
-    op = "nll_loss"
-    reduction = _legacy_reduction(size_average, reduce, reduction)
     x = _tensor(input)
-    axis = _class_axis(x, None)
-    idx, valid = _index_targets(x, target, axis, ignore_index, op)
-    loss, denom = _picked_loss(x, idx, valid, axis, weight, 0.0)
-    if reduction == "mean":
-        return _ops.sum(loss) / denom  # nan when no target counts, as in PyTorch
-    return _reduce(loss, reduction, op)
+    return _index_loss(x, target, weight, _class_axis(x, None), ignore_index,
+                       _legacy_reduction(size_average, reduce, reduction), 0.0, False, "nll_loss")
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,

@@ -7,6 +7,7 @@ from . import (activation, alias, conv, decompositions, elementwise, indexing, i
 from . import softmax as _softmax_module  # the name `softmax` is the function, below
 from . import index_extras, linalg_extras, math_extras, special_functions, tensor_extras
 from . import strided
+from . import losses  # noqa: F401  (registers the fused cross-entropy)
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403

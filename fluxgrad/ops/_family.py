@@ -154,8 +154,8 @@ def refuse_kinds(x, kinds, op, error=DTypeNotImplemented):
     """Refuse a tensor whose dtype kind ('b' bool, 'i'/'u' integer) PyTorch has no kernel of
     `op` for (raising `error`, the class matching PyTorch's)."""
     if isinstance(x, Tensor) and x._data.dtype.kind in kinds:
-        raise error(f"{op} is not implemented for {x.dtype} tensors, as in "
-                                  f"PyTorch; convert first (x.float(), or x.long() for bool)")
+        raise error(f"{op} is not implemented for {x.dtype} tensors, as in PyTorch; "
+                    f"convert first (x.float(), or x.long() for bool)")
 
 
 def fill_value(n, dtype, op):

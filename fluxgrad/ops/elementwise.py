@@ -242,6 +242,7 @@ def divide(x, y, *, rounding_mode=None):
         return trunc(q) if rounding_mode == "trunc" else floor(q)
     if rounding_mode == "floor":
         return floor_divide(x, y)
+    refuse_kinds(x if isinstance(x, Tensor) else y, "b", "div(rounding_mode='trunc')")
     signs = [sign(v) if isinstance(v, Tensor) else (v > 0) - (v < 0) for v in (x, y)]
     return floor_divide(abs(x), abs(y)) * signs[0] * signs[1]
 
@@ -295,6 +296,7 @@ def square(x):
 def addcmul(x, tensor1, tensor2, *, value=1):
     """x + value * tensor1 * tensor2, in the result dtype of the three tensors."""
     x, tensor1, tensor2 = promote_all(x, tensor1, tensor2)
+    refuse_kinds(x, "b", "addcmul")
     return x + _value_in(value, x) * tensor1 * tensor2 if value != 1 else x + tensor1 * tensor2
 
 
@@ -424,6 +426,8 @@ logaddexp_p = binary("logaddexp", np.logaddexp, lambda x, y, out: exp(x - out),
 def logaddexp(x, y):
     """log(exp(x) + exp(y)), without overflow."""
     x, y = promote(x, y)
+    for v in (x, y):
+        refuse_kinds(v, "biu", "logaddexp")
     return apply(logaddexp_p, float_result(x), float_result(y))
 
 
@@ -548,8 +552,12 @@ isfinite = _predicate(np.isfinite, "isfinite")
 
 # --- integer division -------------------------------------------------------------------------
 def _integer_division(name, np_fn):
-    """`np_fn` refusing an integer divisor of 0, as PyTorch does (NumPy gives 0 and warns)."""
+    """`np_fn` refusing an integer divisor of 0, as PyTorch does (NumPy gives 0 and warns),
+    and two bool operands (PyTorch has no bool kernel; NumPy's answer is int8)."""
     def impl(x, y):
+        if getattr(x, "dtype", None) == np.bool_ and np.result_type(y) == np.bool_:
+            raise DTypeNotImplemented(f"{name} is not implemented for bool tensors, as in "
+                                      "PyTorch; convert first (x.long())")
         if _integral_array(x) and _integral_array(y) and np.any(np.equal(y, 0)) and (
                 np.broadcast(x, y).size):
             raise IntegerDivisionByZero(

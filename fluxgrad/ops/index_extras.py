@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 
-from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
-                            ShapeIndexError)
+from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented, IndexOutOfRange,
+                            ShapeError, ShapeIndexError)
 from .._core.tensor import Tensor, is_scalar, tensor_method
+from ._family import refuse_kinds
 from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, isnan, where
 from .indexing import index_put, nonzero, scatter_reduce, take_along_dim
@@ -316,7 +317,8 @@ def bincount(x, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer x (or the sum of
     `weights` at its occurrences)."""
     refuse_value_reads("bincount", x, weights)
-    if x._data.dtype.kind not in "iub" or x.ndim != 1:
+    refuse_kinds(x, "b", "bincount")
+    if x._data.dtype.kind not in "iu" or x.ndim != 1:
         error = NotImplementedError if x._data.dtype.kind == "f" else RuntimeError
         raise error(f"bincount only supports 1-d non-negative integral inputs, got a "
                     f"{x.ndim}-d {x.dtype} tensor")
@@ -374,6 +376,9 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
     seq = as_operand(sorted_sequence)._data
     scalar = is_scalar(values)
     vals = np.asarray(values._data if isinstance(values, Tensor) else values)
+    if seq.dtype == np.bool_ and vals.dtype == np.bool_:  # mixed with bool: compared as numbers
+        raise DTypeNotImplemented("searchsorted is not implemented for two bool tensors, as in "
+                                  "PyTorch; convert first (x.long())")
     if sorter is not None:
         seq = np.take_along_axis(seq, as_operand(sorter)._data, -1)
     if seq.ndim > 1 and (scalar or seq.shape[:-1] != vals.shape[:-1]):

@@ -18,7 +18,7 @@ from .._core.errors import DTypeError, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
-from ._family import float_result, linear, promote, promote_all
+from ._family import float_result, linear, promote, promote_all, refuse_kinds
 from .elementwise import where
 from .reduce import norm
 from .reduce import sum as _sum
@@ -168,6 +168,7 @@ def matmul(x, y, transpose_x=False, transpose_y=False):
                              f"PyTorch, but got {x.dtype} and {y.dtype}; convert one first "
                              "(.to(dtype))")
         x, y = promote(_as_tensor(x), _as_tensor(y))
+    refuse_kinds(x, "b", "matmul")
     if transpose_x and x._data.ndim >= 2:
         x = _mT(x)
     if transpose_y and y._data.ndim >= 2:
@@ -256,6 +257,7 @@ def dot(x, y):
         raise ShapeError(f"dot: expected two 1-D tensors of the same size (or two 2-D of the same "
                          f"shape), got {list(x.shape)} and {list(y.shape)}")
     if x.ndim == 2:
+        refuse_kinds(x, "b", "dot")
         return _sum(x * y, -1)
     return matmul(x, y)
 
@@ -370,7 +372,21 @@ def einsum(equation, *operands):
     if len({x._data.dtype for x in operands}) > 1:
         operands = promote_all(*operands)
     spec = _parse_einsum(equation, tuple(x.shape for x in operands))
+    if operands and operands[0]._data.dtype == np.bool_:
+        summed = _summed_labels(spec)
+        if any(n > 1 for n in summed.values()):
+            refuse_kinds(operands[0], "b", "einsum (a product summed over a shared label)")
+        if summed:  # a sum of bools counts them, as PyTorch's sum
+            operands = [x.long() for x in operands]
     return apply(einsum_p, *operands, spec=spec)
+
+
+def _summed_labels(spec):
+    """The labels summed away, each with the number of operands holding it (two or more:
+    PyTorch's batched matrix product, which has no bool kernel)."""
+    ins, out = spec.split("->")
+    terms = ins.split(",")
+    return {c: sum(c in t for t in terms) for c in set(ins) - {","} - set(out)}
 
 
 def _sublist_form(args):
@@ -558,6 +574,7 @@ def diag(x, diagonal=0, *, offset=None, padding_value=0):
 def trace(x, offset=0, axis1=0, axis2=1):
     """Sum of the diagonal of a matrix (PaddlePaddle: of any diagonal, over any two axes)."""
     x = _as_tensor(x)
+    refuse_kinds(x, "b", "trace")
     if x.ndim < 2:
         raise ShapeError(f"trace: expected a matrix, got shape {list(x.shape)}")
     return _sum(diagonal(x, offset, axis1, axis2), -1)
@@ -874,7 +891,10 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     """p-norm distances between the rows of x1 [B.., P, M] and of x2 [B.., R, M]: [B.., P, R].
     The gradient at distance 0 is 0 (as torch's for p=2). `compute_mode` (PyTorch's choice of
     a faster, less exact method) is accepted; the distances are always computed directly."""
-    x1, x2 = promote(float_result(_as_tensor(x1)), float_result(_as_tensor(x2)))
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    for x in (x1, x2):
+        refuse_kinds(x, "biu", "cdist", DTypeError)
+    x1, x2 = promote(x1, x2)
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
         raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
                          f"got shapes {list(x1.shape)} and {list(x2.shape)}")

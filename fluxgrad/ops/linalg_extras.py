@@ -10,7 +10,7 @@ import numpy as np
 
 from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
-from ._family import promote_all
+from ._family import promote_all, refuse_kinds
 from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, clamp, logical_and, logical_or, sqrt, where
 from .indexing import index_select
@@ -110,6 +110,7 @@ def inner(x, y):
 @tensor_method("vdot")
 def vdot(x, y):
     """The dot product of two 1-D tensors of one dtype."""
+    refuse_kinds(x, "b", "vdot")
     if x._data.dtype != y._data.dtype:
         raise DTypeError(f"vdot: expected both vectors to have same dtype, but found {x.dtype} "
                          f"and {y.dtype}")
@@ -317,6 +318,7 @@ def _spacing(x, y, dim, n):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoid rule of y along `dim`, at points x (a tensor) or spacing dx (default 1)."""
+    refuse_kinds(y, "b", "trapezoid", DTypeError)
     if x is not None and dx is not None:
         raise RuntimeError("trapezoid: pass the sample points x or the spacing dx, not both")
     if x is not None and not isinstance(x, Tensor):
@@ -335,6 +337,7 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid rule of y along `dim` (one element fewer than y there)."""
+    refuse_kinds(y, "b", "cumulative_trapezoid", DTypeError)
     if x is not None and not isinstance(x, Tensor):
         dx, x = x, None
     dim, n = _along(y, dim)

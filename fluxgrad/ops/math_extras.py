@@ -170,6 +170,8 @@ def ldexp(x, other):
 def logaddexp2(x, y):
     """log2(2**x + 2**y), without overflow."""
     x, y = promote(x, y)
+    for v in (x, y):
+        refuse_kinds(v, "biu", "logaddexp2")
     x, y = float_result(as_operand(x)), float_result(as_operand(y))
     return logaddexp(x * _LN2, y * _LN2) / _LN2
 
@@ -187,6 +189,8 @@ def nextafter(x, y):
     """The next floating-point value after x towards y; its gradient is 1 in x, 0 in y (as
     torch's)."""
     x, y = promote(x, y)
+    for v in (x, y):
+        refuse_kinds(v, "biu", "nextafter")
     return apply(_nextafter_p, x, y)
 
 
@@ -244,6 +248,7 @@ _isin_p = Primitive("isin", lambda x, test, *, invert: np.isin(x, test, invert=i
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Where each of `elements` occurs in `test_elements`, a bool tensor of elements' shape."""
     elements, test_elements = as_operand(elements), as_operand(test_elements)
+    refuse_kinds(elements, "b", "isin", DTypeError)
     return apply(_isin_p, elements, test_elements, invert=bool(invert))
 
 

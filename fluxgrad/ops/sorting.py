@@ -14,9 +14,9 @@ from ._batch import along_axes
 from ._family import refuse_kinds
 from .elementwise import no_grad_primitive
 from .indexing import example_by_example, take_along_dim
-from .reduce import ValuesIndices, _reduction, any as any_, evenly_distributed, sum as sum_
+from .reduce import ValuesIndices, _reduction, evenly_distributed, sum as sum_
 from .elementwise import isnan, logical_not, where
-from .shape import clone, reshape
+from .shape import clone
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "unique",
            "unique_consecutive"]
