@@ -221,3 +221,32 @@ def test_compile_runs_a_data_dependent_size_eagerly_and_fullgraph_refuses_it(bui
         np.testing.assert_allclose(got.numpy(), want)
     with pytest.raises(Exception, match="depends on the values"):
         fg.compile(lambda x: build(fg, x), fullgraph=True)(fg.tensor(FEEDS[0]))
+
+
+def test_branches_selecting_alike_give_one_size():
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [4, 3], "float64")
+            out = static.nn.cond(x.sum() > 0, lambda: x[x > 0], lambda: x[x > 0] * 2)
+            total = out.sum() + out.shape[0]
+    finally:
+        fg.disable_static()
+    exe = static.Executor()
+    for a in FEEDS + (FEEDS[0] - 1,):
+        got, got_total = exe.run(main, feed={"x": a}, fetch_list=[out, total])
+        want = a[a > 0] * (1 if a.sum() > 0 else 2)
+        np.testing.assert_allclose(got, want)
+        np.testing.assert_allclose(got_total, want.sum() + want.size)
+
+
+def test_repeat_interleave_by_repeats_of_the_program_is_refused_at_build():
+    fg.enable_static()
+    try:
+        with static.program_guard(static.Program(), static.Program()):
+            x = static.data("x", [4, 3], "float64")
+            with pytest.raises(RuntimeError, match="no value until an Executor runs"):
+                fg.repeat_interleave(x, (x[:, 0] > 0).long(), dim=0)
+    finally:
+        fg.disable_static()

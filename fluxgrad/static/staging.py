@@ -153,9 +153,12 @@ def _produced_types(prim, inputs, params, sizing, fills, out_types, program):
     the result's shape differs between stand-ins filled as `fills` say) a `dims.Dim` of its own
     (`produced`), which the Executor binds from the result. The same op on inputs `sizing`
     computed alike (its JVP, a VJP taking the same entries) has the same Dim."""
-    while program.parent is not None:  # (a branch's sizes are the whole program's)
+    producers = {}
+    while True:  # (a branch's sizes are the whole program's; its masks are computed in it)
+        producers.update((id(o), eq) for eq in program.equations for o in eq.outputs)
+        if program.parent is None:
+            break
         program = program.parent
-    producers = {id(o): eq for eq in program.equations for o in eq.outputs}
     key = (prim.name, tuple(_computed_from(x, producers) for x in sizing),
            tuple(x.dims for x in inputs if isinstance(x, Variable)), repr(params))
     known = program.produced_dims.get(key)
