@@ -4,6 +4,8 @@ gather, sorting, shape ops, nn.functional ops and losses) against PyTorch: in ea
 value and its dtype, the gradient of every float64 input and a Hessian-vector product by double
 backward; staged into a static program (known sizes, and the first input's first size unknown);
 compiled with fullgraph=True (values and dtypes, then gradients through the compiled call)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -116,6 +118,12 @@ def test_eager_gradients_to_second_order(seed):
                                    err_msg=f"second order, x{i} of\n{program.describe()}")
 
 
+def _refuses_selection(err):
+    """Whether `err` is a clear refusal of a size that depends on the data (`x[x > 0]`, a size
+    U0, U1, ... of a static program)."""
+    return re.search(r"\bU\d", str(err)) is not None
+
+
 def _staged(program, unknown):
     """(program, its values, their gradients) staged in static mode; None where building
     refused (only allowed with an unknown size)."""
@@ -130,8 +138,8 @@ def _staged(program, unknown):
                 loss = program.loss(fg, values)
                 grads = [] if loss is None or not _float64(program) else static.grad(
                     loss, [xs[i] for i in _float64(program)])
-            except REFUSALS:
-                if not unknown:
+            except REFUSALS as err:
+                if not (unknown or _refuses_selection(err)):
                     raise
                 return None
     finally:
@@ -142,7 +150,7 @@ def _staged(program, unknown):
 @pytest.mark.parametrize("unknown", [False, True], ids=["known", "unknown_batch"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_static(seed, unknown):
-    program = Program(seed, grad=True, sized=True)
+    program = Program(seed, grad=True)
     if unknown and not program.arrays[0].ndim:
         return
     want_values, _, want_grads = _torch_gradients(program)
@@ -154,8 +162,8 @@ def test_static(seed, unknown):
     try:
         got = static.Executor().run(main, feed=feed, fetch_list=list(values) + [
             g for g in grads if g is not None])
-    except REFUSALS:
-        if not unknown:
+    except REFUSALS as err:
+        if not (unknown or _refuses_selection(err)):
             raise
         return
     _check_values(got[:len(values)], program, want_values)

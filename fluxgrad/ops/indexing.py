@@ -27,7 +27,7 @@ from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeErr
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.grad_mode import state as _grad_state
-from .._core.primitive import Primitive
+from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._batch import front
 from ._family import cast_to, fill_value, linear
@@ -929,17 +929,46 @@ def masked_select(x, mask):
     return apply(index_p, x, _per_example(mask, mask._data), index=(ARRAY,))
 
 
+def _nonzero_impl(x):
+    if not x.ndim:
+        return np.zeros((int(x != 0), 0), np.int64)
+    return np.stack(np.nonzero(x), axis=1).astype(np.int64)
+
+
+def example_by_example(name):
+    """The batching rule of an op whose result's size depends on the values (nonzero, unique):
+    the op on each example, stacked; refused where the examples' results differ in size."""
+    def rule(bdims, x, **params):
+        from .shape import stack  # (shape builds on this module's neighbours)
+        prim = REGISTRY[name]
+        x = front(x, bdims[0])
+        if not x.shape[0]:
+            raise RuntimeError(f"vmap: {name} over an empty batch has no example to take the "
+                               "size of its result from; call it outside vmap")
+        results = [apply(prim, x[i], **params) for i in range(x.shape[0])]
+        if prim.n_outputs == 1:
+            results = [(r,) for r in results]
+        shapes = sorted({tuple(tuple(o.shape) for o in r) for r in results})
+        if len(shapes) > 1:
+            raise RuntimeError(
+                f"vmap: {name} gives the examples of the batch results of different sizes "
+                f"({', '.join(map(str, shapes))}), which no tensor can hold, so it cannot be "
+                "vmapped; call it on each example outside vmap, or use a mask (fluxgrad.where) "
+                "instead")
+        outs = tuple(stack([r[k] for r in results]) for k in range(prim.n_outputs))
+        return (outs[0], 0) if prim.n_outputs == 1 else (outs, (0,) * prim.n_outputs)
+    return rule
+
+
+nonzero_p = Primitive("nonzero", _nonzero_impl,  # (integer positions: no derivative)
+                      batch=example_by_example("nonzero"))
+
+
 @tensor_method("nonzero")
 def nonzero(x, *, as_tuple=False):
     """Positions of the nonzero entries: an (n, ndim) int64 tensor, or one 1-d tensor per
     dimension with as_tuple=True."""
-    if type(x) is BatchedTensor:
-        raise RuntimeError(
-            f"vmap: nonzero of a tensor of shape {list(x.shape)} that differs between the "
-            "examples of the batch would give each example a different number of entries, "
-            "so it cannot be vmapped; use fluxgrad.where (or a mask in arithmetic) instead")
-    found = np.nonzero(x._data) if x.ndim else np.nonzero(x._data.reshape(1))
-    if as_tuple:
-        return tuple(Tensor._make(i.astype(np.int64)) for i in found)
-    return Tensor._make(np.stack(found, axis=1).astype(np.int64) if x.ndim else
-                        np.zeros((len(found[0]), 0), np.int64))
+    if not as_tuple:
+        return apply(nonzero_p, x)
+    positions = apply(nonzero_p, x if x.ndim else reshape(x, (1,)))
+    return tuple(positions[:, k] for k in range(positions.shape[1]))

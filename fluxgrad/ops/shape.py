@@ -594,7 +594,8 @@ def _count_known(n, dim, op):
     pieces that depend on it (their number is the count of outputs, fixed when staged)."""
     if type(n) is not int and not isinstance(n, np.integer):
         raise ShapeError(f"{op}: dimension {dim} has a size unknown until the static program "
-                         f"runs ({n}: None in static.data), and the pieces would depend on "
+                         f"runs ({n}: None in static.data, or the count of entries a mask "
+                         f"such as x > 0 selects), and the pieces would depend on "
                          f"it; give static.data that size, or cut a dimension of "
                          f"known size")
 

@@ -6,14 +6,14 @@ any order, with no rule of their own. `unique` and `unique_consecutive` have no 
 shape that depends on the data, as in PyTorch."""
 import numpy as np
 
-from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
 from .._core.errors import DTypeError, ShapeError
+from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
 from ._family import refuse_kinds
 from .elementwise import no_grad_primitive
-from .indexing import take_along_dim
+from .indexing import example_by_example, take_along_dim
 from .reduce import ValuesIndices, _reduction, evenly_distributed, sum as sum_
 from .elementwise import isnan, logical_not, where
 from .shape import clone
@@ -224,22 +224,52 @@ def mode(x, dim=-1, keepdim=False, *, axis=None):
 
 
 def _unique_result(values, inverse, counts, return_inverse, return_counts):
-    out = (Tensor._make(values),)
+    out = (values,)
     if return_inverse:
-        out += (Tensor._make(inverse.astype(np.int64)),)
+        out += (inverse,)
     if return_counts:
-        out += (Tensor._make(counts.astype(np.int64)),)
+        out += (counts,)
     return out[0] if len(out) == 1 else out
 
 
 def _unique_dim(x, dim, op):
-    if type(x) is BatchedTensor:
-        raise RuntimeError(f"vmap: {op} of a tensor of shape {list(x.shape)} would give each "
-                           "example of the batch its own number of distinct entries, so it "
-                           "cannot be vmapped; call it on each example outside vmap")
-    if dim is None:
-        return None
-    return _dim(x, dim, op)
+    return None if dim is None else _dim(x, dim, op)
+
+
+def _unique_impl(x, *, axis):
+    if axis is None:
+        # each NaN is distinct, as in PyTorch
+        values, inverse, counts = np.unique(x.reshape(-1), return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+        inverse = inverse.reshape(x.shape)
+    else:
+        values, inverse, counts = np.unique(x, axis=axis, return_inverse=True,
+                                            return_counts=True)
+        inverse = inverse.reshape(-1)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_consecutive_impl(x, *, axis):
+    data = x.reshape(-1) if axis is None else np.moveaxis(x, axis, 0)
+    if len(data) == 0:
+        starts = np.zeros(0, bool)
+    else:
+        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, data[0].size).any(axis=1)
+        starts = np.concatenate([[True], differs])
+    values = data[starts]
+    if axis is not None:
+        values = np.moveaxis(values, 0, axis)
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), len(data)))
+    if axis is None:
+        inverse = inverse.reshape(x.shape)
+    return values, inverse.astype(np.int64), counts.astype(np.int64)
+
+
+# (values, inverse, counts); no derivative, as PyTorch
+unique_p = Primitive("unique", _unique_impl, n_outputs=3, batch=example_by_example("unique"))
+unique_consecutive_p = Primitive("unique_consecutive", _unique_consecutive_impl, n_outputs=3,
+                                 batch=example_by_example("unique_consecutive"))
 
 
 @tensor_method("unique")
@@ -248,34 +278,12 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
     with `return_inverse`, where each entry went; with `return_counts`, how often each occurs.
     No gradient, as PyTorch."""
     dim = _unique_dim(x, dim, "unique")
-    data = x._data
-    if dim is None:
-        # each NaN is distinct, as in PyTorch
-        values, inverse, counts = np.unique(data.reshape(-1), return_inverse=True,
-                                            return_counts=True, equal_nan=False)
-        inverse = inverse.reshape(data.shape)
-    else:
-        values, inverse, counts = np.unique(data, axis=dim, return_inverse=True,
-                                            return_counts=True)
-        inverse = inverse.reshape(-1)
-    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+    return _unique_result(*apply(unique_p, x, axis=dim), return_inverse, return_counts)
 
 
 @tensor_method("unique_consecutive")
 def unique_consecutive(x, return_inverse=False, return_counts=False, dim=None):
     """`x` with each run of equal consecutive entries (or slices along `dim`) kept once."""
     dim = _unique_dim(x, dim, "unique_consecutive")
-    data = x._data.reshape(-1) if dim is None else np.moveaxis(x._data, dim, 0)
-    if len(data) == 0:
-        starts = np.zeros(0, bool)
-    else:
-        differs = (data[1:] != data[:-1]).reshape(len(data) - 1, data[0].size).any(axis=1)
-        starts = np.concatenate([[True], differs])
-    values = data[starts]
-    if dim is not None:
-        values = np.moveaxis(values, 0, dim)
-    inverse = np.cumsum(starts) - 1
-    counts = np.diff(np.append(np.flatnonzero(starts), len(data)))
-    if dim is None:
-        inverse = inverse.reshape(x.shape)
-    return _unique_result(values, inverse, counts, return_inverse, return_counts)
+    return _unique_result(*apply(unique_consecutive_p, x, axis=dim), return_inverse,
+                          return_counts)

@@ -21,6 +21,13 @@ when the op is staged; a static size that is a multiple of a sentinel (10007) or
 stand-in would be mistaken for it; a Size's stand-in is numbered in the order Sizes are made,
 so a program saved with one (`static.save`) loads into a process that makes them in that order.
 
+A size that depends on the values of the data (the count of entries `x[x > 0]` selects) is a
+`produced` Dim of its own (U0, U1, ..., `PRODUCED`: sentinels and probes of their own, above
+the ones of `static.data`'s sizes): staging gives it to an op's result (`staging.DATA_DEPENDENT`),
+the same one to the same op on masks computed alike (its JVP, `x > 0` written twice), and the
+Executor binds it from the shape of the first result that has it; every other rule above holds
+for it as for a fed size.
+
 A number computed in Python from an unknown size while a program is built (`1.0 /
 x.shape[0]`, `x.shape[0] - 1`) is a `Derived` int or float: the stand-in value, plus how
 to recompute it from the bound sizes. An op that takes one is staged as symbolic, and
@@ -217,12 +224,14 @@ class SymInt(int):
 
 
 class Dim:
-    """An unknown size: printed by `name`, stood in for by `sentinel`."""
-    __slots__ = ("index", "name", "sentinel", "alternate", "probes", "size")
+    """An unknown size: printed by `name`, stood in for by `sentinel`; `produced`: a size an
+    op's result has (`x[mask]`), bound when the Executor runs that op, not from a feed."""
+    __slots__ = ("index", "name", "sentinel", "alternate", "probes", "size", "produced")
 
-    def __init__(self, index, sentinel, alternate, probes):
+    def __init__(self, index, sentinel, alternate, probes, produced=False):
         self.index = index
-        self.name = f"N{index}"
+        self.produced = produced
+        self.name = f"U{index - len(_SENTINELS)}" if produced else f"N{index}"
         self.sentinel = sentinel
         self.alternate = alternate
         self.probes = probes
@@ -236,11 +245,11 @@ class Dim:
 
 
 def _symbol(index):
-    return SYMBOLS[index]
+    return ALL_SYMBOLS[index]
 
 
 def _size_of(index):
-    return SYMBOLS[index].size
+    return ALL_SYMBOLS[index].size
 
 
 _SENTINELS = (10007, 10009, 10037, 10039, 10061, 10067, 10069, 10079)
@@ -250,7 +259,26 @@ _ALTERNATES = (10091, 10093, 10099, 10103, 10111, 10133, 10139, 10141)
 _PROBES = ((3, 29), (5, 37), (7, 47), (11, 59), (13, 67), (17, 79), (19, 89), (23, 97))
 SYMBOLS = tuple(Dim(i, s, a, p) for i, (s, a, p) in
                 enumerate(zip(_SENTINELS, _ALTERNATES, _PROBES)))
-BY_SENTINEL = {d.sentinel: d for d in SYMBOLS}
+# the sizes of data-dependent results (`x[mask]`, see `produced_dim`): primes of their own, and
+# probe pairs whose differences and ratios differ from the ones above and from each other
+_PRODUCED_SENTINELS = (20011, 20021, 20023, 20029, 20047, 20051, 20063, 20071)
+_PRODUCED_ALTERNATES = (20089, 20101, 20107, 20113, 20117, 20123, 20129, 20143)
+_PRODUCED_PROBES = ((41, 113), (43, 127), (53, 139), (61, 151), (71, 167), (73, 179),
+                    (83, 191), (101, 211))
+PRODUCED = tuple(Dim(len(_SENTINELS) + i, s, a, p, produced=True) for i, (s, a, p) in
+                 enumerate(zip(_PRODUCED_SENTINELS, _PRODUCED_ALTERNATES, _PRODUCED_PROBES)))
+ALL_SYMBOLS = SYMBOLS + PRODUCED
+BY_SENTINEL = {d.sentinel: d for d in ALL_SYMBOLS}
+
+
+def produced_dim(taken, op):
+    """A size of a data-dependent result that none of `taken` (the ones a program has) is."""
+    for d in PRODUCED:
+        if d not in taken:
+            return d
+    raise ValueError(f"{op}: a program can hold {len(PRODUCED)} sizes that depend on the data "
+                     "(x[mask], masked_select), this is one more; split the program, or keep the "
+                     "selection as a mask (fluxgrad.where, x * mask)")
 
 
 class Size:
@@ -332,7 +360,8 @@ def size_of(dim, a, b, q, hi=None):
     size = _BY_FORM.get(key)
     if size is None:
         stand_in = max(SIZES, default=FIRST_STAND_IN - 2) + 2
-        while any(stand_in % k == 0 for k in range(3, int(stand_in ** 0.5) + 1, 2)):
+        while any(stand_in % k == 0 for k in range(3, int(stand_in ** 0.5) + 1, 2)) or \
+                stand_in in _PRODUCED_SENTINELS or stand_in in _PRODUCED_ALTERNATES:
             stand_in += 2
         size = _BY_FORM[key] = SIZES[stand_in] = Size(dim, a, b, q, hi, stand_in)
     return size
@@ -388,17 +417,17 @@ def alternate_sentinels():
 
 
 def _swap():
-    for d in SYMBOLS:
+    for d in ALL_SYMBOLS:
         d.sentinel, d.alternate = d.alternate, d.sentinel
         d.size = SymInt(d)
     BY_SENTINEL.clear()
-    BY_SENTINEL.update((d.sentinel, d) for d in SYMBOLS)
+    BY_SENTINEL.update((d.sentinel, d) for d in ALL_SYMBOLS)
 
 
 def could_be_sentinel(size):
     """Whether a static size would be mistaken for a multiple of a sentinel."""
     return size >= 10007 and (any(size % d.sentinel == 0 or size % d.alternate == 0
-                                  for d in SYMBOLS) or any(size % s == 0 for s in SIZES))
+                                  for d in ALL_SYMBOLS) or any(size % s == 0 for s in SIZES))
 
 
 def symbol_for_axis(axis, op="static.data"):
@@ -437,6 +466,11 @@ def bind_dim(d, sizes):
     return rebind_int(d, sizes)
 
 
+def produced_in(dims):
+    """Whether `dims` hold a size that depends on the data (a `produced` Dim)."""
+    return any(isinstance(d, Dim) and d.produced for d in dims)
+
+
 def has_symbol(shape):
     """Whether a stand-in shape has an unknown size (a sentinel or a multiple of one)."""
     return not BY_SENTINEL.keys().isdisjoint(shape) or any(
@@ -449,11 +483,11 @@ def size_from_probes(a, b):
     `N0 * N1`: an int rebind_int re-binds); None for any other size (N - 1, N // 2)."""
     if a == b:
         return a
-    for d in SYMBOLS:
+    for d in ALL_SYMBOLS:
         if (a, b) == d.probes:
             return d
-    for k, d in enumerate(SYMBOLS):
-        for e in SYMBOLS[k:]:
+    for k, d in enumerate(ALL_SYMBOLS):
+        for e in ALL_SYMBOLS[k:]:
             for p, q, sentinel in ((d.probes[0], d.probes[1], d.sentinel),
                                    (d.probes[0] * e.probes[0], d.probes[1] * e.probes[1],
                                     d.sentinel * e.sentinel)):
@@ -510,7 +544,7 @@ def size_from_units(probed, sizes, dims):
     `sizes` (Sizes), maybe times one of them or of `dims`: the Size, or the int stand-in of
     the multiple; None if there is none."""
     a, b = probed
-    bindings = [{d.sentinel: d.probes[k] for d in SYMBOLS} for k in (0, 1)]
+    bindings = [{d.sentinel: d.probes[k] for d in ALL_SYMBOLS} for k in (0, 1)]
     units = [(s, s.evaluate(bindings[0]), s.evaluate(bindings[1]), s.stand_in) for s in sizes]
     others = [(None, 1, 1, 1)] + units + [(d, *d.probes, d.sentinel) for d in dims]
     for size, p, q, stand_in in units:
@@ -593,7 +627,7 @@ def symbols_in(value):
         value = int(value)
         if value < 10007:
             return frozenset()
-        return frozenset([d for d in SYMBOLS if value % d.sentinel == 0] +
+        return frozenset([d for d in ALL_SYMBOLS if value % d.sentinel == 0] +
                          [e.dim for s, e in SIZES.items() if value % s == 0])
     if isinstance(value, dict):
         value = list(value.values())

@@ -11,6 +11,8 @@
   `x.diagonal()` on a smaller size gives another shape: refused, never a result of the
   wrong shape; the results whose sizes were fitted to an unknown size (`dims.Size`: `x[1:]`)
   are checked so at every size;
+- binds a size that depends on the data (`dims.Dim.produced`: `x[mask]`) from the shape of
+  the first result that has it, and checks every later result's shape under it;
 - reads persistable Variables from the scope (`global_scope()` unless `scope=` is
   given) and writes the updates back only after every equation has run, so a run
   that fails changes nothing;
@@ -66,7 +68,7 @@ def global_scope():
 
 class _Plan:
     __slots__ = ("steps", "n_slots", "constants", "feeds", "states", "fetch_slots", "updates",
-                 "symbols", "shapes", "fitted")
+                 "symbols", "shapes", "fitted", "produced", "first_produced")
 
     def shapes_for(self, sizes):
         """Each step's output shapes under `sizes` (cached per binding)."""
@@ -101,7 +103,7 @@ class Executor:
         plan = self._plan(program, fetches)
         env = list(plan.constants)
         sizes = self._bind_feeds(plan, program, feed or {}, env)
-        unbound = [d for d in plan.symbols if d.sentinel not in sizes]
+        unbound = [d for d in plan.symbols if d.sentinel not in sizes and not d.produced]
         if unbound:
             names = ", ".join(sorted(d.name for d in unbound))
             carriers = sorted({v.name for v in program.data for d in unbound if d in v.dims})
@@ -141,7 +143,14 @@ class Executor:
             else:
                 for slot, o in zip(outs, out):
                     env[slot] = o if type(o) is _ndarray else _asarray(o)
-            if expected is not None and (small or n in plan.fitted):
+            if n in plan.produced:
+                for j, axis, d in plan.produced[n]:
+                    sizes.setdefault(d.sentinel, env[outs[j]].shape[axis])
+            if plan.produced and n >= plan.first_produced:
+                # (sizes bound from results: the expected shapes are only known now)
+                _check_shapes(eq, [env[slot] for slot in outs], tuple(
+                    tuple(_dims.bind_dim(d, sizes) for d in o.dims) for o in eq.outputs), sizes)
+            elif expected is not None and (small or n in plan.fitted):
                 _check_shapes(eq, [env[slot] for slot in outs], expected[n], sizes)
             for slot in frees:
                 env[slot] = None
@@ -260,11 +269,20 @@ def _make_plan(program, fetches):
     for eq in program.equations:
         for o in eq.outputs:
             producers[id(o)] = eq
+    producer_of = {}  # a data-dependent size -> the output whose shape binds it
+    for eq in program.equations:
+        for o in eq.outputs:
+            for d in o.dims:
+                if isinstance(d, _dims.Dim) and d.produced:
+                    producer_of.setdefault(d, o)
     steps_eqs = []
     for eq in reversed(program.equations):
         if any(id(o) in needed for o in eq.outputs):
             steps_eqs.append(eq)
             needed.update(id(x) for x in eq.inputs if isinstance(x, Variable))
+            if eq.symbolic and producer_of:  # (a size its params read must be bound first)
+                needed.update(id(producer_of[d]) for d in _dims.symbols_in((eq.params, [
+                    x for x in eq.inputs if not isinstance(x, Tensor)])) if d in producer_of)
     steps_eqs.reverse()
     slots = {}
     constants = []
@@ -314,6 +332,15 @@ def _make_plan(program, fetches):
     plan.shapes = {}
     plan.fitted = frozenset(n for n, eq in enumerate(steps_eqs)
                             if any(_dims.sizes_in(o.dims) for o in eq.outputs))
+    plan.produced = {}
+    bound = set()
+    for n, eq in enumerate(steps_eqs):
+        for j, o in enumerate(eq.outputs):
+            for axis, d in enumerate(o.dims):
+                if isinstance(d, _dims.Dim) and d.produced and d not in bound:
+                    bound.add(d)
+                    plan.produced.setdefault(n, []).append((j, axis, d))
+    plan.first_produced = min(plan.produced, default=None)
     plan.symbols = set()
     for eq in steps_eqs:
         if eq.symbolic:

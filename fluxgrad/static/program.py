@@ -209,6 +209,7 @@ class Program:
         self.abstract_types = {}  # staging's memo of the output types of the ops staged here
         self.test_values = {}  # a layer's training result -> its inference one (`for_test`)
         self.refused_sizes = {}  # Dim -> sizes an op staged here assumed it isn't (dims.assume_not)
+        self.produced_dims = {}  # staging's data-dependent sizes: op, inputs -> [(out, axis, Dim)]
 
     # --- building -------------------------------------------------------------------
     def new_var(self, dims, dtype, name=None, persistable=False, is_data=False):
@@ -346,6 +347,7 @@ class Program:
         p.updates = dict(self.updates)
         p.aliases = dict(self.aliases)
         p.refused_sizes = {d: set(v) for d, v in self.refused_sizes.items()}
+        p.produced_dims = dict(self.produced_dims)
         p._counter = self._counter
         if for_test:
             from .for_test import for_test as inference

@@ -17,6 +17,10 @@ see `dims`), or its `abstract` rule (control flow, random draws); a program reme
 types found for known sizes (`Program.abstract_types`, keyed by `_types_key`), so an op
 staged again on the same input types, scalars and params does not run its impl again. An op
 that fails there raises at build time, naming the op, the input types and the user's line.
+An op whose result's size depends on the values of its inputs (`DATA_DEPENDENT`: x[mask],
+masked_select) gets a fresh `produced` Dim for that size (see `dims`); an op that puts values
+of such a size into the entries a mask selects (`SCATTERS_BY_MASK`: the VJP of x[mask],
+`x[mask] = y[mask]`) takes its result's type from its inputs, since stand-ins can't run it.
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
@@ -96,13 +100,101 @@ def stage(prim, inputs, params, constants=False):
                     f"program than the one being built ({program!r}); build it under the same "
                     "program_guard, or feed it as data")
     sized = _dims.mentions_symbol(params)
-    out_types = infer(prim, inputs, params, sized, program.abstract_types)
+    consumer = SCATTERS_BY_MASK.get(prim.name)
+    if consumer is not None and _selects_by_mask(inputs, params) and any(
+            _dims.produced_in(x.dims) for x in inputs if isinstance(x, Variable)):
+        out_types = consumer(*inputs, **params)
+    else:
+        out_types = infer(prim, inputs, params, sized, program.abstract_types)
+    data_dependent = DATA_DEPENDENT.get(prim.name)
+    if data_dependent is not None:
+        sizing = data_dependent[0](inputs, params)
+        if sizing and programs.tracing:
+            raise NotImplementedError(
+                f"{prim.name}: the size of its result depends on the values of "
+                f"{_describe(sizing, {})}, which a function traced by fluxgrad.compile can't "
+                f"hold; it runs eagerly (a static program can: fluxgrad.static). At {user_line()}")
+        if sizing:
+            out_types = _produced_types(prim, inputs, params, sizing, data_dependent[1],
+                                        out_types, program)
     outs = tuple([program.new_var(d, dt) for d, dt in out_types])
     symbolic = sized or scalars and any(
         (type(x) in (int, _dims.SymInt) or isinstance(x, (np.integer, _dims.Derived)))
         and _dims.mentions_symbol(x) for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
     return outs[0] if prim.n_outputs == 1 else outs
+
+
+def _selects_by_mask(inputs, params):
+    """index (x[mask], masked_select): whether a boolean index is a value of the program."""
+    return any(isinstance(a, Variable) and a._data.dtype == np.bool_ for a in inputs[1:])
+
+
+# the ops whose result's size depends on the values of their inputs: the inputs whose values
+# set it (none: it doesn't), and the fills of stand-ins on which that size differs
+_MASKS = ("zeros", "ones")
+_DISTINCT = ("zeros", "arange")
+DATA_DEPENDENT = {
+    "index": (lambda inputs, params: _selects_by_mask(inputs, params) and inputs[1:], _MASKS),
+    "nonzero": (lambda inputs, params: inputs, _MASKS),
+    "unique": (lambda inputs, params: inputs, _DISTINCT),
+    "unique_consecutive": (lambda inputs, params: inputs, _DISTINCT)}
+# the ops that put values into the entries a mask selects, by the type of their result where the
+# values have a size that depends on the data: stand-ins can't run them (a mask of zeros
+# selects no entries), and their result's shape is the mask's (the Executor checks it)
+SCATTERS_BY_MASK = {
+    "index_scatter": lambda out_bar, *arrays, index, shape: [
+        (_dims.dims_of(shape), out_bar._data.dtype)],
+    "index_put": lambda x, value, *arrays, index, accumulate: [(x.dims, x._data.dtype)]}
+
+
+def _produced_types(prim, inputs, params, sizing, fills, out_types, program):
+    """`out_types` with each size that depends on the values of the inputs `sizing` (found where
+    the result's shape differs between stand-ins filled as `fills` say) a `dims.Dim` of its own
+    (`produced`), which the Executor binds from the result. The same op on inputs `sizing`
+    computed alike (its JVP, a VJP taking the same entries) has the same Dim."""
+    producers = {}
+    while True:  # (a branch's sizes are the whole program's; its masks are computed in it)
+        producers.update((id(o), eq) for eq in program.equations for o in eq.outputs)
+        if program.parent is None:
+            break
+        program = program.parent
+    key = (prim.name, tuple(_computed_from(x, producers) for x in sizing),
+           tuple(x.dims for x in inputs if isinstance(x, Variable)), repr(params))
+    known = program.produced_dims.get(key)
+    if known is None:
+        binding = {d.sentinel: d.probes[0] for d in _dims.ALL_SYMBOLS}
+        runs = [_probe(prim, inputs, params, binding, fill) for fill in fills]
+        known = []
+        taken = {d for axes in program.produced_dims.values() for _, _, d in axes}
+        by_sizes = {}  # (unique's values and counts: sizes that agree on every fill are one)
+        for j, outs in enumerate(zip(*runs)):
+            for axis, sizes in enumerate(zip(*(o.shape for o in outs))):
+                if len(set(sizes)) > 1:
+                    d = by_sizes.get(sizes)
+                    if d is None:
+                        d = by_sizes[sizes] = _dims.produced_dim(taken, prim.name)
+                        taken.add(d)
+                    known.append((j, axis, d))
+        program.produced_dims[key] = known
+    types = [list(dims) for dims, _ in out_types]
+    for j, axis, d in known:
+        types[j][axis] = d
+    return [(tuple(dims), dt) for dims, (_, dt) in zip(types, out_types)]
+
+
+def _computed_from(x, producers, depth=0):
+    """What the value of `x` is computed from, as a key (masks computed alike are equal: `x > 0`
+    written twice): the Variable or constant itself for data, parameters, random draws,
+    constants and what lies more than 32 equations back."""
+    if not isinstance(x, Variable):
+        return id(x) if isinstance(x, Tensor) else repr(x)  # (a constant: the equation keeps it)
+    eq = producers.get(id(x))
+    if eq is None or depth > 32 or getattr(eq.prim, "draws", False) or \
+            getattr(eq.prim, "effect", False):
+        return id(x)
+    return (eq.prim.name, eq.outputs.index(x), repr(eq.params),
+            tuple(_computed_from(i, producers, depth + 1) for i in eq.inputs))
 
 
 def infer(prim, inputs, params, sized=None, seen=None):
@@ -133,7 +225,7 @@ def infer(prim, inputs, params, sized=None, seen=None):
             f"an unknown size, but as a plain int, which the program can't recompute for the "
             f"size fed; keep the size as `x.shape[0] - 1` (no int() or operator.index on it). "
             f"At {user_line()}")
-    results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.SYMBOLS})
+    results = [_probe(prim, inputs, params, {d.sentinel: d.probes[k] for d in _dims.ALL_SYMBOLS})
                for k in (0, 1)]
     first = results[0]
     types = []
@@ -189,7 +281,7 @@ def _fitted(prim, inputs, params, j, axis, probed, samples):
         observed = samples.get(d)
         if observed is None:
             observed = samples[d] = {}
-            base = {e.sentinel: e.probes[0] for e in _dims.SYMBOLS}
+            base = {e.sentinel: e.probes[0] for e in _dims.ALL_SYMBOLS}
             for n in _dims.FIT_SIZES:
                 try:
                     observed[n] = [o.shape for o in
@@ -258,8 +350,8 @@ def _value_key(v):
     raise _Unkeyed
 
 
-def _probe(prim, inputs, params, sizes):
-    arrays = [_stand_in(x, sizes, "zeros") for x in inputs]
+def _probe(prim, inputs, params, sizes, fill="zeros"):
+    arrays = [_stand_in(x, sizes, fill) for x in inputs]
     bound = _dims.bind(params, sizes) if sizes else params
     try:
         with np.errstate(all="ignore"):
@@ -291,6 +383,9 @@ def _stand_in(x, sizes, fill):
             x._data.shape
         if fill == "eye" and len(shape) >= 2 and shape[-1] == shape[-2]:
             return np.broadcast_to(np.eye(shape[-1], dtype=x._data.dtype), shape).copy()
+        if fill == "arange":
+            return (np.arange(int(np.prod(shape))) % (2 if x._data.dtype == np.bool_ else 1 << 62)
+                    ).astype(x._data.dtype).reshape(shape)
         return np.zeros(shape, x._data.dtype) if fill == "zeros" else np.ones(shape, x._data.dtype)
     if isinstance(x, Tensor):
         return x._data

@@ -237,3 +237,20 @@ def _scatter_reduce_samples():
 
 
 SAMPLES += _scatter_reduce_samples()
+
+
+def _nonzero_samples():
+    """nonzero (no derivative): exact zeros among the entries, none at all, and a 0-d one."""
+    x = normal(3, 4, seed=31)
+    x[x < 0.2] = 0.0
+    return [
+        Sample("nonzero", lambda x: fg.nonzero(x), [x], lambda x: x.nonzero()),
+        Sample("nonzero", lambda x: fg.nonzero(x * 0), [normal(2, 3)],
+               lambda x: (x * 0).nonzero()),
+        Sample("nonzero", lambda x: fg.nonzero(x), [np.array(1.5)], lambda x: x.nonzero()),
+        Sample("nonzero", lambda x: fg.stack(fg.nonzero(x, as_tuple=True)), [x],
+               lambda x: __import__("torch").stack(x.nonzero(as_tuple=True))),
+    ]
+
+
+SAMPLES += _nonzero_samples()

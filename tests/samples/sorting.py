@@ -68,3 +68,22 @@ SAMPLES += [
            [np.array([[1.0, 2.0], [2.0, 2.0], [1.0, 3.0], [3.0, 3.0]])],
            lambda x: __import__("torch").mode(x.round(), 0).indices * 1.0),
 ]
+
+# unique and unique_consecutive (no derivative): repeated entries, runs, a dim, NaNs (distinct)
+_REPEATS = np.array([[2.0, 1.0, 1.0], [2.0, 3.0, 1.0], [2.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
+SAMPLES += [
+    Sample(op, lambda x, op=op, k=k: getattr(fg, op)(x, return_inverse=True,
+                                                     return_counts=True)[k],
+           [_REPEATS], lambda x, op=op, k=k: getattr(__import__("torch"), op)(
+               x, return_inverse=True, return_counts=True)[k])
+    for op in ("unique", "unique_consecutive") for k in range(3)
+] + [
+    Sample(op, lambda x, op=op, k=k: getattr(fg, op)(x, return_inverse=True,
+                                                     return_counts=True, dim=0)[k],
+           [_REPEATS], lambda x, op=op, k=k: getattr(__import__("torch"), op)(
+               x, return_inverse=True, return_counts=True, dim=0)[k])
+    for op in ("unique", "unique_consecutive") for k in range(3)
+] + [
+    Sample("unique", lambda x: fg.unique(x), [np.array([1.0, np.nan, 1.0, np.nan])],
+           lambda x: __import__("torch").unique(x)),
+]
