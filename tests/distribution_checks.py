@@ -56,3 +56,33 @@ def assert_shapes_match_torch(case):
     fg.manual_seed(0)
     assert tuple(ours.sample((4, 2)).shape) == tuple(theirs.sample((4, 2)).shape)
     assert tuple(ours.sample().shape) == tuple(theirs.sample().shape)
+
+
+def assert_rsample_gradient_matches_differences(case, scale=1.0, fixed=(), triangular=(),
+                                                atol=1e-7):
+    """d/d theta of sum(tanh(rsample((5,)) / scale)) matches central differences of the same
+    draws (the seed fixed), i.e. the draw is a differentiable function of the parameters.
+    `fixed`: parameter indices that carry no gradient; `triangular`: indices moved only
+    within their lower triangle (a Cholesky factor)."""
+    params, make, _, _ = case
+
+    def total(values, requires_grad=False):
+        leaves = [fg.tensor(v, requires_grad=requires_grad and i not in fixed)
+                  for i, v in enumerate(values)]
+        fg.manual_seed(3)
+        return fg.tanh(make(D, *leaves).rsample((5,)) / scale).sum(), leaves
+
+    value, leaves = total(params, requires_grad=True)
+    value.backward()
+    for i, p in enumerate(params):
+        if i in fixed:
+            continue
+        direction = np.random.default_rng(i).standard_normal(p.shape)
+        if i in triangular:
+            direction = np.tril(direction)
+        h = 1e-6
+        up = [q + h * direction if j == i else q for j, q in enumerate(params)]
+        down = [q - h * direction if j == i else q for j, q in enumerate(params)]
+        numeric = (total(up)[0].item() - total(down)[0].item()) / (2 * h)
+        np.testing.assert_allclose((leaves[i].grad.numpy() * direction).sum(), numeric,
+                                   rtol=1e-5, atol=atol)

@@ -12,7 +12,9 @@ import torch.distributions as TD
 
 import fluxgrad as fg
 import fluxgrad.distributions as D
-from distribution_checks import assert_shapes_match_torch, assert_values_and_gradients_match_torch
+from distribution_checks import (assert_rsample_gradient_matches_differences,
+                                 assert_shapes_match_torch,
+                                 assert_values_and_gradients_match_torch)
 
 RNG = np.random.default_rng(5)
 LOC = RNG.standard_normal(3)
@@ -144,30 +146,10 @@ def test_lkj_cholesky_samples_are_correlation_factors_with_torch_moments():
 @pytest.mark.parametrize("name", ["Kumaraswamy", "ContinuousBernoulli-probs",
                                   "GeneralizedPareto", "Wishart-tril"])
 def test_rsample_gradient_is_the_reparameterised_one(name):
-    """d E[f(x)]/d theta from rsample matches central differences of the same draws."""
-    params, make, _, _ = CASES[name]
-    skip_first = name.startswith("Wishart")  # df: chi-squared draws carry no gradient
-
-    def total(values, requires_grad=False):
-        leaves = [fg.tensor(v, requires_grad=requires_grad and not (skip_first and i == 0))
-                  for i, v in enumerate(values)]
-        fg.manual_seed(3)
-        return fg.tanh(make(D, *leaves).rsample((5,)) / 10).sum(), leaves
-
-    value, leaves = total(params, requires_grad=True)
-    value.backward()
-    for i, p in enumerate(params):
-        if skip_first and i == 0:
-            continue
-        direction = np.random.default_rng(i).standard_normal(p.shape)
-        if name == "Wishart-tril":
-            direction = np.tril(direction)
-        h = 1e-6
-        up = [q + h * direction if j == i else q for j, q in enumerate(params)]
-        down = [q - h * direction if j == i else q for j, q in enumerate(params)]
-        numeric = (total(up)[0].item() - total(down)[0].item()) / (2 * h)
-        np.testing.assert_allclose((leaves[i].grad.numpy() * direction).sum(), numeric,
-                                   rtol=1e-5, atol=1e-8)
+    wishart = name.startswith("Wishart")  # df: chi-squared draws carry no gradient
+    assert_rsample_gradient_matches_differences(
+        CASES[name], scale=10, fixed={0} if wishart else (),
+        triangular={1} if name == "Wishart-tril" else (), atol=1e-8)
 
 
 def test_straight_through_rsample_is_one_hot_with_the_probs_gradient():
