@@ -168,7 +168,8 @@ def matmul(x, y, transpose_x=False, transpose_y=False):
                              f"PyTorch, but got {x.dtype} and {y.dtype}; convert one first "
                              "(.to(dtype))")
         x, y = promote(_as_tensor(x), _as_tensor(y))
-    refuse_kinds(x, "b", "matmul")
+    if x._data.dtype.kind == "b":  # (checked inline: matmul is on every layer's hot path)
+        refuse_kinds(x, "b", "matmul")
     if transpose_x and x._data.ndim >= 2:
         x = _mT(x)
     if transpose_y and y._data.ndim >= 2:
