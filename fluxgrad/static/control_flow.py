@@ -10,11 +10,12 @@ Derivatives are sub-programs too. Forward mode: a branch gets its JVP staged int
 new cond returns values and tangents; a while_loop becomes a new loop carrying the tangents
 beside the values (its body staged again, plus its JVP). Reverse mode: each branch gets its
 VJP staged into it (cond); a loop body's VJP is replayed backwards over the values the
-forward loop kept, one per iteration, so a trip count known only at run time is fine
-(while_loop, scan; when no equation reads those values, `passes.dce` has the loop keep
-none, and of each iteration only the values the backward loop reads: the param `kept`); that
-backward loop can't be differentiated in reverse mode again (its error names the way out,
-`func.hessian`: forward over reverse). With prim on, a
+forward loop kept, one per iteration (`while_loop_grad`), so a trip count known only at run
+time is fine (while_loop, scan; when no equation reads those values, `passes.dce` has the loop
+keep none, and of each iteration only the values the backward loop reads: the param `kept`).
+That backward loop is an op with rules of its own: it reads the trajectory only as a cache of
+the forward loop's run, and its rules run the forward loop again carrying tangents, then that
+loop's backward loop; so loops differentiate to any order, in either mode. With prim on, a
 cond is transposed by the same VJP, restricted to its tangent inputs.
 In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
@@ -194,12 +195,27 @@ def _trace(fn, outer, templates):
 def while_loop(cond, body, loop_vars, is_test=False, name=None):
     """Run `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`, when the program runs;
     returns the final loop_vars (a list). `body` keeps each value's shape and dtype.
-    Reverse mode works for any trip count (each iteration's values are kept)."""
+    Derivatives of any order, in either mode, work for any trip count (each iteration's values
+    are kept)."""
     loop_vars = [v if isinstance(v, Tensor) else Tensor(v) for v in loop_vars]
-    if not _static_state.enabled and not any(isinstance(v, Variable) for v in loop_vars):
-        while bool(cond(*loop_vars)):  # eager mode: a Python loop
+    staged = None
+    if _static_state.enabled or any(_is_static(v) for v in loop_vars):
+        staged = _stage_while(cond, body, loop_vars)
+    if staged is None:
+        while bool(cond(*loop_vars)):  # eager mode (or nothing static): a Python loop
             loop_vars = _flat(body(*loop_vars))[0]
         return loop_vars
+    return list(staged[0][:-1])
+
+
+def _is_static(v):
+    """Whether `v` is a static Variable."""
+    return isinstance(v, Variable)
+
+
+def _stage_while(cond, body, loop_vars):
+    """(outputs, inputs, params) of the while_op running `cond` and `body` (traced) from
+    `loop_vars`, staged; None where neither they nor what the functions read is static."""
     outer = staging.programs.main
     c_sub, c_args, c_out = _trace(cond, outer, loop_vars)
     if isinstance(c_out, Tensor) and c_out._data.size != 1:
@@ -214,14 +230,17 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         raise TypeError("while_loop: body must return the loop variables' types "
                         f"{[_type(v) for v in loop_vars]}, got {[_type(v) for v in b_out]}")
     captures = tuple(_union(_needed_captures(c_sub, [c_out]), _needed_captures(b_sub, b_out)))
-    if not any(isinstance(v, Variable) for v in loop_vars + list(captures)):
-        while bool(cond(*loop_vars)):  # nothing static: eager mode's loop
-            loop_vars = _flat(body(*loop_vars))[0]
-        return loop_vars
-    result = apply(while_op, *loop_vars, *captures, cond=c_sub, body=b_sub,
-                   c_args=tuple(c_args), c_out=c_out, b_args=tuple(b_args), b_outs=tuple(b_out),
-                   captures=captures, n=len(loop_vars))
-    return list(result[:-1])
+    if not any(_is_static(v) for v in loop_vars + list(captures)):
+        return None
+    params = dict(cond=c_sub, body=b_sub, c_args=tuple(c_args), c_out=c_out,
+                  b_args=tuple(b_args), b_outs=tuple(b_out), captures=captures,
+                  n=len(loop_vars))
+    inputs = list(loop_vars) + list(captures)
+    out = apply(while_op, *inputs, **params)
+    last = outer.equations[-1] if outer.equations else None
+    if last is not None and last.outputs[0] is out[0]:
+        params = last.params  # (its reverse loop records in them what it reads)
+    return out, inputs, params
 
 
 def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n, keep=True,
@@ -269,14 +288,17 @@ def _while_vjp(out_bar, out, inputs, needs, params):
     read = {id(x) for eq in _needed_equations(body, list(cts)) for x in eq.inputs}
     params["kept"] = tuple(sorted(set(params.get("kept") or ()) | {
         k for k, a in enumerate(b_args) if id(a) in read}))
-    bars = [out_bar[i] for i in float_pos]
+    outer = staging.programs.main
+    bars = [_zeros(inputs[i], outer) if out_bar[i] is None else out_bar[i] for i in float_pos]
     n_own = len(captures)
-    captures = tuple(_union(captures, _needed_captures(body, cts)))
-    result = apply(while_grad_op, out[-1], *bars, *captures, body=body, b_args=b_args,
-                   seeds=tuple(seeds), cts=cts, n_args=len(float_pos), captures=captures,
-                   n_own=n_own,
+    all_captures = tuple(_union(captures, _needed_captures(body, cts)))
+    result = apply(while_grad_op, out[-1], *bars, *inputs, *all_captures[n_own:], body=body,
+                   b_args=b_args, seeds=tuple(seeds), cts=cts, n_args=len(float_pos),
+                   captures=all_captures, n_own=n_own,
                    types=tuple(_type(inputs[i]) for i in float_pos) +
-                   tuple(_type(c) for c in float_caps))
+                   tuple(_type(c) for c in float_caps),
+                   cond=params["cond"], c_args=params["c_args"], c_out=params["c_out"],
+                   b_outs=b_outs, n=n)
     result = list(result)
     by_position = dict(zip(float_pos, result[:len(float_pos)]))
     by_capture = {id(c): g for c, g in zip(float_caps, result[len(float_pos):])}
@@ -284,11 +306,11 @@ def _while_vjp(out_bar, out, inputs, needs, params):
 
 
 def _while_grad_impl(kept, *values, body, b_args, seeds, cts, n_args, captures, n_own,
-                     types):
+                     types, cond, c_args, c_out, b_outs, n):
     bars = list(values[:n_args])
-    base = {id(c): v for c, v in zip(captures, values[n_args:])}
-    totals = [np.zeros_like(v) for c, v in zip(captures[:n_own], values[n_args:])
-              if _is_float(c)]
+    caps = values[n_args + n:]
+    base = {id(c): v for c, v in zip(captures, caps)}
+    totals = [np.zeros_like(v) for c, v in zip(captures[:n_own], caps) if _is_float(c)]
     for state in reversed(kept[()]):
         env = dict(base)
         env.update((id(a), v) for a, v in zip(b_args, state))
@@ -299,13 +321,47 @@ def _while_grad_impl(kept, *values, body, b_args, seeds, cts, n_args, captures, 
     return tuple(bars) + tuple(totals)
 
 
-def _no_second_order(out_bar, out, inputs, needs, params):
-    raise NotImplementedError(
-        "the reverse-mode derivative of a while_loop (or scan) can't be differentiated in "
-        "reverse mode again (second order through a while_loop: grad of grad, "
-        "backward(create_graph=True) then grad, jacrev of jacrev). Take second derivatives "
-        "forward over reverse: fluxgrad.func.hessian(f), i.e. func.jacfwd(func.jacrev(f)); or, "
-        "for a trip count known when tracing, write the loop as a Python for loop")
+# The reverse loop R(x, c, b) = J(x, c)^T b of a loop L (values x, captures c, J the Jacobian
+# of its float results) reads L's trajectory only as a cache of L's run: its inputs are L's
+# values and captures too, and its rules rerun L, carrying tangents (`_jvp_loop`), then that
+# loop's own reverse loop (`_pull_jvp_loop`). So they work to any order, in either mode.
+def _grad_inputs(inputs, params):
+    """(cotangents b, values x, captures c of L) among a while_loop_grad's inputs (or
+    tangents); the captures its reverse body alone reads come after them."""
+    k, n = 1 + params["n_args"], params["n"]
+    return list(inputs[1:k]), list(inputs[k:k + n]), list(inputs[k + n:k + n + params["n_own"]])
+
+
+def _loop_of(params):
+    """The params of the loop L a while_loop_grad's params describe."""
+    loop = {k: params[k] for k in ("cond", "body", "c_args", "c_out", "b_args", "b_outs", "n")}
+    loop["captures"] = params["captures"][:params["n_own"]]
+    return loop
+
+
+def _float_positions(xs):
+    return [i for i, x in enumerate(xs) if _is_float(x)]
+
+
+def _while_grad_vjp(out_bar, out, inputs, needs, params):
+    """With (x_hat, c_hat) the cotangents of R's results: b's is J (x_hat, c_hat), L's tangent
+    along them, and that of (x, c) the gradient of b . J (x_hat, c_hat), by the reverse loop of
+    L's JVP loop along (x_hat, c_hat)."""
+    bars, xs, caps = _grad_inputs(inputs, params)
+    out_bar = list(out_bar) if isinstance(out_bar, tuple) else [out_bar]
+    x_dots, cap_dots = [None] * len(xs), [None] * len(caps)
+    for k, i in enumerate(_float_positions(xs)):
+        x_dots[i] = out_bar[k]
+    for k, j in enumerate(_float_positions(caps)):
+        cap_dots[j] = out_bar[len(bars) + k]
+    staged = _jvp_loop(_loop_of(params), xs, caps, x_dots, cap_dots)
+    result = [None] * len(inputs)
+    result[1:1 + len(bars)] = staged[0][len(xs):len(xs) + len(bars)]
+    start, stop = 1 + len(bars), 1 + len(bars) + len(xs) + len(caps)
+    if any(needs[start:stop]):
+        x_bars, c_bars = _pull_jvp_loop(staged, xs, caps, [None] * len(xs), bars)
+        result[start:stop] = x_bars + c_bars
+    return result
 
 
 def _replay(sub, mapping, outs):
@@ -330,32 +386,55 @@ def _needed_equations(sub, outs):
     return steps[::-1]
 
 
-def _while_jvp(tangents, out, *inputs, cond, body, c_args, c_out, b_args, b_outs, captures,
-               n):
-    """A while_loop carrying the tangents of the loop variables beside them: its body is the
-    old one plus that body's JVP (staged again, on the new loop variables)."""
+def _jvp_loop(loop, xs, caps, x_dots, cap_dots):
+    """The while_loop `loop` (a while_op's params) from values `xs` and captures `caps`,
+    carrying the tangents `x_dots`, `cap_dots` (one each, None: zero) beside them: a new loop,
+    its body the old one plus that body's JVP (staged again, on the new loop variables).
+    Returns `_stage_while`'s (outputs, inputs, params): the outputs are the values, the
+    tangents of the float ones, then the trajectory."""
     from .transforms import _push
-    float_pos = [i for i in range(n) if _is_float(inputs[i])]
-    cap_dots = [(c, t) for c, t in zip(captures, tangents[n:]) if t is not None]
+    n, cond, body = loop["n"], loop["cond"], loop["body"]
+    float_pos = _float_positions(xs)
+    # the sub-programs read the captures the loop's equation was staged with
+    renamed = {id(c): v for c, v in zip(loop["captures"], caps)}
+    cap_dots = [(c, t) for c, t in zip(caps, cap_dots) if t is not None]
     outer = staging.programs.main
-    init_dots = [tangents[i] if tangents[i] is not None else _zeros(inputs[i], outer)
-                 for i in float_pos]
+    init_dots = [_zeros(xs[i], outer) if x_dots[i] is None else x_dots[i] for i in float_pos]
 
     def cond2(*state):
-        return _replay(cond, {id(a): v for a, v in zip(c_args, state[:n])}, [c_out])[0]
+        mapping = {**renamed, **{id(a): v for a, v in zip(loop["c_args"], state[:n])}}
+        return _replay(cond, mapping, [loop["c_out"]])[0]
 
     def body2(*state):
         values, dots = list(state[:n]), list(state[n:])
-        new = _replay(body, {id(a): v for a, v in zip(b_args, values)}, list(b_outs))
+        mapping = {**renamed, **{id(a): v for a, v in zip(loop["b_args"], values)}}
+        new = _replay(body, mapping, list(loop["b_outs"]))
         pushed = _push(staging.programs.main, [values[i] for i in float_pos] +
                        [c for c, _ in cap_dots], dots + [t for _, t in cap_dots],
                        [new[i] for i in float_pos])
         new_dots = [pushed.get(id(new[i])) for i in float_pos]
-        new_dots = [d if d is not None else _zeros(new[i], staging.programs.main)
-                    for d, i in zip(new_dots, float_pos)]
-        return new + new_dots
-    result = while_loop(cond2, body2, list(inputs[:n]) + init_dots)
-    by_position = dict(zip(float_pos, result[n:]))
+        return new + [d if d is not None else _zeros(new[i], staging.programs.main)
+                      for d, i in zip(new_dots, float_pos)]
+    return _stage_while(cond2, body2, list(xs) + init_dots)
+
+
+def _pull_jvp_loop(staged, xs, caps, value_bars, dot_bars):
+    """Cotangents of the values `xs` and captures `caps` of a loop run by `_jvp_loop`
+    (`staged`), given its results' cotangents: `value_bars` (one per value, None: zero), then
+    `dot_bars` (one per float value's tangent)."""
+    out, inputs, params = staged
+    n = params["n"]
+    grads = _while_vjp(tuple(value_bars) + tuple(dot_bars) + (None,), out, inputs,
+                       [True] * len(inputs), params)
+    by_capture = {id(c): g for c, g in zip(inputs[n:], grads[n:])}
+    return list(grads[:len(xs)]), [by_capture.get(id(c)) for c in caps]
+
+
+def _while_jvp(tangents, out, *inputs, **params):
+    """A while_loop carrying the tangents of the loop variables beside them."""
+    n = params["n"]
+    result = _jvp_loop(params, inputs[:n], inputs[n:], tangents[:n], tangents[n:])[0]
+    by_position = dict(zip(_float_positions(inputs[:n]), result[n:]))
     return tuple(by_position.get(i) for i in range(n)) + (None,)
 
 
@@ -366,7 +445,8 @@ while_op.transposable = False
 # the param `keep=False` where no equation reads it, and the loop then keeps nothing
 while_op.trajectory = True
 while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
-                          lambda inputs, params: list(params["types"]), vjp=_no_second_order)
+                          lambda inputs, params: list(params["types"]), vjp=_while_grad_vjp)
+while_grad_op.transposable = False
 
 
 # --- scan -----------------------------------------------------------------------------------
