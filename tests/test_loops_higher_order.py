@@ -1,7 +1,8 @@
 """Derivatives of every order through `static.nn.while_loop` and `scan`: reverse over reverse
 (static `gradients` twice, compiled `func.grad(func.grad(f))`, `autograd.grad` with
-`create_graph=True` twice), for loops of 0, 1 and many iterations carrying tuples, in float64
-and float32, against the same loop unrolled in torch and central differences."""
+`create_graph=True` twice), forward over reverse (`hvp`, `jvp(grad(f))`) and forward mode,
+for loops of 0, 1 and many iterations carrying tuples, in float64 and float32, against the
+same loop unrolled in torch and central differences."""
 import numpy as np
 import pytest
 
@@ -151,3 +152,64 @@ def test_static_gradients_twice_through_a_scan_match_torch(program):
     want = torch.autograd.grad(a.sum() + (b * b).sum(), (xt, ht))
     _assert_close(got, [t.numpy() for t in want])
 
+
+# --- forward over reverse, forward mode ------------------------------------------------------
+def test_static_forward_grad_through_a_while_loop_and_its_gradient_match_torch(program):
+    x, w, v, u = (static.data(k, shape=[3], dtype='float64') for k in "xwvu")
+    n = static.data('n', shape=[], dtype='int64')
+    y = _loop(x, w, n)
+    y_dot = static.forward_grad(y, [x, w], [v, u])
+    gx, gw = static.gradients([y], [x, w])
+    hx, hw = static.forward_grad([gx, gw], [x, w], [v, u])
+    exe = static.Executor()
+    for trips in TRIPS:
+        got = exe.run(feed={'x': XV, 'w': WV, 'v': VV, 'u': UV, 'n': np.array(trips)},
+                      fetch_list=[y_dot, hx, hw])
+        _, tx, tw, thx, thw = _torch_derivatives(trips)
+        _assert_close(got, [tx @ VV + tw @ UV, thx, thw])
+
+
+def _hvp(x, w, n, v, u):
+    return fg.func.hvp(lambda x, w: _loop(x, w, n), (x, w), (v, u))[1]
+
+
+def _jvp_of_grad(x, w, n, v, u):
+    gradient = fg.func.grad(lambda x, w: _loop(x, w, n), argnums=(0, 1))
+    return fg.func.jvp(gradient, (x, w), (v, u))[1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fn", [_hvp, _jvp_of_grad])
+def test_compiled_forward_over_reverse_through_a_while_loop_matches_torch(fn, dtype):
+    compiled = fg.compile(fn, fullgraph=True)
+    args = [fg.tensor(a, dtype=dtype) for a in (XV, WV)]
+    directions = [fg.tensor(a, dtype=dtype) for a in (VV, UV)]
+    rtol, atol = (1e-10, 1e-12) if dtype == "float64" else (2e-4, 1e-5)
+    for trips in TRIPS:
+        for _ in range(2):  # the trace's run, then the generated code
+            hx, hw = compiled(*args, fg.tensor(trips), *directions)
+            assert hx.dtype == hw.dtype == getattr(fg, dtype)
+            _assert_close(_numpy(hx, hw), _torch_derivatives(trips)[3:], rtol, atol)
+    assert compiled.trace_count == 1
+    names = [eq.prim.name for eq in compiled.program(*args, fg.tensor(5), *directions).equations]
+    assert "while_loop_grad" in names and len(names) < 60  # loops, not unrolled iterations
+
+
+def test_compiled_jvp_through_a_while_loop_matches_torch():
+    compiled = fg.compile(lambda x, w, n, v, u: fg.func.jvp(lambda x, w: _loop(x, w, n),
+                                                            (x, w), (v, u)), fullgraph=True)
+    x, w, v, u = (fg.tensor(a) for a in (XV, WV, VV, UV))
+    for trips in TRIPS:
+        y, y_dot = compiled(x, w, fg.tensor(trips), v, u)
+        ty, tx, tw, _, _ = _torch_derivatives(trips)
+        _assert_close(_numpy(y, y_dot), [ty, tx @ VV + tw @ UV])
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_hvp_of_a_function_with_a_while_loop_matches_torch(compiled):
+    f = fg.compile(_loop, fullgraph=True) if compiled else _loop
+    x, w, v, u = (fg.tensor(a) for a in (XV, WV, VV, UV))
+    for trips in TRIPS:
+        value, (hx, hw) = fg.func.hvp(lambda x, w: f(x, w, fg.tensor(trips)), (x, w), (v, u))
+        ty, _, _, thx, thw = _torch_derivatives(trips)
+        _assert_close(_numpy(value, hx, hw), [ty, thx, thw])

@@ -42,6 +42,7 @@ class ControlOp:
     saves_out = True
     batch = None
     vjp_rules = None
+    array_jvp = None
 
     def __init__(self, name, impl, abstract, jvp=None, vjp=None, linear=None):
         self.name, self.impl, self.abstract = name, impl, abstract
@@ -364,6 +365,24 @@ def _while_grad_vjp(out_bar, out, inputs, needs, params):
     return result
 
 
+def _while_grad_jvp(tangents, out, *inputs, **params):
+    """R's tangent J^T b_dot + (the Hessian being symmetric) the gradient of b . J (x_dot, c_dot):
+    one reverse loop of L's JVP loop along (x_dot, c_dot)."""
+    bars, xs, caps = _grad_inputs(inputs, params)
+    b_dots, x_dots, cap_dots = _grad_inputs(tangents, params)
+    outer = staging.programs.main
+    b_dots = [_zeros(b, outer) if d is None else d for b, d in zip(bars, b_dots)]
+    if all(t is None for t in x_dots + cap_dots):  # linear in b
+        return apply(while_grad_op, inputs[0], *b_dots, *inputs[1 + len(bars):], **params)
+    staged = _jvp_loop(_loop_of(params), xs, caps, x_dots, cap_dots)
+    value_bars = [None] * len(xs)
+    for k, i in enumerate(_float_positions(xs)):
+        value_bars[i] = b_dots[k]
+    x_bars, c_bars = _pull_jvp_loop(staged, xs, caps, value_bars, bars)
+    return tuple(x_bars[i] for i in _float_positions(xs)) + tuple(
+        c_bars[j] for j in _float_positions(caps))
+
+
 def _replay(sub, mapping, outs):
     """Stage the equations of `sub` that `outs` need again, into the program being built,
     with `mapping` (id -> Variable) standing for its arguments."""
@@ -445,7 +464,8 @@ while_op.transposable = False
 # the param `keep=False` where no equation reads it, and the loop then keeps nothing
 while_op.trajectory = True
 while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
-                          lambda inputs, params: list(params["types"]), vjp=_while_grad_vjp)
+                          lambda inputs, params: list(params["types"]), jvp=_while_grad_jvp,
+                          vjp=_while_grad_vjp)
 while_grad_op.transposable = False
 
 
