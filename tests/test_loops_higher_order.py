@@ -1,8 +1,9 @@
 """Derivatives of every order through `static.nn.while_loop` and `scan`: reverse over reverse
 (static `gradients` twice, compiled `func.grad(func.grad(f))`, `autograd.grad` with
 `create_graph=True` twice), forward over reverse (`hvp`, `jvp(grad(f))`) and forward mode,
-for loops of 0, 1 and many iterations carrying tuples, in float64 and float32, against the
-same loop unrolled in torch and central differences."""
+and vmap (`jacrev(jacrev(f))`, per-example loops that stop at different iterations), for
+loops of 0, 1 and many iterations carrying tuples, in float64 and float32, against the same
+loop unrolled in torch and central differences."""
 import numpy as np
 import pytest
 
@@ -213,3 +214,95 @@ def test_hvp_of_a_function_with_a_while_loop_matches_torch(compiled):
         value, (hx, hw) = fg.func.hvp(lambda x, w: f(x, w, fg.tensor(trips)), (x, w), (v, u))
         ty, _, _, thx, thw = _torch_derivatives(trips)
         _assert_close(_numpy(value, hx, hw), [ty, thx, thw])
+
+
+# --- vmap: a predicate of each example's own ------------------------------------------------
+XS = np.array([[0.2, -0.3, 0.1], [2.0, 1.5, -3.0], [0.9, -0.8, 0.7], [6.0, 5.0, 4.0]])
+
+
+def _shrink(x, w):
+    """(a, s) <- (a / 2 + sin(a w) / 10, s + sum(a)) from (x, 0) while |a|^2 > 0.1: each
+    example of a batch stops after its own number of iterations."""
+    i = fg.zeros((), dtype=fg.int64)
+    _, a, s = nn.while_loop(lambda i, a, s: (a * a).sum() > 0.1,
+                            lambda i, a, s: [i + 1, a * 0.5 + (a * w).sin() * 0.1, s + a.sum()],
+                            [i, x, (x * 0).sum()])
+    return s + (a * w).sum()
+
+
+def _shrink_torch(x, w):
+    a, s, trips = x, (x * 0).sum(), 0
+    while float((a * a).sum().detach()) > 0.1:
+        a, s, trips = a * 0.5 + (a * w).sin() * 0.1, s + a.sum(), trips + 1
+    return s + (a * w).sum(), trips
+
+
+def _per_example_torch():
+    """Each example's value, gradient in (x, w) and Hessian in x, one at a time in torch."""
+    values, gxs, gws, hessians, trips = [], [], [], [], []
+    for row in XS:
+        x, w = torch.tensor(row, requires_grad=True), torch.tensor(WV, requires_grad=True)
+        y, k = _shrink_torch(x, w)
+        gx, gw = torch.autograd.grad(y, (x, w))
+        h = torch.autograd.functional.hessian(lambda t: _shrink_torch(t, torch.tensor(WV))[0],
+                                              torch.tensor(row))
+        for out, v in zip((values, gxs, gws, hessians, trips), (y, gx, gw, h, k)):
+            out.append(v.detach().numpy() if isinstance(v, torch.Tensor) else v)
+    assert len(set(trips)) == len(XS)  # the examples stop at different iterations
+    return [np.array(v) for v in (values, gxs, gws, hessians)]
+
+
+@pytest.mark.parametrize("mode", ["eager", "compiled"])
+def test_vmap_of_a_while_loop_runs_each_example_until_its_own_predicate_fails(mode):
+    batched = fg.func.vmap(_shrink, in_dims=(0, None))
+    gradients = fg.func.vmap(fg.func.grad(_shrink, argnums=(0, 1)), in_dims=(0, None))
+    if mode == "compiled":
+        batched, gradients = (fg.compile(f, fullgraph=True) for f in (batched, gradients))
+    x, w = fg.tensor(XS), fg.tensor(WV)
+    values, gxs, gws, _ = _per_example_torch()
+    for _ in range(2):
+        _assert_close(_numpy(batched(x, w), *gradients(x, w)), [values, gxs, gws])
+
+
+def test_vmap_of_a_while_loop_in_a_static_program(program):
+    x = static.data('x', shape=[4, 3], dtype='float64')
+    w = static.data('w', shape=[3], dtype='float64')
+    y = fg.func.vmap(_shrink, in_dims=(0, None))(x, w)
+    g, = static.gradients([(y * y).sum()], [x])
+    names = [eq.prim.name for eq in program.equations]
+    assert names.count("while_loop") == names.count("while_loop_grad") == 1
+    got = static.Executor().run(feed={'x': XS, 'w': WV}, fetch_list=[y, g])
+    values, gxs, _, _ = _per_example_torch()
+    _assert_close(got, [values, 2 * values[:, None] * gxs])
+
+
+def test_compiled_jacrev_of_jacrev_through_a_while_loop_matches_torch():
+    compiled = fg.compile(fg.func.jacrev(fg.func.jacrev(_loop), argnums=0), fullgraph=True)
+    x, w = fg.tensor(XV), fg.tensor(WV)
+    for trips in TRIPS:
+        want = torch.autograd.functional.hessian(
+            lambda t: _loop_torch(t, torch.tensor(WV), trips), torch.tensor(XV))
+        _assert_close(_numpy(compiled(x, w, fg.tensor(trips))), [want.numpy()])
+    names = [eq.prim.name for eq in compiled.program(x, w, fg.tensor(5)).equations]
+    assert "while_loop_grad" in names and len(names) < 80  # loops, not unrolled iterations
+
+
+@pytest.mark.parametrize("transform", ["jacrev_of_jacrev", "hessian"])
+def test_compiled_hessian_of_each_example_of_a_data_dependent_loop_matches_torch(transform):
+    second = fg.func.jacrev(fg.func.jacrev(_shrink)) if transform == "jacrev_of_jacrev" else \
+        fg.func.hessian(_shrink)
+    compiled = fg.compile(fg.func.vmap(second, in_dims=(0, None)), fullgraph=True)
+    _assert_close(_numpy(compiled(fg.tensor(XS), fg.tensor(WV))), [_per_example_torch()[3]])
+
+
+def test_compiled_vmap_of_a_scan_matches_each_example():
+    def f(init, xs):
+        return nn.scan(lambda c, x: (c * 0.9 + x, c.sin()), init, xs)
+    inits, xs = RNG.uniform(-1, 1, (4, 3)), RNG.uniform(-1, 1, (4, 6, 3))
+    carry, ys = fg.compile(fg.func.vmap(f), fullgraph=True)(fg.tensor(inits), fg.tensor(xs))
+    for k in range(4):
+        c, want = inits[k], []
+        for x in xs[k]:
+            want.append(np.sin(c))
+            c = c * 0.9 + x
+        _assert_close([carry.numpy()[k], ys.numpy()[k]], [c, np.stack(want)])

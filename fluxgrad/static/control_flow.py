@@ -17,10 +17,15 @@ That backward loop is an op with rules of its own: it reads the trajectory only 
 the forward loop's run, and its rules run the forward loop again carrying tangents, then that
 loop's backward loop; so loops differentiate to any order, in either mode. With prim on, a
 cond is transposed by the same VJP, restricted to its tangent inputs.
+Under vmap (values batched by its levels, seen through BatchedTensors), a loop runs once over
+the whole batch, each value batched only where it has to be; a predicate that differs between
+examples runs it until none holds, each finished example keeping its values (JAX's rule).
 In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
 import numpy as np
 
+from .._core.batching import BatchedTensor, batch_size, close_level, is_batched_at, layers, \
+    open_level, rebuild, take_level, to_physical_like, wrap
 from .._core.dispatch import apply
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
@@ -203,20 +208,75 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     if _static_state.enabled or any(_is_static(v) for v in loop_vars):
         staged = _stage_while(cond, body, loop_vars)
     if staged is None:
-        while bool(cond(*loop_vars)):  # eager mode (or nothing static): a Python loop
+        return _python_loop(cond, body, loop_vars)  # eager mode (or nothing static)
+    return list(staged.out[:-1])
+
+
+def _python_loop(cond, body, loop_vars):
+    """The loop in Python; a predicate that differs between the examples of a vmap runs it
+    until none holds, an example whose predicate is false keeping its values."""
+    from ..ops import where
+    while True:
+        pred = cond(*loop_vars)
+        found = _flat_levels([pred])
+        if not found:
+            if not bool(pred):
+                return loop_vars
             loop_vars = _flat(body(*loop_vars))[0]
-        return loop_vars
-    return list(staged[0][:-1])
+            continue
+        if not bool(to_physical_like(pred, found).any()):
+            return loop_vars
+        new = _flat(body(*loop_vars))[0]
+        loop_vars = [where(pred, y, x) for y, x in zip(new, loop_vars)]
 
 
 def _is_static(v):
-    """Whether `v` is a static Variable."""
-    return isinstance(v, Variable)
+    """Whether `v` is a static Variable, or one seen through vmap's batching."""
+    return isinstance(v, Tensor) and isinstance(layers(v)[1], Variable)
+
+
+class _Staged:
+    """A staged while_loop: `out`, its results (the values, then the trajectory), and what
+    `pull` needs: the equation's inputs and params, and for a loop over the examples of vmaps
+    (`_flat_loop`) their levels (`found`) and the capture standing for each capture."""
+
+    def __init__(self, out, inputs=None, params=None, found=(), stand_ins=None):
+        self.inputs, self.params, self.found = inputs, params, found
+        self.stand_ins = stand_ins or {}
+        self.physical = out
+        self.out = out if not found else tuple(
+            rebuild(o, found) for o in out[:-1]) + (out[-1],)
+
+    def pull(self, bars, captures):
+        """Cotangents of the loop's initial values and of `captures` (None for one it doesn't
+        read), given its values' cotangents `bars` (None: zero)."""
+        found, n = self.found, self.params["n"]
+        if found:
+            bars = [None if b is None else to_physical_like(b, found) for b in bars]
+        grads = _while_vjp(tuple(bars) + (None,), self.physical, self.inputs,
+                           [True] * len(self.inputs), self.params)
+        by_capture = {id(c): g for c, g in zip(self.inputs[n:], grads[n:])}
+        caps = [by_capture.get(id(self.stand_ins.get(id(c), c))) for c in captures]
+        values = list(grads[:n])
+        if found:
+            values, caps = ([None if g is None else rebuild(g, found) for g in gs]
+                            for gs in (values, caps))
+        return values, caps
+
+
+def _top_level(values):
+    levels = [v._level for v in values if type(v) is BatchedTensor]
+    return max(levels) if levels else None
 
 
 def _stage_while(cond, body, loop_vars):
-    """(outputs, inputs, params) of the while_op running `cond` and `body` (traced) from
-    `loop_vars`, staged; None where neither they nor what the functions read is static."""
+    """The while_op running `cond` and `body` (traced) from `loop_vars`, staged (a `_Staged`);
+    None where neither they nor what the functions read is static. Values batched by vmap
+    (the loop variables, or values the functions read) make it a loop over the batch
+    (`_lift`)."""
+    level = _top_level(loop_vars)
+    if level is not None:
+        return _lift(level, cond, body, loop_vars)
     outer = staging.programs.main
     c_sub, c_args, c_out = _trace(cond, outer, loop_vars)
     if isinstance(c_out, Tensor) and c_out._data.size != 1:
@@ -230,6 +290,9 @@ def _stage_while(cond, body, loop_vars):
                                            for a, b in zip(loop_vars, b_out)):
         raise TypeError("while_loop: body must return the loop variables' types "
                         f"{[_type(v) for v in loop_vars]}, got {[_type(v) for v in b_out]}")
+    level = _top_level([c_out] + b_out)
+    if level is not None:
+        return _lift(level, cond, body, loop_vars)
     captures = tuple(_union(_needed_captures(c_sub, [c_out]), _needed_captures(b_sub, b_out)))
     if not any(_is_static(v) for v in loop_vars + list(captures)):
         return None
@@ -238,10 +301,79 @@ def _stage_while(cond, body, loop_vars):
                   n=len(loop_vars))
     inputs = list(loop_vars) + list(captures)
     out = apply(while_op, *inputs, **params)
-    last = outer.equations[-1] if outer.equations else None
-    if last is not None and last.outputs[0] is out[0]:
-        params = last.params  # (its reverse loop records in them what it reads)
-    return out, inputs, params
+    for eq in reversed(outer.equations):
+        if eq.outputs and eq.outputs[0] is out[0]:
+            params = eq.params  # (its reverse loop records in them what it reads)
+            break
+    return _Staged(out, inputs, params)
+
+
+class _Widen(Exception):
+    """A loop over a batch found another value that differs between its examples (the arg:
+    that loop's flags)."""
+
+
+def _lift(level, cond, body, loop_vars):
+    """The loop of `cond` and `body` on values batched at vmap level `level` (JAX's rule): one
+    loop over the whole batch, each value batched (along axis 0) where its initial value or
+    the body makes it so. A predicate that differs between examples batches every value: the
+    loop runs until no example's holds, and an example whose predicate is false keeps its
+    values."""
+    size = batch_size(level)
+    flags = [is_batched_at(v, level) for v in loop_vars]
+    masked = []
+
+    def examples(state):
+        return [wrap(v, level, 0) if f else v for v, f in zip(state, flags)]
+
+    def batch_cond(*state):
+        pred = cond(*examples(state))
+        if not is_batched_at(pred, level):
+            return pred
+        if not all(flags):
+            flags[:] = [True] * len(flags)
+            raise _Widen(flags)
+        masked.append(True)
+        return take_level(pred, level, 0, size).any()
+
+    def batch_body(*state):
+        values = examples(state)
+        new = _flat(body(*values))[0]
+        wider = [k for k, y in enumerate(new) if not flags[k] and is_batched_at(y, level)]
+        for k in wider:
+            flags[k] = True
+        if wider:
+            raise _Widen(flags)
+        new = [take_level(y, level, 0, size) if f else y for y, f in zip(new, flags)]
+        if not masked:
+            return new
+        return _keep_finished(take_level(cond(*values), level, 0, size), new, state)
+    while True:
+        masked.clear()
+        try:
+            staged = _stage_while(batch_cond, batch_body, [
+                take_level(v, level, 0, size) if f else v for v, f in zip(loop_vars, flags)])
+            break
+        except _Widen as widen:
+            if widen.args[0] is not flags:  # (another loop's, around this one)
+                raise
+    return _Staged(tuple(wrap(o, level, 0) if f else o for o, f in zip(staged.out[:-1], flags))
+                   + (staged.out[-1],))
+
+
+def _keep_finished(pred, new, old):
+    """`new` where the examples' predicate `pred` (the leading axes) holds, else `old`."""
+    from ..ops import where
+    return [where(pred[(Ellipsis,) + (None,) * (y.ndim - pred.ndim)], y, x)
+            for y, x in zip(new, old)]
+
+
+def _flat_levels(values):
+    """[(level, axis)]: every vmap level any of `values` is batched at, outermost first, each
+    at its own leading axis of the plain tensors underneath (see `batching.rebuild`)."""
+    levels = sorted({level for v in values if isinstance(v, Tensor)
+                     for level, _ in layers(v)[0]}, reverse=True)
+    return [(level, axis) for axis, level in enumerate(levels)]
 
 
 def _while_impl(*values, cond, body, c_args, c_out, b_args, b_outs, captures, n, keep=True,
@@ -324,8 +456,8 @@ def _while_grad_impl(kept, *values, body, b_args, seeds, cts, n_args, captures, 
 
 # The reverse loop R(x, c, b) = J(x, c)^T b of a loop L (values x, captures c, J the Jacobian
 # of its float results) reads L's trajectory only as a cache of L's run: its inputs are L's
-# values and captures too, and its rules rerun L, carrying tangents (`_jvp_loop`), then that
-# loop's own reverse loop (`_pull_jvp_loop`). So they work to any order, in either mode.
+# values and captures too, and its rules rerun L, carrying tangents (`_flat_loop`), then that
+# loop's own reverse loop (`_Staged.pull`). So they work to any order, in either mode.
 def _grad_inputs(inputs, params):
     """(cotangents b, values x, captures c of L) among a while_loop_grad's inputs (or
     tangents); the captures its reverse body alone reads come after them."""
@@ -355,13 +487,13 @@ def _while_grad_vjp(out_bar, out, inputs, needs, params):
         x_dots[i] = out_bar[k]
     for k, j in enumerate(_float_positions(caps)):
         cap_dots[j] = out_bar[len(bars) + k]
-    staged = _jvp_loop(_loop_of(params), xs, caps, x_dots, cap_dots)
+    staged = _flat_loop(_loop_of(params), xs, caps, x_dots, cap_dots, bars)
     result = [None] * len(inputs)
-    result[1:1 + len(bars)] = staged[0][len(xs):len(xs) + len(bars)]
+    result[1:1 + len(bars)] = staged.out[len(xs):len(xs) + len(bars)]
     start, stop = 1 + len(bars), 1 + len(bars) + len(xs) + len(caps)
     if any(needs[start:stop]):
-        x_bars, c_bars = _pull_jvp_loop(staged, xs, caps, [None] * len(xs), bars)
-        result[start:stop] = x_bars + c_bars
+        x_bars, c_bars = staged.pull([None] * len(xs) + bars, caps)
+        result[start:stop] = x_bars[:len(xs)] + c_bars
     return result
 
 
@@ -374,11 +506,11 @@ def _while_grad_jvp(tangents, out, *inputs, **params):
     b_dots = [_zeros(b, outer) if d is None else d for b, d in zip(bars, b_dots)]
     if all(t is None for t in x_dots + cap_dots):  # linear in b
         return apply(while_grad_op, inputs[0], *b_dots, *inputs[1 + len(bars):], **params)
-    staged = _jvp_loop(_loop_of(params), xs, caps, x_dots, cap_dots)
+    staged = _flat_loop(_loop_of(params), xs, caps, x_dots, cap_dots, b_dots + bars)
     value_bars = [None] * len(xs)
     for k, i in enumerate(_float_positions(xs)):
         value_bars[i] = b_dots[k]
-    x_bars, c_bars = _pull_jvp_loop(staged, xs, caps, value_bars, bars)
+    x_bars, c_bars = staged.pull(value_bars + bars, caps)
     return tuple(x_bars[i] for i in _float_positions(xs)) + tuple(
         c_bars[j] for j in _float_positions(caps))
 
@@ -405,60 +537,117 @@ def _needed_equations(sub, outs):
     return steps[::-1]
 
 
-def _jvp_loop(loop, xs, caps, x_dots, cap_dots):
-    """The while_loop `loop` (a while_op's params) from values `xs` and captures `caps`,
-    carrying the tangents `x_dots`, `cap_dots` (one each, None: zero) beside them: a new loop,
-    its body the old one plus that body's JVP (staged again, on the new loop variables).
-    Returns `_stage_while`'s (outputs, inputs, params): the outputs are the values, the
-    tangents of the float ones, then the trajectory."""
+def _flat_loop(loop, xs, caps, x_dots=None, cap_dots=None, bars=()):
+    """Stage the while_loop `loop` (a while_op's params) again, from values `xs` and captures
+    `caps`; given `x_dots`, `cap_dots` (one each, None: zero), carrying their tangents beside
+    the values (its body the old one plus that body's JVP, staged again). Returns a `_Staged`
+    whose outputs are the values, the tangents of the float ones, then the trajectory.
+
+    Where vmap batches any of them, or the cotangents `bars` that `pull` will take, every value, tangent and float capture is spread over
+    every level found, and one loop runs on the plain tensors underneath, its body the old
+    one applied to all examples at once (each example's own run, so that `pull` gives each
+    its own cotangents); a predicate that differs between examples runs it until none holds,
+    an example whose predicate is false keeping its values."""
     from .transforms import _push
     n, cond, body = loop["n"], loop["cond"], loop["body"]
     float_pos = _float_positions(xs)
-    # the sub-programs read the captures the loop's equation was staged with
-    renamed = {id(c): v for c, v in zip(loop["captures"], caps)}
-    cap_dots = [(c, t) for c, t in zip(caps, cap_dots) if t is not None]
+    tangents = x_dots is not None
+    x_dots, cap_dots = x_dots or [None] * n, cap_dots or [None] * len(caps)
+    found = _flat_levels(list(xs) + list(caps) + list(x_dots) + list(cap_dots) + list(bars))
+
+    def flat(v):
+        return to_physical_like(v, found) if found else v
+
+    def examples(v):
+        return rebuild(v, found) if found else v
     outer = staging.programs.main
-    init_dots = [_zeros(xs[i], outer) if x_dots[i] is None else x_dots[i] for i in float_pos]
+    stand_ins = [flat(c) if found and (_is_float(c) or layers(c)[0]) else c for c in caps]
+    # the sub-programs read the captures the loop's equation was staged with
+    renamed = {id(c): (examples(p) if p is not v else v)
+               for c, v, p in zip(loop["captures"], caps, stand_ins)}
+    cap_dots = [(p, flat(t)) for p, t in zip(stand_ins, cap_dots) if t is not None]
+    init_dots = [flat(_zeros(xs[i], outer) if x_dots[i] is None else x_dots[i])
+                 for i in float_pos] if tangents else []
+    masked = []
 
     def cond2(*state):
-        mapping = {**renamed, **{id(a): v for a, v in zip(loop["c_args"], state[:n])}}
-        return _replay(cond, mapping, [loop["c_out"]])[0]
+        mapping = {**renamed, **{id(a): examples(v) for a, v in zip(loop["c_args"], state)}}
+        pred = _replay(cond, mapping, [loop["c_out"]])[0]
+        if type(pred) is not BatchedTensor:
+            return pred
+        masked.append(True)
+        return flat(pred).any()
 
     def body2(*state):
         values, dots = list(state[:n]), list(state[n:])
-        mapping = {**renamed, **{id(a): v for a, v in zip(loop["b_args"], values)}}
-        new = _replay(body, mapping, list(loop["b_outs"]))
-        pushed = _push(staging.programs.main, [values[i] for i in float_pos] +
-                       [c for c, _ in cap_dots], dots + [t for _, t in cap_dots],
-                       [new[i] for i in float_pos])
-        new_dots = [pushed.get(id(new[i])) for i in float_pos]
-        return new + [d if d is not None else _zeros(new[i], staging.programs.main)
-                      for d, i in zip(new_dots, float_pos)]
-    return _stage_while(cond2, body2, list(xs) + init_dots)
-
-
-def _pull_jvp_loop(staged, xs, caps, value_bars, dot_bars):
-    """Cotangents of the values `xs` and captures `caps` of a loop run by `_jvp_loop`
-    (`staged`), given its results' cotangents: `value_bars` (one per value, None: zero), then
-    `dot_bars` (one per float value's tangent)."""
-    out, inputs, params = staged
-    n = params["n"]
-    grads = _while_vjp(tuple(value_bars) + tuple(dot_bars) + (None,), out, inputs,
-                       [True] * len(inputs), params)
-    by_capture = {id(c): g for c, g in zip(inputs[n:], grads[n:])}
-    return list(grads[:len(xs)]), [by_capture.get(id(c)) for c in caps]
+        mapping = {**renamed, **{id(a): examples(v) for a, v in zip(loop["b_args"], values)}}
+        new = [flat(y) for y in _replay(body, mapping, list(loop["b_outs"]))]
+        if tangents:
+            pushed = _push(staging.programs.main, [values[i] for i in float_pos] +
+                           [p for p, _ in cap_dots], dots + [t for _, t in cap_dots],
+                           [new[i] for i in float_pos])
+            new_dots = [pushed.get(id(new[i])) for i in float_pos]
+            new += [d if d is not None else _zeros(new[i], staging.programs.main)
+                    for d, i in zip(new_dots, float_pos)]
+        if not masked:
+            return new
+        mapping = {**renamed, **{id(a): examples(v) for a, v in zip(loop["c_args"], values)}}
+        return _keep_finished(flat(_replay(cond, mapping, [loop["c_out"]])[0]), new, state)
+    staged = _stage_while(cond2, body2, [flat(x) for x in xs] + init_dots)
+    return _Staged(staged.out, staged.inputs, staged.params, found,
+                   {id(c): p for c, p in zip(caps, stand_ins)})
 
 
 def _while_jvp(tangents, out, *inputs, **params):
     """A while_loop carrying the tangents of the loop variables beside them."""
     n = params["n"]
-    result = _jvp_loop(params, inputs[:n], inputs[n:], tangents[:n], tangents[n:])[0]
+    result = _flat_loop(params, inputs[:n], inputs[n:], tangents[:n], tangents[n:]).out
     by_position = dict(zip(_float_positions(inputs[:n]), result[n:]))
     return tuple(by_position.get(i) for i in range(n)) + (None,)
 
 
+def _in_own_level(bdims, inputs, run):
+    """vmap rule: `run(inputs)` on the inputs as batched tensors of a level of its own, its
+    results made plain again, batched along axis 0."""
+    size = next(x.shape[d] for x, d in zip(inputs, bdims) if d is not None)
+    level = open_level(size, "error", has_symbol((size,)))
+    try:
+        out = run([x if d is None else wrap(x, level, d) for x, d in zip(inputs, bdims)])
+        return tuple(o if o is None or not isinstance(o, Tensor) or o._data.dtype == object
+                     else take_level(o, level, 0, size) for o in out)
+    finally:
+        close_level(level)
+
+
+def _while_batch(bdims, *inputs, **params):
+    """A loop whose equation is replayed on batched values: each example's own run
+    (`_flat_loop`)."""
+    n = params["n"]
+    out = _in_own_level(bdims, inputs, lambda xs: _flat_loop(params, xs[:n], xs[n:]).out)
+    return out, (0,) * n + (None,)
+
+
+def _while_grad_batch(bdims, *inputs, **params):
+    """The reverse loop of batched values (rows of a Jacobian, say): each example's own run of
+    L (`_flat_loop`) and its reverse loop."""
+    def run(logical):
+        bars, xs, caps = _grad_inputs(logical, params)
+        staged = _flat_loop(_loop_of(params), xs, caps, bars=bars)
+        value_bars = [None] * len(xs)
+        for k, i in enumerate(_float_positions(xs)):
+            value_bars[i] = bars[k]
+        x_bars, c_bars = staged.pull(value_bars, caps)
+        outer = staging.programs.main
+        return [x_bars[i] for i in _float_positions(xs)] + [
+            _zeros(caps[j], outer) if c_bars[j] is None else c_bars[j]
+            for j in _float_positions(caps)]
+    out = _in_own_level(bdims, inputs, run)
+    return out, (0,) * len(out)
+
+
 while_op = ControlOp("while_loop", _while_impl, _while_abstract, jvp=_while_jvp,
                      vjp=_while_vjp)
+while_op.batch = _while_batch
 while_op.transposable = False
 # its last output is the trajectory (every iteration's values, for reverse mode): `dce` sets
 # the param `keep=False` where no equation reads it, and the loop then keeps nothing
@@ -467,6 +656,7 @@ while_grad_op = ControlOp("while_loop_grad", _while_grad_impl,
                           lambda inputs, params: list(params["types"]), jvp=_while_grad_jvp,
                           vjp=_while_grad_vjp)
 while_grad_op.transposable = False
+while_grad_op.batch = _while_grad_batch
 
 
 # --- scan -----------------------------------------------------------------------------------
@@ -476,7 +666,7 @@ def scan(f, init, xs):
     from ..ops import index_put, stack
     single = isinstance(init, Tensor)
     init = [init] if single else list(init)
-    if not _static_state.enabled and not any(isinstance(v, Variable) for v in init + [xs]):
+    if not _static_state.enabled and not any(_is_static(v) for v in init + [xs]):
         carry, ys = init if not single else init[0], []
         for k in range(len(xs)):  # eager mode: a Python loop
             carry, y = f(carry, xs[k])
