@@ -258,13 +258,3 @@ def test_compiled_hessian_through_a_while_loop_matches_torch():
                                              torch.tensor(x))
     got = fg.compile(fg.func.hessian(_loop_of_products), fullgraph=True)(fg.tensor(x))
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
-
-
-def test_grad_of_grad_through_a_compiled_while_loop_names_the_way_out():
-    x = fg.tensor(_x()[:3], requires_grad=True)
-    y = fg.compile(_loop_of_products, fullgraph=True)(x)
-    with pytest.raises(NotImplementedError, match=r"second order through a while_loop.*"
-                                                  r"func\.hessian"):
-        # (a differentiable backward is compiled with its own backward: it fails at once)
-        g, = fg.autograd.grad(y, x, create_graph=True)
-        fg.autograd.grad(g.sum(), x)

@@ -109,7 +109,7 @@ def _while_grad(eq, args, outs, names, functions, comment):
     n_args, n_own, captures = p["n_args"], p["n_own"], list(p["captures"])
     body = _function(p["body"], list(p["b_args"]) + list(p["seeds"]) + captures,
                      list(p["cts"]), names, functions, comment, "body_grad")
-    kept, bars, caps = args[0], outs[:n_args], args[1 + n_args:]
+    kept, bars, caps = args[0], outs[:n_args], args[1 + n_args + p["n"]:]
     totals = outs[n_args:]
     own_codes = [code for c, code in zip(captures[:n_own], caps) if _is_float(c)]
     state = [names.fresh("s") for _ in p["b_args"]]
