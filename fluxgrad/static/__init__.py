@@ -92,7 +92,8 @@ def scope_guard(scope):
 
 
 def cpu_places(device_count=None):
-    return ["cpu"] * (device_count or 1)
+    from ..places import CPUPlace
+    return [CPUPlace() for _ in range(device_count or 1)]
 
 
 def data(name, shape, dtype=None, lod_level=0):

@@ -1,14 +1,14 @@
 """`fluxgrad.static.nn`: control flow as sub-programs (`cond`, `while_loop`, `scan`, and
 PaddlePaddle's `case` and `switch_case` as nested `cond`s), and PaddlePaddle's layers as
 functions that create their parameters: `fc`, `conv2d`, `batch_norm`, `layer_norm`,
-`embedding` (each made by the fluxgrad layer that computes it, whose parameters become the
+`embedding`, `dropout` (each made by the fluxgrad layer that computes it, whose parameters become the
 program's; `name` names them `<name>.w_0` / `<name>.b_0`)."""
 import math
 
 from .control_flow import cond, scan, while_loop  # noqa: F401
 
 __all__ = ["cond", "while_loop", "scan", "case", "switch_case", "fc", "conv2d", "batch_norm",
-           "layer_norm", "embedding"]
+           "layer_norm", "embedding", "dropout"]
 
 _ACTIVATIONS = ("relu", "sigmoid", "tanh", "softmax", "gelu", "leaky_relu", "elu", "silu")
 
@@ -189,6 +189,34 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
     layer = _named(nn.Embedding(size[0], size[1], padding_idx=padding_idx).to(dtype=dtype),
                    name)
     return layer(input)
+
+
+def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+            dropout_implementation="downgrade_in_infer"):
+    """PaddlePaddle's static dropout: zero each element with probability `dropout_prob`.
+    'downgrade_in_infer' (the default): training `x * mask`, inference `x * (1 - p)`;
+    'upscale_in_train': training `x * mask / (1 - p)`, inference `x`. Inference is `is_test`
+    or a `clone(for_test=True)`. An int `seed` drops the same elements at every run."""
+    from .. import ops
+    from ..random_ops import uniform
+    from .for_test import infers_as
+    if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
+        raise ValueError(f"static.nn.dropout: dropout_implementation must be "
+                         f"'downgrade_in_infer' or 'upscale_in_train', got "
+                         f"{dropout_implementation!r}")
+    p = float(dropout_prob)
+    if not 0 <= p <= 1:
+        raise ValueError(f"static.nn.dropout: dropout_prob must be in [0, 1], got {dropout_prob}")
+    upscale = dropout_implementation == "upscale_in_train"
+    test = x if upscale else x * (1.0 - p)
+    if is_test:
+        return test
+    keep = ops.greater_equal(uniform(x.shape, "float64", generator=seed), p)
+    out = x * ops.cast(keep, x.dtype)
+    if upscale:
+        out = out * (1.0 / (1.0 - p)) if p < 1 else out
+    infers_as(out, test)
+    return out
 
 
 def _constant(value):
