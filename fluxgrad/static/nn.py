@@ -18,6 +18,7 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     """PaddlePaddle's fully connected layer: `x` flattened to 2-d after its first
     `num_flatten_dims` dims, times a new weight [features, size] (Xavier uniform), plus a new
     bias [size] (zeros; `bias_attr=False`: none), then `activation` (a name, as 'relu').
+    `weight_attr` / `bias_attr`: `fluxgrad.ParamAttr`s (or initializers) of the new ones.
     A list of inputs: one weight each, their products summed, one bias."""
     from .. import ops
     from ..nn import functional as F
@@ -32,14 +33,15 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
             raise ValueError(f"static.nn.fc: num_flatten_dims must be in [1, {v.ndim - 1}] "
                              f"for an input of shape {list(v.shape)}, got {num_flatten_dims}")
         features = math.prod(v.shape[num_flatten_dims:])
-        w = create_parameter([features, size], v.dtype, name=_param_name(name, "w", k))
+        w = create_parameter([features, size], v.dtype, name=_param_name(name, "w", k),
+                             attr=weight_attr)
         flat = v.reshape(*v.shape[:num_flatten_dims], features) \
             if v.ndim > num_flatten_dims + 1 else v
         term = ops.matmul(flat, w)
         out = term if out is None else out + term
     if bias_attr is not False:
         out = out + create_parameter([size], out.dtype, name=_param_name(name, "b", 0),
-                                     is_bias=True)
+                                     is_bias=True, attr=bias_attr)
     return out if activation is None else getattr(F, activation)(out)
 
 
