@@ -39,6 +39,7 @@ from .places import CPUPlace, CUDAPinnedPlace, CUDAPlace
 from . import regularizer
 from .param_attr import ParamAttr
 from .flags import get_flags, set_flags
+from .model_summary import flops, summary
 from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
 from . import compiler, _dynamo
