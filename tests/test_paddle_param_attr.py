@@ -72,6 +72,14 @@ def test_dirac_conv_passes_its_input_through():
     np.testing.assert_allclose(conv(fg.tensor(x)).detach().numpy(), x, rtol=1e-6)
 
 
+def test_paddle_batch_norm_takes_weight_and_bias_attrs():
+    bn = nn.BatchNorm2D(3, weight_attr=fg.ParamAttr(initializer=I.Constant(2.0)),
+                        bias_attr=I.Constant(0.5))
+    np.testing.assert_array_equal(bn.weight.detach().numpy(), [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(bn.bias.detach().numpy(), [0.5, 0.5, 0.5])
+    assert nn.BatchNorm1D(3, weight_attr=False).weight is None
+
+
 def test_param_attr_names_and_freezes_and_bad_attrs_are_refused():
     layer = nn.Linear(2, 3, weight_attr=fg.ParamAttr(name="w0", trainable=False))
     assert layer.weight.name == "w0" and layer.weight.stop_gradient
@@ -152,3 +160,30 @@ def test_static_fc_takes_attrs_and_minimize_honours_them(scoped):
     expected = w_init - 0.2 * (g + 0.1 * np.sign(w_init))
     np.testing.assert_allclose(static.global_scope().find_var("fc_w").get_tensor(), expected,
                                rtol=1e-5)
+
+
+def test_static_layers_take_param_attr_and_bias_attr(scoped):
+    def build():
+        img = static.data("img", [1, 1, 3, 3], "float32")
+        conv = static.nn.conv2d(img, 2, 2, param_attr=fg.ParamAttr(name="cw",
+                                                                  initializer=I.Constant(0.5)),
+                                bias_attr=I.Constant(1.0))
+        ids = static.data("ids", [3], "int64")
+        emb = static.nn.embedding(ids, [4, 2], padding_idx=0, param_attr=I.Constant(2.0))
+        x = static.data("x", [2, 4], "float32")
+        ln = static.nn.layer_norm(x, param_attr=I.Constant(2.0), bias_attr=I.Constant(0.5))
+        bn = static.nn.batch_norm(x, param_attr=I.Constant(3.0), is_test=True)
+        return conv, emb, ln, bn
+    main, startup, fetches = build_program(build)
+    assert main.global_block().var("cw").shape == (2, 1, 2, 2)
+    exe = static.Executor()
+    exe.run(startup)
+    a = np.array([[1.0, 2.0, 3.0, 4.0], [0.0, -1.0, 1.0, 2.0]], np.float32)
+    conv, emb, ln, bn = exe.run(main, feed={"img": np.ones((1, 1, 3, 3), np.float32),
+                                            "ids": np.array([0, 1, 3]), "x": a},
+                                fetch_list=list(fetches))
+    np.testing.assert_allclose(conv, np.full((1, 2, 2, 2), 3.0))
+    np.testing.assert_array_equal(emb, [[0, 0], [2, 2], [2, 2]])
+    normalized = (a - a.mean(1, keepdims=True)) / np.sqrt(a.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(ln, 2.0 * normalized + 0.5, rtol=1e-5)
+    np.testing.assert_allclose(bn, 3.0 * a / np.sqrt(1 + 1e-5), rtol=1e-5)
