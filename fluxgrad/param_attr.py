@@ -103,13 +103,14 @@ def active():
     return bool(_attrs)
 
 
-def adjusted(param, g, group):
-    """The gradient and options an optimizer step uses for `param` (a tensor; `g` its
-    gradient's array, or a static Variable): its own regularizer's term instead of the
-    group's weight decay, the group's regularizer's term (L1Decay as `weight_decay=`), and
-    its learning rate factor."""
+def adjusted(param, value, g, group):
+    """The gradient and options an optimizer step uses for the parameter `param` whose value
+    is `value` and gradient `g` (arrays in an eager step, Variables in a static `minimize`,
+    traced tensors in a compiled step): its own regularizer's term instead of the group's
+    weight decay, the group's regularizer's term (L1Decay as `weight_decay=`), and its
+    learning rate factor."""
     attr = attr_of(param)
-    data = param if getattr(param, "persistable", False) else param._data
+    data = value
     if attr is not None and attr.regularizer is not None:
         g = g + attr.regularizer.term(data)
         group = dict(group, weight_decay=0.0)

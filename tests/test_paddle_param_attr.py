@@ -187,3 +187,35 @@ def test_static_layers_take_param_attr_and_bias_attr(scoped):
     normalized = (a - a.mean(1, keepdims=True)) / np.sqrt(a.var(1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(ln, 2.0 * normalized + 0.5, rtol=1e-5)
     np.testing.assert_allclose(bn, 3.0 * a / np.sqrt(1 + 1e-5), rtol=1e-5)
+
+
+def test_a_compiled_training_step_honours_regularizers_and_learning_rates():
+    def make():
+        layer = nn.Linear(2, 2, weight_attr=fg.ParamAttr(
+            initializer=I.Assign([[1.0, -2.0], [0.5, -0.25]]), learning_rate=0.5),
+            bias_attr=fg.ParamAttr(initializer=I.Constant(0.3), regularizer=L2Decay(0.2)))
+        opt = fg.optimizer.SGD(learning_rate=0.1, parameters=layer.parameters(),
+                               weight_decay=L1Decay(0.5))
+        return layer, opt
+
+    def step(layer, opt, x):
+        opt.clear_grad()
+        (layer(x) ** 2).sum().backward()
+        opt.step()
+
+    x = fg.tensor([[1.0, 2.0], [-1.0, 0.5]])
+    eager, eager_opt = make()
+    compiled, compiled_opt = make()
+    w0 = eager.weight.detach().numpy().copy()
+    b0 = eager.bias.detach().numpy().copy()
+    step(eager, eager_opt, x)
+    g_w, g_b = eager.weight.grad.numpy(), eager.bias.grad.numpy()
+    np.testing.assert_allclose(eager.weight.detach().numpy(),
+                               w0 - 0.05 * (g_w + 0.5 * np.sign(w0)), rtol=1e-6)
+    np.testing.assert_allclose(eager.bias.detach().numpy(), b0 - 0.1 * (g_b + 0.2 * b0),
+                               rtol=1e-6)
+    fg.compile(lambda x: step(compiled, compiled_opt, x), fullgraph=True)(x)
+    np.testing.assert_allclose(compiled.weight.detach().numpy(), eager.weight.detach().numpy(),
+                               rtol=1e-6)
+    np.testing.assert_allclose(compiled.bias.detach().numpy(), eager.bias.detach().numpy(),
+                               rtol=1e-6)

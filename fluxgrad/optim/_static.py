@@ -48,7 +48,7 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
         for p, g in pairs:
             if group.get("maximize"):
                 g = -g
-            g, options = adjusted(p, g, group)  # PaddlePaddle's per-parameter attributes
+            g, options = adjusted(p, p, g, group)  # PaddlePaddle's per-parameter attributes
             new_p = _update(opt, options, p, g, _State(program, p))
             program.set_update(p, new_p)
         program.check()

@@ -148,7 +148,7 @@ class Optimizer:
                     state = self.state.default_factory()
                 options = group
                 if "regularizer" in group or _param_attr.active():
-                    g, options = _param_attr.adjusted(p, g, group)
+                    g, options = _param_attr.adjusted(p, p._data, g, group)
                 self._update(p._data, g, state, options)
                 if state and p not in self.state:
                     self.state[p] = state
