@@ -35,6 +35,11 @@ from .serialization import load, save
 from . import viz
 from . import static, incubate
 from .static import enable_static, disable_static, in_dynamic_mode
+from .places import CPUPlace, CUDAPinnedPlace, CUDAPlace
+from . import regularizer
+from .param_attr import ParamAttr
+from .flags import get_flags, set_flags
+from .model_summary import flops, summary
 from . import jit
 from .jit import compile  # noqa: A001 (torch.compile's name)
 from . import compiler, _dynamo

@@ -5,6 +5,11 @@ bfloat16 and no fast float16 kernels, so ops in an autocast region run in the dt
 their inputs (a deliberate difference from PyTorch; results are the float32 ones, at least as
 accurate). Enabling it warns once.
 
+PaddlePaddle's `auto_cast(enable=True, custom_white_list=None, custom_black_list=None,
+level='O1', dtype='float16')` is `autocast` (checked arguments, no dtype changed; 'bfloat16'
+is no exception: NumPy has no bfloat16 at all), and `decorate(models, optimizers, level='O1')`
+(Paddle's O2 casting of the parameters) returns them unchanged.
+
 `GradScaler` is PyTorch's dynamic loss scaling: `scale(loss)` multiplies by the scale,
 `unscale_(opt)` divides the gradients back and notes whether any is inf/nan, `step(opt)`
 skips the step when one was, and `update()` halves the scale after such a step or doubles it
@@ -19,7 +24,7 @@ import numpy as np
 from ._core.grad_mode import no_grad
 from ._core.tensor import Tensor
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "auto_cast", "decorate"]
 
 _warned = False
 
@@ -152,3 +157,28 @@ class GradScaler:
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])
         self._growth_tracker = int(state_dict["_growth_tracker"])
+
+
+_AMP_LEVELS = ("O0", "OD", "O1", "O2")
+
+
+def _check_amp(op, level, dtype):
+    if level not in _AMP_LEVELS:
+        raise ValueError(f"{op}: level must be one of {list(_AMP_LEVELS)}, got {level!r}")
+    if str(dtype) not in ("float16", "bfloat16"):
+        raise ValueError(f"{op}: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
+
+
+def auto_cast(enable=True, custom_white_list=None, custom_black_list=None, level="O1",
+              dtype="float16", use_promote=True):
+    """PaddlePaddle's spelling of `autocast` (see the module docstring)."""
+    _check_amp("auto_cast", level, dtype)
+    return autocast("cpu", dtype, enabled=enable and level != "O0")
+
+
+def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None,
+             save_dtype=None, master_grad=False, excluded_layers=None):
+    """PaddlePaddle's `amp.decorate`: `models` (and `optimizers`) as given, since no dtype
+    changes here (see the module docstring)."""
+    _check_amp("decorate", level, dtype)
+    return models if optimizers is None else (models, optimizers)

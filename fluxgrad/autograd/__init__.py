@@ -10,6 +10,7 @@ from .._core.static_mode import state as _static_state
 from . import forward_ad, graph
 from .forward_grad import forward_grad
 from .paddle_functional import Hessian, Jacobian, jvp, vjp
+from ..incubate.jacobian import hessian, jacobian  # PaddlePaddle 2.5's, of computed outputs
 from . import functional
 from .function import Function, FunctionCtx, PyLayer, PyLayerContext
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
@@ -22,7 +23,7 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "PyLayer", "PyLayerCon
            "gradcheck", "gradgradcheck", "GradcheckError", "forward_ad", "forward_grad", "jvp",
            "vjp", "Jacobian", "Hessian", "functional", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "AnomalyError", "graph_summary", "Variable", "no_grad",
-           "enable_grad", "set_grad_enabled", "inference_mode", "graph", "profiler"]
+           "enable_grad", "set_grad_enabled", "inference_mode", "graph", "profiler", "jacobian", "hessian"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -5,12 +5,14 @@ program (see `fluxgrad.static.transforms`): with prim on (`enable_prim()`), reve
 mode is linearize + transpose; with prim off, each primitive's VJP rule is staged.
 On eager tensors they differentiate the recorded graph, keeping it differentiable
 (create_graph), so they nest the same way. `Jacobian` / `Hessian` are lazy: indexing
-computes (stages) only the rows it needs and caches them.
+computes (stages) only the rows it needs and caches them. `vjp(func, xs, v=None)` returns
+`(func(xs), vᵀJ)` and `jvp(func, xs, v=None)` `(func(xs), J v)` (v: ones by default), in
+both modes.
 """
 from .._core.tensor import Tensor
 
 __all__ = ["enable_prim", "disable_prim", "prim_enabled", "grad", "forward_grad", "Jacobian",
-           "Hessian"]
+           "Hessian", "vjp", "jvp"]
 
 
 class _Prim:
@@ -74,3 +76,39 @@ def Hessian(func, xs, is_batched=False):
         return StaticHessian(func, xs, is_batched)
     from ..autograd.functional import Hessian as EagerHessian
     return EagerHessian(func, xs, is_batched)
+
+
+def vjp(func, xs, v=None):
+    """(func(xs), the cotangent `v` pulled back to `xs`): a tensor for a tensor `xs`, else a
+    tuple; zeros for an input the outputs ignore."""
+    if not _static(xs):
+        from ..autograd.paddle_functional import vjp as eager_vjp
+        return eager_vjp(func, xs, v)
+    single = isinstance(xs, Tensor)
+    inputs = [xs] if single else list(xs)
+    ys = func(*inputs)
+    outputs = [ys] if isinstance(ys, Tensor) else list(ys)
+    if v is not None:
+        v = [v] if isinstance(v, Tensor) else list(v)
+        if len(v) != len(outputs):
+            raise ValueError(f"vjp: {len(outputs)} outputs but {len(v)} cotangents in v")
+    grads = grad(outputs, inputs, v)
+    return ys, grads[0] if single else tuple(grads)
+
+
+def jvp(func, xs, v=None):
+    """(func(xs), the tangent `v` pushed forward to the outputs): a tensor for a tensor
+    output, else a tuple."""
+    if not _static(xs):
+        from ..autograd.paddle_functional import jvp as eager_jvp
+        return eager_jvp(func, xs, v)
+    single = isinstance(xs, Tensor)
+    inputs = [xs] if single else list(xs)
+    ys = func(*inputs)
+    if v is not None:
+        v = [v] if isinstance(v, Tensor) else list(v)
+        if len(v) != len(inputs):
+            raise ValueError(f"jvp: {len(inputs)} inputs but {len(v)} tangents in v")
+    outputs = [ys] if isinstance(ys, Tensor) else list(ys)
+    dots = forward_grad(outputs, inputs, v)
+    return ys, dots[0] if isinstance(ys, Tensor) else tuple(dots)

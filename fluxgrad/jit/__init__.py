@@ -67,8 +67,10 @@ arguments), `compiled` (the cache, and the eager-graph node that makes compiled 
 differentiable).
 """
 from .compiled import Compiled
+from .persistence import TranslatedLayer, load, save
 
-__all__ = ["compile", "to_static", "script", "trace", "Compiled", "OptimizedModule"]
+__all__ = ["compile", "to_static", "script", "trace", "Compiled", "OptimizedModule", "save",
+           "load", "TranslatedLayer"]
 
 
 def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=False,

@@ -399,6 +399,7 @@ class Tracer:
                 self.set_grad(p, Tensor(np.zeros(g._data.shape, g._data.dtype)), fresh=False)
 
     def step(self, opt, closure=None):
+        from .. import param_attr
         from ..optim import _static
         from ..optim.optimizer import SGD, Adagrad, Adam, RMSprop
         name = type(opt).__name__
@@ -439,8 +440,11 @@ class Tracer:
                 if group.get("maximize"):
                     g = -g
                 options = dict(group, lr=self.lr(opt, i, group, p._data.dtype))
+                value = self.data(p).value
+                if "regularizer" in group or param_attr.active():  # PaddlePaddle's ones
+                    g, options = param_attr.adjusted(p, value, g, options)
                 state = _OptimizerState(self, opt, p)
-                new = _static._update(opt, options, self.data(p).value, g, state)
+                new = _static._update(opt, options, value, g, state)
                 self.write_data(p, new)
 
     def clip_grad_norm_(self, parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):

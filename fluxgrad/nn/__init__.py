@@ -17,7 +17,7 @@ from . import extra_layers, layers, lazy, loss, losses_extra, paddle_layers, rnn
 from . import modules, parallel
 from .parallel import DataParallel, DistributedDataParallel
 
-initializer = init
+from . import initializer
 
 __all__ = (["Module", "Layer", "Parameter", "functional", "init", "utils", "ClipGradByGlobalNorm",
             "ClipGradByNorm", "ClipGradByValue", "DataParallel", "DistributedDataParallel", "SyncBatchNorm"] + layers.__all__ + extra_layers.__all__

@@ -715,3 +715,6 @@ for _name in __all__:
     _fn = globals()[_name]
     if callable(_fn) and not isinstance(_fn, type) and not _takes_input_keyword(_fn):
         globals()[_name] = accepting_torch_keywords(_fn, _name, ("input",))
+
+from .paddle_losses import softmax_with_cross_entropy, square_error_cost  # noqa: E402
+__all__ += ["softmax_with_cross_entropy", "square_error_cost"]

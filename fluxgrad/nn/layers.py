@@ -10,6 +10,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import ops as _ops
+from .. import param_attr
 from .._core import dtypes
 from .._core.errors import ShapeError
 from .._core.grad_mode import no_grad
@@ -287,6 +288,16 @@ class ParameterList(Module):
 LayerList, LayerDict = ModuleList, ModuleDict
 
 
+def _attrs(layer, weight_attr, bias_attr):
+    """PaddlePaddle's `weight_attr` / `bias_attr` as ParamAttrs (False: no parameter)."""
+    owner = type(layer).__name__
+    if weight_attr is False:
+        raise ValueError(f"{owner}: weight_attr=False: the layer needs its weight; only "
+                         "bias_attr may be False")
+    return (param_attr.to_attr(weight_attr, owner, "weight_attr"),
+            param_attr.to_attr(bias_attr, owner, "bias_attr"))
+
+
 # --- linear ---------------------------------------------------------------------------------
 class Identity(Module):
     def __init__(self, *args, **kwargs):
@@ -297,14 +308,21 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """`y = x W^T + b` with W [out_features, in_features], initialised as PyTorch."""
+    """`y = x W^T + b` with W [out_features, in_features], initialised as PyTorch.
+    PaddlePaddle's `weight_attr` / `bias_attr` (see `fluxgrad.ParamAttr`) see the weight as
+    Paddle lays it out, [in_features, out_features]."""
 
-    def __init__(self, in_features, out_features, bias=True, dtype=None):
+    def __init__(self, in_features, out_features, bias=True, dtype=None, *, weight_attr=None,
+                 bias_attr=None, name=None):
         super().__init__()
+        weight_attr, bias_attr = _attrs(self, weight_attr, bias_attr)
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.weight = _empty(self.out_features, self.in_features)
-        self.bias = _empty(self.out_features) if bias else None
+        self.bias = _empty(self.out_features) if bias and bias_attr is not False else None
         self.reset_parameters()
+        param_attr.apply(self.weight, weight_attr, param_attr.transposed_view(self.weight))
+        if self.bias is not None:
+            param_attr.apply(self.bias, bias_attr)
         if dtype is not None:
             self.to(dtype)
 
@@ -391,8 +409,9 @@ class Embedding(Module):
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
-                 _freeze=False):
+                 _freeze=False, *, weight_attr=None, name=None):
         super().__init__()
+        weight_attr, _ = _attrs(self, weight_attr, None)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise ValueError(f"Embedding: padding_idx {padding_idx} is out of range for "
@@ -408,6 +427,7 @@ class Embedding(Module):
         else:
             self.weight = _empty(num_embeddings, embedding_dim)
             init.normal_(self.weight)
+            param_attr.apply(self.weight, weight_attr)
             if self.padding_idx is not None:
                 self.weight._data[self.padding_idx] = 0
 
@@ -446,8 +466,10 @@ class _ConvNd(Module):
     _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", output_padding=0):
+                 groups=1, bias=True, padding_mode="zeros", output_padding=0, *,
+                 weight_attr=None, bias_attr=None):
         super().__init__()
+        weight_attr, bias_attr = _attrs(self, weight_attr, bias_attr)
         n = self._dims
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{type(self).__name__}: groups={groups} must divide in_channels "
@@ -468,8 +490,11 @@ class _ConvNd(Module):
             self.weight = _empty(in_channels, out_channels // groups, *self.kernel_size)
         else:
             self.weight = _empty(out_channels, in_channels // groups, *self.kernel_size)
-        self.bias = _empty(out_channels) if bias else None
+        self.bias = _empty(out_channels) if bias and bias_attr is not False else None
         self.reset_parameters()
+        param_attr.apply(self.weight, weight_attr)
+        if self.bias is not None:
+            param_attr.apply(self.bias, bias_attr)
 
     def reset_parameters(self):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -542,9 +567,11 @@ class ConvTranspose2d(_ConvNd):
     _transposed = True
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros"):
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros", *,
+                 weight_attr=None, bias_attr=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, output_padding)
+                         groups, bias, padding_mode, output_padding, weight_attr=weight_attr,
+                         bias_attr=bias_attr)
 
     def forward(self, input, output_size=None):
         self._check(input)

@@ -213,17 +213,19 @@ class Module:
         """A new Parameter of `shape` (PaddlePaddle): zeros for a bias, else Xavier uniform.
 
         `default_initializer` is a function that fills a tensor in place, such as
-        `lambda p: nn.init.normal_(p, std=0.01)`. The parameter is returned, not registered;
+        `lambda p: nn.init.normal_(p, std=0.01)`; `attr` (a `fluxgrad.ParamAttr`) comes after
+        it (its initializer, name, trainable). The parameter is returned, not registered;
         assign it to an attribute to register it.
         """
         dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.default_float
         param = Parameter(np.zeros(tuple(int(s) for s in shape), dtype.np))
         from . import init
+        from .. import param_attr
         if default_initializer is not None:
             default_initializer(param)
         elif not is_bias:
             init.xavier_uniform_(param)
-        return param
+        return param_attr.apply(param, param_attr.to_attr(attr, "create_parameter", "attr"))
 
     # --- traversal --------------------------------------------------------
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):

@@ -6,6 +6,7 @@ Paddle's 0.9 is PyTorch's 0.1), then `epsilon`. `AvgPool2D` leaves padding out
 of the average by default (`exclusive=True`), where PyTorch's `AvgPool2d` counts
 it. The PyTorch spellings (`BatchNorm2d`, `AvgPool2d`) keep PyTorch's signatures.
 """
+from .. import param_attr
 from .layers import AvgPool2d, BatchNorm1d, BatchNorm2d
 
 __all__ = ["BatchNorm1D", "BatchNorm2D", "AvgPool2D"]
@@ -21,6 +22,11 @@ def _paddle_batch_norm(torch_class):
             super().__init__(num_features, eps=epsilon, momentum=round(1 - momentum, 12),
                              affine=weight_attr is not False and bias_attr is not False,
                              track_running_stats=use_global_stats is not False)
+            if self.weight is not None:
+                owner = type(self).__name__
+                param_attr.apply(self.weight, param_attr.to_attr(weight_attr, owner,
+                                                                 "weight_attr"))
+                param_attr.apply(self.bias, param_attr.to_attr(bias_attr, owner, "bias_attr"))
     PaddleBatchNorm.__name__ = PaddleBatchNorm.__qualname__ = \
         torch_class.__name__[:-1] + "D"
     PaddleBatchNorm.__doc__ = (f"PaddlePaddle's `{PaddleBatchNorm.__name__}(num_features, "

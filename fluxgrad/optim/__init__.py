@@ -5,8 +5,9 @@ from .extra import ASGD, Adadelta, Adamax, NAdam, RAdam, Rprop
 from .lbfgs import LBFGS
 from .optimizer import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
 from .momentum import Momentum
+from .lamb import Lamb
 
 lr = lr_scheduler
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Momentum", "Adadelta",
-           "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "lr", "swa_utils"]
+           "Adamax", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS", "Lamb", "lr_scheduler", "lr", "swa_utils"]

@@ -13,6 +13,7 @@ the scope after a run. The learning rate is read when `minimize` is called.
 import numpy as np
 
 from .. import ops
+from ..param_attr import adjusted
 from ..static import staging
 from .optimizer import SGD, Adagrad, Adam, RMSprop
 
@@ -47,7 +48,8 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
         for p, g in pairs:
             if group.get("maximize"):
                 g = -g
-            new_p = _update(opt, group, p, g, _State(program, p))
+            g, options = adjusted(p, p, g, group)  # PaddlePaddle's per-parameter attributes
+            new_p = _update(opt, options, p, g, _State(program, p))
             program.set_update(p, new_p)
         program.check()
     return None, pairs

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
+from .. import param_attr as _param_attr
 from ._state import States, arrays, count, counter, zeros_like
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
@@ -41,6 +42,7 @@ class Optimizer:
                             "fluxgrad.nn.ClipGradByGlobalNorm(1.0), got "
                             f"{type(grad_clip).__name__}")
         self.grad_clip = grad_clip
+        _regularizer_option(defaults)
         if (isinstance(params, (int, float)) and not isinstance(params, bool)) or hasattr(
                 params, "_attach"):
             defaults["lr"], params = params, None  # PaddlePaddle's positional learning_rate
@@ -96,6 +98,7 @@ class Optimizer:
             group["params"].append(p)
         for key, value in self.defaults.items():
             group.setdefault(key, value)
+        _regularizer_option(group)
         _check_options(group, f"{type(self).__name__}: ")
         self.param_groups.append(group)
 
@@ -143,7 +146,10 @@ class Optimizer:
                 state = self.state.get(p)
                 if state is None:  # as PyTorch, an optimizer with no state (SGD) keeps no entry
                     state = self.state.default_factory()
-                self._update(p._data, g, state, group)
+                options = group
+                if "regularizer" in group or _param_attr.active():
+                    g, options = _param_attr.adjusted(p, p._data, g, group)
+                self._update(p._data, g, state, options)
                 if state and p not in self.state:
                     self.state[p] = state
                 p._bump_version()
@@ -330,10 +336,22 @@ def _params(params, parameters):
 
 
 def _weight_decay(value):
-    """A float, or PaddlePaddle's L2Decay-like object with a `coeff`."""
+    """A float, or PaddlePaddle's regularizer: L2Decay as its `coeff`; L1Decay kept (an
+    Optimizer moves it to the option `regularizer`, see `_regularizer_option`)."""
     if value is None:
         return 0.0
+    from ..regularizer import L1Decay
+    if isinstance(value, L1Decay):
+        return value
     return float(getattr(value, "coeff", getattr(value, "_coeff", value)))
+
+
+def _regularizer_option(options):
+    """An L1Decay given as `weight_decay` becomes the option `regularizer` (its term is added
+    to the gradients, see `param_attr.adjusted`), the weight decay 0."""
+    from ..regularizer import L1Decay
+    if isinstance(options.get("weight_decay"), L1Decay):
+        options["regularizer"], options["weight_decay"] = options["weight_decay"], 0.0
 
 
 class SGD(Optimizer):

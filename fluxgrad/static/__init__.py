@@ -92,7 +92,8 @@ def scope_guard(scope):
 
 
 def cpu_places(device_count=None):
-    return ["cpu"] * (device_count or 1)
+    from ..places import CPUPlace
+    return [CPUPlace() for _ in range(device_count or 1)]
 
 
 def data(name, shape, dtype=None, lod_level=0):
@@ -134,11 +135,14 @@ class InputSpec:
 
 def create_parameter(shape, dtype, name=None, is_bias=False, default_initializer=None,
                      attr=None):
-    """A persistable trainable Variable, initialised by the startup program."""
+    """A persistable trainable Variable, initialised by the startup program; `attr`: a
+    `fluxgrad.ParamAttr` (its initializer, name, learning rate, regularizer)."""
     from ..nn.module import Module
+    from ..param_attr import to_attr
+    attr = to_attr(attr, "static.create_parameter", "attr")
     param = Module.create_parameter(None, shape, dtype, is_bias, default_initializer, attr)
     from .parameters import to_static_parameter
-    return to_static_parameter(param, name)
+    return to_static_parameter(param, name if name is not None else getattr(attr, "name", None))
 
 
 def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None):

@@ -84,9 +84,12 @@ class _Plan:
 
 
 class Executor:
-    """Runs programs (see the module docstring); `place` is accepted and ignored (CPU)."""
+    """Runs programs (see the module docstring) on the CPU, the only `place` (None, a
+    `CPUPlace` or 'cpu')."""
 
     def __init__(self, place=None):
+        from ..places import check_place
+        self.place = check_place(place, "Executor")
         self._plans = {}
 
     def run(self, program=None, feed=None, fetch_list=None, return_numpy=True, scope=None,
@@ -95,6 +98,15 @@ class Executor:
         if program is None:
             program = programs.main
         program = getattr(program, "_program", program)  # a CompiledProgram's
+        seed = getattr(program, "random_seed", 0)
+        if not seed:
+            return self._run(program, feed, fetch_list, return_numpy, scope)
+        from ..random import fork_rng, manual_seed
+        with fork_rng():  # PaddlePaddle's fixed seed: the same draws at every run
+            manual_seed(seed)
+            return self._run(program, feed, fetch_list, return_numpy, scope)
+
+    def _run(self, program, feed, fetch_list, return_numpy, scope):
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run: program must be a fluxgrad.static.Program, got "
                             f"{type(program).__name__}")

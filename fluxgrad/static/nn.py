@@ -1,14 +1,15 @@
 """`fluxgrad.static.nn`: control flow as sub-programs (`cond`, `while_loop`, `scan`, and
 PaddlePaddle's `case` and `switch_case` as nested `cond`s), and PaddlePaddle's layers as
 functions that create their parameters: `fc`, `conv2d`, `batch_norm`, `layer_norm`,
-`embedding` (each made by the fluxgrad layer that computes it, whose parameters become the
-program's; `name` names them `<name>.w_0` / `<name>.b_0`)."""
+`embedding`, `dropout` (each made by the fluxgrad layer that computes it, whose parameters become the
+program's; `name` names them `<name>.w_0` / `<name>.b_0`; `param_attr` / `bias_attr` are
+`fluxgrad.ParamAttr`s: initializer, name, learning rate, regularizer, trainable)."""
 import math
 
 from .control_flow import cond, scan, while_loop  # noqa: F401
 
 __all__ = ["cond", "while_loop", "scan", "case", "switch_case", "fc", "conv2d", "batch_norm",
-           "layer_norm", "embedding"]
+           "layer_norm", "embedding", "dropout"]
 
 _ACTIVATIONS = ("relu", "sigmoid", "tanh", "softmax", "gelu", "leaky_relu", "elu", "silu")
 
@@ -18,6 +19,7 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     """PaddlePaddle's fully connected layer: `x` flattened to 2-d after its first
     `num_flatten_dims` dims, times a new weight [features, size] (Xavier uniform), plus a new
     bias [size] (zeros; `bias_attr=False`: none), then `activation` (a name, as 'relu').
+    `weight_attr` / `bias_attr`: `fluxgrad.ParamAttr`s (or initializers) of the new ones.
     A list of inputs: one weight each, their products summed, one bias."""
     from .. import ops
     from ..nn import functional as F
@@ -32,14 +34,15 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
             raise ValueError(f"static.nn.fc: num_flatten_dims must be in [1, {v.ndim - 1}] "
                              f"for an input of shape {list(v.shape)}, got {num_flatten_dims}")
         features = math.prod(v.shape[num_flatten_dims:])
-        w = create_parameter([features, size], v.dtype, name=_param_name(name, "w", k))
+        w = create_parameter([features, size], v.dtype, name=_param_name(name, "w", k),
+                             attr=weight_attr)
         flat = v.reshape(*v.shape[:num_flatten_dims], features) \
             if v.ndim > num_flatten_dims + 1 else v
         term = ops.matmul(flat, w)
         out = term if out is None else out + term
     if bias_attr is not False:
         out = out + create_parameter([size], out.dtype, name=_param_name(name, "b", 0),
-                                     is_bias=True)
+                                     is_bias=True, attr=bias_attr)
     return out if activation is None else getattr(F, activation)(out)
 
 
@@ -92,10 +95,15 @@ def _activation(out, act, op):
 
 
 def _named(layer, name):
-    """`layer`'s parameters as the program's, named `<name>.w_0` (weight) and `<name>.b_0`."""
+    """`layer`'s parameters as the program's, named as their ParamAttr named them, else
+    `<name>.w_0` (weight) and `<name>.b_0`."""
     from .parameters import to_static_parameter
     for key, p in list(layer._parameters.items()):
-        if p is not None and name is not None:
+        if p is None:
+            continue
+        if p.name is not None:
+            layer._parameters[key] = to_static_parameter(p, p.name)
+        elif name is not None:
             layer._parameters[key] = to_static_parameter(
                 p, f"{name}.{'b' if key == 'bias' else 'w'}_0")
     return layer
@@ -119,7 +127,8 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
             raise ValueError(f"static.nn.conv2d: padding {padding!r} is not 'SAME' or 'VALID'")
         padding = "same" if padding.upper() == "SAME" else 0
     layer = _named(nn.Conv2d(x.shape[1], num_filters, filter_size, stride, padding, dilation,
-                             groups, bias=bias_attr is not False).to(dtype=x.dtype), name)
+                             groups, weight_attr=param_attr, bias_attr=bias_attr)
+                   .to(dtype=x.dtype), name)
     out = layer(x)
     out = out if data_format == "NCHW" else out.permute(0, 2, 3, 1)
     return _activation(out, act, "conv2d")
@@ -142,8 +151,11 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     channels_last = data_layout == "NHWC" and input.ndim > 2
     x = input.movedim(-1, 1) if channels_last else input
     kind = {2: nn.BatchNorm1d, 3: nn.BatchNorm1d, 4: nn.BatchNorm2d, 5: nn.BatchNorm3d}
-    layer = _named(kind[x.ndim](x.shape[1], eps=epsilon, momentum=1.0 - momentum)
-                   .to(dtype=x.dtype), name)
+    from .. import param_attr as attrs
+    layer = kind[x.ndim](x.shape[1], eps=epsilon, momentum=1.0 - momentum).to(dtype=x.dtype)
+    attrs.apply(layer.weight, attrs.to_attr(param_attr, "static.nn.batch_norm", "param_attr"))
+    attrs.apply(layer.bias, attrs.to_attr(bias_attr, "static.nn.batch_norm", "bias_attr"))
+    layer = _named(layer, name)
     from .parameters import to_static_buffer
     for key, buffer_name in (("running_mean", moving_mean_name),
                              ("running_var", moving_variance_name)):
@@ -168,9 +180,10 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
     shape = tuple(input.shape[begin_norm_axis:])
     size = math.prod(shape)
     weight = create_parameter([size], input.dtype, name=_param_name(name, "w", 0),
-                              default_initializer=_constant(1.0)) if scale else None
+                              default_initializer=_constant(1.0), attr=param_attr) \
+        if scale else None
     bias = create_parameter([size], input.dtype, name=_param_name(name, "b", 0),
-                            is_bias=True) if shift else None
+                            is_bias=True, attr=bias_attr) if shift else None
     out = F.layer_norm(input, shape, None if weight is None else weight.reshape(shape),
                        None if bias is None else bias.reshape(shape), epsilon)
     return _activation(out, act, "layer_norm")
@@ -186,9 +199,37 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
                          f"{size!r}")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += size[0]
-    layer = _named(nn.Embedding(size[0], size[1], padding_idx=padding_idx).to(dtype=dtype),
-                   name)
+    layer = _named(nn.Embedding(size[0], size[1], padding_idx=padding_idx,
+                                weight_attr=param_attr).to(dtype=dtype), name)
     return layer(input)
+
+
+def dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+            dropout_implementation="downgrade_in_infer"):
+    """PaddlePaddle's static dropout: zero each element with probability `dropout_prob`.
+    'downgrade_in_infer' (the default): training `x * mask`, inference `x * (1 - p)`;
+    'upscale_in_train': training `x * mask / (1 - p)`, inference `x`. Inference is `is_test`
+    or a `clone(for_test=True)`. An int `seed` drops the same elements at every run."""
+    from .. import ops
+    from ..random_ops import uniform
+    from .for_test import infers_as
+    if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
+        raise ValueError(f"static.nn.dropout: dropout_implementation must be "
+                         f"'downgrade_in_infer' or 'upscale_in_train', got "
+                         f"{dropout_implementation!r}")
+    p = float(dropout_prob)
+    if not 0 <= p <= 1:
+        raise ValueError(f"static.nn.dropout: dropout_prob must be in [0, 1], got {dropout_prob}")
+    upscale = dropout_implementation == "upscale_in_train"
+    test = x if upscale else x * (1.0 - p)
+    if is_test:
+        return test
+    keep = ops.greater_equal(uniform(x.shape, "float64", generator=seed), p)
+    out = x * ops.cast(keep, x.dtype)
+    if upscale:
+        out = out * (1.0 / (1.0 - p)) if p < 1 else out
+    infers_as(out, test)
+    return out
 
 
 def _constant(value):

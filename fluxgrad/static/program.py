@@ -63,6 +63,23 @@ class Variable(Tensor):
         Tensor.requires_grad.fset(self, flag)
 
     @property
+    def stop_gradient(self):
+        """PaddlePaddle's flag: True for data (until set False) and for integer values,
+        False for the floating results of ops; a parameter's is `not trainable`."""
+        if self.is_data or self.persistable:
+            return not self._requires_grad
+        return not self.requires_grad
+
+    @stop_gradient.setter
+    def stop_gradient(self, flag):
+        if self.is_data or self.persistable:
+            self.requires_grad = not flag
+        elif bool(flag) != self.stop_gradient:
+            raise NotImplementedError(
+                f"setting stop_gradient={flag} on {self.name!r} ({self.type_str}), the result of "
+                "an op in a static program: write `x = x.detach()` to stop the gradient there")
+
+    @property
     def shape(self):
         """The shape; an unknown size is an int printed by its name (N0, ...)."""
         return _dims.pretty_shape(self._data.shape)
@@ -210,6 +227,7 @@ class Program:
         self.test_values = {}  # a layer's training result -> its inference one (`for_test`)
         self.refused_sizes = {}  # Dim -> sizes an op staged here assumed it isn't (dims.assume_not)
         self.produced_dims = {}  # staging's data-dependent sizes: op, inputs -> [(out, axis, Dim)]
+        self.random_seed = 0  # not 0: every run draws the same numbers (`Executor.run`)
 
     # --- building -------------------------------------------------------------------
     def new_var(self, dims, dtype, name=None, persistable=False, is_data=False):
@@ -317,8 +335,27 @@ class Program:
         return [v for v in self.vars.values() if v.persistable and
                 getattr(v, "trainable", False)]
 
+    # --- PaddlePaddle's view: Blocks of Operators (see `blocks`) ---------------------------
     def global_block(self):
-        return self
+        return self.blocks[0]
+
+    current_block = global_block
+
+    @property
+    def blocks(self):
+        from .blocks import blocks
+        return blocks(self)
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def block(self, index):
+        found = self.blocks
+        if not -len(found) <= index < len(found):
+            raise IndexError(f"Program.block({index}): the program has {len(found)} blocks "
+                             "(the global block and one per control-flow branch or body)")
+        return found[index]
 
     def var(self, name):
         """The Variable called `name` (PaddlePaddle's `block.var`)."""
@@ -349,6 +386,7 @@ class Program:
         p.refused_sizes = {d: set(v) for d, v in self.refused_sizes.items()}
         p.produced_dims = dict(self.produced_dims)
         p._counter = self._counter
+        p.random_seed = self.random_seed
         if for_test:
             from .for_test import for_test as inference
             return inference(self, p)
