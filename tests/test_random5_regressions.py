@@ -1,0 +1,40 @@
+"""Disagreements with PyTorch found by the random module, transform and linalg programs
+(tests/module_programs.py and its siblings), each reduced to the smallest case. Expected
+numbers come from PyTorch."""
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+
+torch = pytest.importorskip("torch")
+
+
+def _grads(m, fn, w0):
+    w = m.tensor(w0, requires_grad=True)
+    return m.autograd.grad(fn(m, w), [w])[0].detach().numpy()
+
+
+@pytest.mark.parametrize("case", ["no_grad", "detach", "data", "embedding_padding_idx"])
+def test_the_gradient_of_a_compiled_call_skips_what_it_computes_without_a_graph(case):
+    # (its backward was traced under the engine's no_grad, which then cut nothing: the
+    # gradient flowed through detach(), .data and no_grad blocks, silently doubled)
+    def fn(m, w):
+        if case == "no_grad":
+            with m.no_grad():
+                y = w * 2
+            return (y * w).sum()
+        if case == "detach":
+            return (w.detach() * w).sum()
+        if case == "data":
+            return (w.data * w).sum()
+        out = m.nn.functional.embedding(m.tensor([[5, 1, 5, 2]]), w, padding_idx=5)
+        return (out * out).sum()
+    w0 = np.arange(18.0).reshape(6, 3) / 10
+    want = _grads(torch, fn, w0)
+    np.testing.assert_allclose(_grads(fg, fn, w0), want)
+    np.testing.assert_allclose(_compiled_grads(fn, w0), want)
+
+
+def _compiled_grads(fn, w0):
+    w = fg.tensor(w0, requires_grad=True)
+    return fg.grad(fg.compile(lambda w: fn(fg, w), fullgraph=True)(w), [w])[0].numpy()
