@@ -38,3 +38,16 @@ def test_the_gradient_of_a_compiled_call_skips_what_it_computes_without_a_graph(
 def _compiled_grads(fn, w0):
     w = fg.tensor(w0, requires_grad=True)
     return fg.grad(fg.compile(lambda w: fn(fg, w), fullgraph=True)(w), [w])[0].numpy()
+
+
+@pytest.mark.parametrize("transform", ["jacfwd", "jacrev"])
+def test_jacobian_of_a_jvp_whose_tangent_depends_on_the_primal(transform):
+    # (jacfwd's batched tangents reached the inner jvp's tangent unbatched-looking, and its
+    # result came back wrapped twice in the batch: a Jacobian with its rows mixed up)
+    def fn(m):
+        c = m.tensor([2.0, 3.0], dtype=m.float64)
+        return getattr(m.func, transform)(
+            lambda y: m.func.jvp(lambda a: c * a * a, (y,), (y * 0.5 + 1,))[1])
+    y0 = np.array([0.5, 1.1])
+    want = fn(torch)(torch.tensor(y0)).numpy()
+    np.testing.assert_allclose(fn(fg)(fg.tensor(y0)).numpy(), want)
