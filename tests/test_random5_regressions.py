@@ -51,3 +51,15 @@ def test_jacobian_of_a_jvp_whose_tangent_depends_on_the_primal(transform):
     y0 = np.array([0.5, 1.1])
     want = fn(torch)(torch.tensor(y0)).numpy()
     np.testing.assert_allclose(fn(fg)(fg.tensor(y0)).numpy(), want)
+
+
+def test_one_cycle_lr_refuses_to_cycle_the_momentum_of_an_optimizer_without_one():
+    # (it was accepted, and cycled nothing)
+    for m in (torch, fg):
+        w = m.nn.Parameter(m.zeros(2))
+        opt = m.optim.Adagrad([w], lr=0.1)
+        with pytest.raises(ValueError, match="cycle_momentum"):
+            m.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=4)
+        if m is fg:  # (torch has already set initial_lr when it refuses; fluxgrad changes nothing)
+            assert "initial_lr" not in opt.param_groups[0]
+        m.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=4, cycle_momentum=False)
