@@ -63,3 +63,35 @@ def test_one_cycle_lr_refuses_to_cycle_the_momentum_of_an_optimizer_without_one(
         if m is fg:  # (torch has already set initial_lr when it refuses; fluxgrad changes nothing)
             assert "initial_lr" not in opt.param_groups[0]
         m.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=4, cycle_momentum=False)
+
+
+INF, NAN = float("inf"), float("nan")
+
+
+@pytest.mark.parametrize("values", [[1.0, INF, INF], [[1.0, 2.0], [3.0, -INF]], [[2.0, NAN, 0.5]],
+                                    [3.0], [-INF, 1.0, 2.0, INF]])
+@pytest.mark.parametrize("kwargs", [{}, {"dx": 0.5}, {"dim": 0}])
+def test_trapezoid_with_infinities_is_pytorch_s(values, kwargs):
+    # (pairwise means gave inf where PyTorch's sum-less-half-the-ends gives inf - inf = NaN)
+    want = torch.trapezoid(torch.tensor(values, dtype=torch.float64), **kwargs).numpy()
+    got = fg.trapezoid(fg.tensor(values, dtype=fg.float64), **kwargs).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("q", [0.1, 0.5, 0.9])
+def test_quantile_between_infinities_is_pytorch_s(interpolation, q):
+    # (below + (above - below) * w: inf - inf gave NaN where PyTorch reads one neighbour, and
+    # inf where its lerp from the nearer end gives NaN)
+    values = [1.0, INF, INF, 2.0, -INF]
+    want = torch.quantile(torch.tensor(values, dtype=torch.float64), q,
+                          interpolation=interpolation).item()
+    got = fg.quantile(fg.tensor(values, dtype=fg.float64), q, interpolation=interpolation).item()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_kthvalue_over_an_empty_dim_is_an_index_error():
+    with pytest.raises(IndexError):
+        torch.kthvalue(torch.zeros(0, 3), 1, 0)
+    with pytest.raises(IndexError, match="size 0"):
+        fg.kthvalue(fg.zeros(0, 3), 1, 0)
