@@ -95,3 +95,18 @@ def test_kthvalue_over_an_empty_dim_is_an_index_error():
         torch.kthvalue(torch.zeros(0, 3), 1, 0)
     with pytest.raises(IndexError, match="size 0"):
         fg.kthvalue(fg.zeros(0, 3), 1, 0)
+
+
+@pytest.mark.parametrize("view", ["as_strided", "unfold"])
+def test_a_compiled_write_through_an_as_strided_or_unfold_view_reaches_the_base(view):
+    # (they checked the traced stand-in's layout, not eager mode's, and viewed a copy: the
+    # write was lost, silently)
+    def program(m, x):
+        h = x * 1.0
+        v = h.as_strided((2, 2), (1, 3), 1) if view == "as_strided" else h.unfold(1, 2, 2)
+        v.add_(0.5)
+        return h
+    x0 = np.arange(9.0).reshape(3, 3) / 10
+    want = program(torch, torch.tensor(x0)).numpy()
+    got = fg.compile(lambda x: program(fg, x), fullgraph=True)(fg.tensor(x0))
+    np.testing.assert_allclose(got.numpy(), want)
