@@ -110,3 +110,24 @@ def test_a_compiled_write_through_an_as_strided_or_unfold_view_reaches_the_base(
     want = program(torch, torch.tensor(x0)).numpy()
     got = fg.compile(lambda x: program(fg, x), fullgraph=True)(fg.tensor(x0))
     np.testing.assert_allclose(got.numpy(), want)
+
+
+def test_a_static_program_built_under_no_grad_takes_no_gradient_through_it():
+    # (static mode ignored no_grad: the gradient flowed through it, silently doubled here)
+    from fluxgrad import static
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            w = static.data("w", shape=[3], dtype="float64")
+            with fg.no_grad():
+                y = w * 2
+            grads = static.grad((y * w).sum(), [w])
+    finally:
+        fg.disable_static()
+    w0 = np.arange(3.0)
+    got, = static.Executor().run(main, feed={"w": w0}, fetch_list=grads)
+    tw = torch.tensor(w0, requires_grad=True)
+    with torch.no_grad():
+        ty = tw * 2
+    np.testing.assert_allclose(got, torch.autograd.grad((ty * tw).sum(), tw)[0].numpy())
