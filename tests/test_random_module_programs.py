@@ -15,7 +15,7 @@ from module_programs import Program
 
 torch = pytest.importorskip("torch")
 
-SEEDS = range(60)
+SEEDS = range(40)
 
 
 def _array(t):

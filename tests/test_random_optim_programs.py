@@ -12,7 +12,7 @@ from optim_programs import Loop
 
 torch = pytest.importorskip("torch")
 
-SEEDS = range(120)
+SEEDS = range(100)
 COMPILED_STEPS = ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
 
 

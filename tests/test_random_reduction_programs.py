@@ -11,7 +11,7 @@ from reduction_programs import Case
 
 torch = pytest.importorskip("torch")
 
-SEEDS = range(600)
+SEEDS = range(400)
 
 
 def _unspecified(case):

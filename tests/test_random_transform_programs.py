@@ -12,7 +12,7 @@ from transform_programs import Program
 
 torch = pytest.importorskip("torch")
 
-SEEDS = range(100)
+SEEDS = range(60)
 
 
 def _array(t):
