@@ -75,10 +75,22 @@ def _batched(outputs, inputs, grad_inputs):
     out_layers = [batching.layers(y) for y in outputs]
     in_layers = [batching.layers(x) for x in inputs]
     dots = forward_grad([plain for _, plain in out_layers], [plain for _, plain in in_layers],
-                        [batching.to_physical_like(v, found)
+                        [batching.to_physical_like(_spread_by_tangent(v, found), found)
                          for v, (found, _) in zip(grad_inputs, in_layers)])
     return tuple(None if d is None else batching.rebuild(d, found)
                  for d, (found, _) in zip(dots, out_layers))
+
+
+def _spread_by_tangent(v, found):
+    """`v`, batched at each level of `found` where only its (outer forward mode) tangent is:
+    repeated as it is, its physical tensor would carry a batched tangent, which the batch
+    layers rebuilt around the result would wrap a second time."""
+    for level, _ in found:
+        if not batching.is_batched_at(v, level):
+            tangent = batching.tangent_of(v)
+            if tangent is not None and batching.is_batched_at(tangent, level):
+                v = batching.spread(v, level)
+    return v
 
 
 def _key(x):

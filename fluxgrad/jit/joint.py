@@ -22,6 +22,7 @@ import functools
 import numpy as np
 
 from .. import random_ops
+from .._core.grad_mode import enable_grad
 from .._core.tensor import Tensor
 from ..static.program import Variable
 from . import codegen, signature, symbolic, tracing as _trace
@@ -38,8 +39,11 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
 
     def joint(xs, out_bars):
         leaves = iter(xs)
-        result = fn(*signature.substitute(args_template, leaves),
-                    **signature.substitute(kwargs_template, leaves))
+        # in grad mode, as the call being differentiated ran (this may be built during a
+        # backward pass): what fn does under no_grad or detach() is then cut from the vjp
+        with enable_grad():
+            result = fn(*signature.substitute(args_template, leaves),
+                        **signature.substitute(kwargs_template, leaves))
         outs = []
         signature.flatten_value(result, outs)
         inputs = [xs[i] for i in grad_in]

@@ -4,11 +4,12 @@
 Variable of a fresh Program in place of each Tensor leaf (same shape and dtype, named after
 the argument), so every op stages through the ordinary dispatch; the result's Tensor leaves
 are the outputs (Variables of the program, or constants when they don't depend on the
-inputs). With `lift`, the eager state the function reads and writes (parameters, buffers,
-`.grad`, optimizer state: see `state`) becomes further inputs and outputs, and
-`backward()` / `opt.step()` inside it are staged (what is staged under `no_grad` is cut
-from later backward() passes, as eager mode records no graph there); `Traced.state` says
-how to read and write that state at each call (None when the trace touched none). Writes
+inputs). What is staged under `no_grad` (and `detach()`, `.data`) is cut from later
+differentiation of the program, as eager mode records no graph there. With `lift`, the
+eager state the function reads and writes (parameters, buffers, `.grad`, optimizer state: see
+`state`) becomes further inputs and outputs, and `backward()` / `opt.step()` inside it are
+staged; `Traced.state` says how to read and write that state at each call (None when the
+trace touched none). Writes
 through views (`y[:, 0] += 1`, `y.view(-1)[i] = v`) are staged as out-of-place ops that
 write on into the base (see `views`). A write into an argument (`x.add_(1)`, `x[0] = 0`,
 `x.data.mul_(2)`, through a view of x) makes x's final value an output, after the state's
@@ -78,7 +79,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
     views = _views.Views(tracer, zip(inputs, tensors))
     saved = _static_state.stage, _engine.backward, autograd.backward, staging.programs.tracing
     _static_state.stage = functools.partial(
-        views.stage, functools.partial(_lifting_stage, saved[0], tracer) if lift else saved[0])
+        views.stage, functools.partial(_lifting_stage, saved[0], tracer))
     _engine.backward = autograd.backward = tracer.backward if lift else \
         functools.partial(_refused_backward, fn)
     staging.programs.tracing = True  # random draws stage: every call draws anew
@@ -179,7 +180,7 @@ def _refuse_differentiable_writes(fn, program, inputs, tensors, outputs, n_resul
 
 
 def _lifting_stage(stage, tracer, prim, inputs, params):
-    out = stage(prim, tracer.lift(inputs), params)
+    out = stage(prim, inputs if tracer is None else tracer.lift(inputs), params)
     if not _grad_state.enabled and prim.differentiable and out is not NotImplemented:
         # eager mode records no graph under no_grad: a later backward() must not reach it
         from ..static._ops import stop_gradient

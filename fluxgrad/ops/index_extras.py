@@ -507,7 +507,12 @@ def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
                   - Tensor._make(low.astype(x._data.dtype)))
     below = take_along_dim(unsqueeze(values, 0), Tensor._make(low), -1)
     above = take_along_dim(unsqueeze(values, 0), Tensor._make(high), -1)
-    out = below + (above - below) * weight
+    if interpolation in ("lower", "higher", "nearest"):
+        out = below  # (a rank rounded to a neighbour reads it alone: inf stays inf)
+    else:
+        # PyTorch's lerp, from the nearer end (its infinities and NaN follow)
+        step = above - below
+        out = where(weight < 0.5, below + step * weight, above - step * (1 - weight))
     if skip_nan:
         out = where(Tensor._make(np.broadcast_to(count == 0, out.shape).copy()), float("nan"),
                     out)

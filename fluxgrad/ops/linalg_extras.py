@@ -326,8 +326,12 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     dim, n = _along(y, dim)
     if n == 0:
         return _sum(y, dim)
-    spacing = _spacing(x, y, dim, n) if x is not None else (1 if dx is None else dx)
-    return _sum(_pair_means(y, dim, n) * spacing, dim)
+    if x is None:
+        # PyTorch's form for equal spacing (its infinities and NaN follow): the sum less half
+        # the two ends
+        ends = narrow(y, dim, 0, 1) + narrow(y, dim, n - 1, 1)
+        return (_sum(y, dim) - _sum(ends, dim) / 2) * (1 if dx is None else dx)
+    return _sum(_pair_means(y, dim, n) * _spacing(x, y, dim, n), dim)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):

@@ -89,6 +89,9 @@ def kthvalue(x, k, dim=-1, keepdim=False, *, axis=None):
         dim = axis
     dim = _dim(x, dim, "kthvalue")
     size = x.shape[dim] if x.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue: reduction dim {dim} has size 0 (shape {list(x.shape)}); "
+                         "it needs at least k elements")
     if not 1 <= k <= size:
         raise ShapeError(f"kthvalue: k={k} is out of range for dimension {dim} of size {size} "
                          f"(k counts from 1)")

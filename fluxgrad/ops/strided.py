@@ -14,7 +14,7 @@ from .._core.tensor import Tensor, tensor_method
 from ._family import linear
 from .indexing import ARRAY, index_p, index_scatter_p
 from .._core.errors import ShapeError
-from .shape import _dim, contiguous, moveaxis, reshape
+from .shape import _dim, moveaxis, reshape
 
 __all__ = ["as_strided"]
 
@@ -85,8 +85,9 @@ def as_strided(input, size, stride, storage_offset=None):
         raise RuntimeError(f"as_strided: negative strides are not supported, got strides: "
                            f"{list(stride)}")
     offset = 0 if storage_offset is None else int(storage_offset) - x.storage_offset()
-    if not x._data.flags.c_contiguous:
-        x, offset = contiguous(x), 0 if storage_offset is None else int(storage_offset)
+    # (x's methods, not its array: a compiled trace answers them with eager mode's layout)
+    if not x.is_contiguous():
+        x, offset = x.contiguous(), 0 if storage_offset is None else int(storage_offset)
     reach = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
     if 0 not in size and (offset < 0 or reach > x.numel()):
         raise RuntimeError(
@@ -111,7 +112,7 @@ def unfold(x, dimension, size, step):
                            "and the step positive")
     if not x.ndim:
         return reshape(x, (size,))
-    x = contiguous(x)
+    x = x.contiguous()
     strides = [int(np.prod(x.shape[k + 1:], dtype=np.int64)) for k in range(x.ndim)]
     count = (n - size) // step + 1
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)

@@ -231,6 +231,11 @@ class OneCycleLR(LRScheduler):
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(f"OneCycleLR: anneal_strategy must be one of 'cos' or 'linear', "
                              f"instead got {anneal_strategy!r}")
+        if cycle_momentum and not all("momentum" in g or "betas" in g
+                                      for g in optimizer.param_groups):
+            raise ValueError(f"OneCycleLR: optimizer must support momentum or beta1 with "
+                             f"`cycle_momentum` option enabled ({type(optimizer).__name__} has "
+                             "neither); pass cycle_momentum=False")
         self.anneal = self._cos if anneal_strategy == "cos" else self._linear
         self.max_lrs = _per_group(max_lr, optimizer, "max_lr", "OneCycleLR")
         self.initial_lrs = [m / div_factor for m in self.max_lrs]

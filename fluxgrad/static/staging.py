@@ -10,7 +10,9 @@ mode computes; in static mode such a value is a constant of the program) unless
 random draw (`prim.draws`), an effect (`prim.effect`: a print) or its params hold an unknown
 size (`zeros(x.shape[0], 3)`) while a program is built (static mode on, or
 `programs.tracing` for fluxgrad.compile): that is staged, so that every run draws (prints),
-or makes the size fed. Otherwise the output
+or makes the size fed. An op staged under no_grad (static mode, not a compile trace, which
+does it itself) is followed by `stop_gradient`, as eager mode records no graph there.
+Otherwise the output
 Variables' shapes and dtypes come from abstract evaluation: the primitive's own `impl` run
 on small zero arrays (twice, under two bindings of the unknown dims, when there are any:
 see `dims`), or its `abstract` rule (control flow, random draws); a program remembers the
@@ -33,6 +35,7 @@ import numpy as np
 from .._core import dtypes
 from .._core.batching import BatchedTensor, layers
 from .._core.errors import IntegerDivisionByZero
+from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state
 from .._core.tensor import Tensor
 from . import dims as _dims
@@ -122,7 +125,13 @@ def stage(prim, inputs, params, constants=False):
         (type(x) in (int, _dims.SymInt) or isinstance(x, (np.integer, _dims.Derived)))
         and _dims.mentions_symbol(x) for x in inputs)
     program.append(Equation(prim, inputs, outs, params, user_line(), symbolic))
-    return outs[0] if prim.n_outputs == 1 else outs
+    out = outs[0] if prim.n_outputs == 1 else outs
+    if not _grad_state.enabled and not programs.tracing and prim.differentiable:
+        # built under no_grad: as eager mode records no graph there, no gradient flows back
+        # through it (fluxgrad.compile's trace does the same itself)
+        from ._ops import stop_gradient
+        return stop_gradient(out) if prim.n_outputs == 1 else tuple(map(stop_gradient, out))
+    return out
 
 
 def _selects_by_mask(inputs, params):
