@@ -10,7 +10,8 @@ import fluxgrad as fg
 UNARY = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal",
          "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh",
          "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "abs",
-         "isnan", "isinf", "isfinite", "logical_not", "signbit"]
+         "isnan", "isinf", "isfinite", "logical_not", "signbit", "nan_to_num", "rad2deg",
+         "deg2rad", "sinc"]
 
 
 @pytest.mark.parametrize("value", [2.0, 2, True, [0.5, 1.0]], ids=["float", "int", "bool", "list"])

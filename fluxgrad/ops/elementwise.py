@@ -932,6 +932,7 @@ def _contains(x, element):
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """`x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (default: the
     dtype's largest and smallest finite values). The gradient is 1 where x is finite, else 0."""
+    refuse_python_value(x, "nan_to_num")
     if not isinstance(x, Tensor):
         x = Tensor(x)
     if x._data.dtype.kind != "f":
@@ -964,18 +965,21 @@ def copysign(x, y):
 @tensor_method("rad2deg")
 def rad2deg(x):
     """Radians to degrees."""
+    refuse_python_value(x, "rad2deg")
     return float_result(x) * (180.0 / math.pi)
 
 
 @tensor_method("deg2rad")
 def deg2rad(x):
     """Degrees to radians."""
+    refuse_python_value(x, "deg2rad")
     return float_result(x) * (math.pi / 180.0)
 
 
 @tensor_method("sinc")
 def sinc(x):
     """The normalized sinc, sin(pi x) / (pi x), and 1 at 0 (where its gradient is 0)."""
+    refuse_python_value(x, "sinc")
     x = float_result(x)
     zero = x == 0
     px = where(zero, 1.0, x) * math.pi  # no 0 / 0 in the branch that zero doesn't take
