@@ -5,6 +5,7 @@ import numpy as np
 
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
+from .inference_mode import active as _inference_active
 from .grad_mode import _set as _set_grad_enabled, disabled as _grad_disabled, state as _grad_state
 from .open_levels import state as _open_levels
 from .static_mode import state as _static_state
@@ -134,6 +135,11 @@ def _view(prim, inputs, params, out, record):
     node = _record(prim, inputs, params) if record else None
     result = Tensor._make(out, record, node, 0, base._counter())
     result._view = (base, prim, params)
+    if not record and base._requires_grad and not _grad_state.enabled:
+        # PyTorch's view of a tensor that requires grad, taken under no_grad: it requires
+        # grad (as a leaf no gradient reaches) and refuses in-place writes with grad on
+        result._requires_grad = True
+        result._creation = NO_GRAD_VIEW
     result._view_version = result._version_counter[0]
     return result
 
@@ -151,6 +157,7 @@ def refresh_view(x):
     x._view_version = x._version_counter[0]
 
 
+NO_GRAD_VIEW = "no_grad"  # a view's `_creation` (see `_view`; the other is "multi_output")
 _NO_PARAMS = {}
 _versions_seen = {}
 
@@ -198,6 +205,8 @@ def _record(prim, inputs, params):
             node.versions = _ZERO_VERSIONS[len(inputs)]
         node.inputs = inputs if saves is True or (saves == "others" and None not in edges) \
             else _unread_as_stand_ins(saves, inputs, edges)
+    if _inference_active.entered:
+        _refuse_saved_inference(prim, node.inputs)
     node.out_ref = node.out_data = node.out_version = None
     node.hooks = node.retained = None
     node.writes = _writes.count
@@ -206,6 +215,19 @@ def _record(prim, inputs, params):
 
 
 _ZERO_VERSIONS = tuple((0,) * n for n in range(8))
+
+
+def _refuse_saved_inference(prim, kept):
+    """PyTorch's refusal to save an inference tensor for backward (`kept`: what the node
+    keeps for its rules; stand-ins hold no value)."""
+    for x in kept:
+        if isinstance(x, Tensor) and x.is_inference():
+            raise RuntimeError(
+                f"Inference tensors cannot be saved for backward: {prim.name} would save a "
+                f"tensor of shape {list(x.shape)} made in inference mode to compute gradients. "
+                "Don't use tensors made under fluxgrad.inference_mode() in computations "
+                "autograd records; make a normal tensor of it with .clone() (outside "
+                "inference mode), or make it under fluxgrad.no_grad() instead")
 
 
 def _versions(inputs):

@@ -429,8 +429,9 @@ def _finish_leaf(leaf, g, capture_ids, captured, exposed, stores, plain):
 
 
 def _accumulate(leaf, g, create_graph, exposed=None):
-    """Add `g` into `leaf.grad` (`exposed`: see `_store_grad`)."""
-    if not leaf._requires_grad:
+    """Add `g` into `leaf.grad` (`exposed`: see `_store_grad`); a view taken under no_grad
+    of a tensor that requires grad keeps none, as in PyTorch."""
+    if not leaf._requires_grad or getattr(leaf, "_creation", None) == "no_grad":
         return
     if type(g) is BatchedTensor:
         raise RuntimeError(f"backward(): the gradient of a leaf of shape {list(leaf.shape)} "

@@ -3,7 +3,8 @@
 on inside, as PyTorch's does.
 
 `active.count` is how many threads are in inference mode now: while it is 0, making a tensor
-need not read the thread-local depth (a slower read).
+need not read the thread-local depth (a slower read). `active.entered`: whether any thread has
+been in inference mode (until then no inference tensor exists for autograd to refuse to save).
 """
 import functools
 import inspect
@@ -17,10 +18,11 @@ class _Inference(threading.local):
 
 
 class _Active:
-    __slots__ = ("count",)
+    __slots__ = ("count", "entered")
 
     def __init__(self):
         self.count = 0
+        self.entered = False
 
 
 _inference = _Inference()
@@ -33,6 +35,7 @@ def _set_depth(depth):
     if (_inference.depth > 0) != (depth > 0):
         with _lock:
             active.count += 1 if depth > 0 else -1
+            active.entered = True
     _inference.depth = depth
 
 

@@ -23,7 +23,7 @@ from .size import Size
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_out_index", "_version_counter", "_grad",
                  "_hooks", "name", "_tangent", "_seed", "_view", "_view_version", "_inference",
-                 "_post_accumulate_hooks", "__weakref__")
+                 "_post_accumulate_hooks", "_creation", "__weakref__")
     __array_ufunc__ = None  # ndarray (op) Tensor defers to Tensor's reflected operator
     __array_priority__ = 1000
 
@@ -218,6 +218,11 @@ class Tensor:
         if not flag and self._grad_fn is not None:
             raise RuntimeError("requires_grad can only be turned off on a leaf tensor; use "
                                "detach() to get a tensor that stops the gradient")
+        if flag and _inference_active.entered and not is_inference_now() and \
+                self.is_inference():
+            raise RuntimeError("Setting requires_grad=True on an inference tensor (made under "
+                               "inference_mode) outside inference mode is not allowed; make a "
+                               "normal tensor of it first: x = x.clone()")
         self._requires_grad = flag
 
     @property

@@ -29,6 +29,14 @@ __all__ = ["Transform", "ExpTransform", "AffineTransform", "SigmoidTransform", "
            "StackTransform", "CumulativeDistributionTransform"]
 
 
+def _checked_cache_size(cache_size):
+    """`cache_size` of a transform: 1 keeps the last (x, y) pair, so that the inverse of the
+    last output is its input exactly, as torch's; 0 keeps none."""
+    if cache_size not in (0, 1):
+        raise ValueError(f"cache_size must be 0 or 1, got {cache_size!r}")
+    return cache_size
+
+
 def _sum_rightmost(value, dims):
     return ops.sum(value, tuple(range(-dims, 0))) if dims > 0 else value
 
@@ -42,13 +50,24 @@ class Transform:
     codomain = constraints.real
     sign = 1
     event_dim = 0
+    _cache_size = 0
+
+    def __init__(self, cache_size=0):
+        self._cache_size = _checked_cache_size(cache_size)
 
     @property
     def codomain_event_dim(self):
         return self.event_dim
 
     def __call__(self, x):
-        return self._call(x)
+        if not self._cache_size:
+            return self._call(x)
+        cached_x, cached_y = getattr(self, "_cached_x_y", (None, None))
+        if x is cached_x:
+            return cached_y
+        y = self._call(x)
+        self._cached_x_y = x, y
+        return y
 
     def forward_shape(self, shape):
         return tuple(shape)
@@ -78,7 +97,17 @@ class _Inverse(Transform):
         return self._transform
 
     def __call__(self, y):
-        return self._transform._inverse(y)
+        transform = self._transform
+        if not transform._cache_size:
+            return transform._inverse(y)
+        # the x a cached transform was last called on, for its output (tanh's inverse
+        # loses precision near +-1, the cache gives the pre-image exactly)
+        cached_x, cached_y = getattr(transform, "_cached_x_y", (None, None))
+        if y is cached_y:
+            return cached_x
+        x = transform._inverse(y)
+        transform._cached_x_y = x, y
+        return x
 
     @property
     def event_dim(self):
@@ -156,8 +185,9 @@ class TanhTransform(Transform):
 class AffineTransform(Transform):
     """y = loc + scale * x; `event_dim` trailing dims form one event."""
 
-    def __init__(self, loc, scale, event_dim=0):
+    def __init__(self, loc, scale, event_dim=0, cache_size=0):
         self.loc, self.scale, self.event_dim = loc, scale, event_dim
+        self._cache_size = _checked_cache_size(cache_size)
 
     @property
     def sign(self):
@@ -183,7 +213,8 @@ class PowerTransform(Transform):
     domain = constraints.positive
     codomain = constraints.positive
 
-    def __init__(self, exponent):
+    def __init__(self, exponent, cache_size=0):
+        self._cache_size = _checked_cache_size(cache_size)
         self.exponent = exponent
 
     @property

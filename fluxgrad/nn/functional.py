@@ -501,19 +501,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                    "binary_cross_entropy")
 
 
-def _softplus_neg_abs(x):
-    """log(1 + exp(-|x|)), stable for every x."""
-    log1p = getattr(_ops, "log1p", None)
-    e = _ops.exp(-_ops.abs(x))
-    return log1p(e) if log1p is not None else _ops.log(1 + e)
-
-
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """Sigmoid + binary cross-entropy in one stable expression; `pos_weight` weights positives."""
     x, y = _pair_check(input, target, "binary_cross_entropy_with_logits", "refuse")
-    # -log sigmoid(x) = softplus(-x) = max(-x, 0) + log(1 + exp(-|x|))
-    log_sig_neg = _ops.maximum(-x, 0.0) + _softplus_neg_abs(x)
+    # -log sigmoid(x) = softplus(-x), computed stably by the op, whose derivative -sigmoid(-x)
+    # is smooth: max(-x, 0) + log(1 + exp(-|x|)) has the same value, but kinks at x = 0 that
+    # zero its second derivative there (a Newton step from zero weights)
+    log_sig_neg = softplus(-x, threshold=float("inf"))
     if pos_weight is None:
         loss = (1 - y) * x + log_sig_neg
     else:

@@ -183,6 +183,18 @@ def _tensor_or_scalar(x):
     return Tensor(x)
 
 
+_PYTHON_VALUES = (float, int, bool, complex, list, tuple)
+
+
+def refuse_python_value(x, op):
+    """PyTorch's TypeError for a Python number or list where `op` wants a tensor
+    (torch.exp(2.0)); arrays pass, for rules that run on them."""
+    if type(x) in _PYTHON_VALUES:
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}; "
+                        f"wrap it: fluxgrad.{op}(fluxgrad.tensor({x!r})) (or use Python's math module "
+                        "for a number)")
+
+
 def float_result(x):
     """Integer and bool inputs of a floating op (exp, sqrt, true division) become float32."""
     if isinstance(x, Tensor) and x._data.dtype.kind != "f":

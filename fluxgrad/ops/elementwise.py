@@ -23,7 +23,7 @@ from ..creation import zeros_like
 from . import _special
 from ._batch import broadcasting
 from ._family import (binary, cast_to, elementwise, float_result, from_output, fused_backward,
-                      promote, promote_all, refuse_kinds)
+                      promote, promote_all, refuse_kinds, refuse_python_value)
 
 __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "square", "exp",
            "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
@@ -255,7 +255,9 @@ def divide(x, y, *, rounding_mode=None):
         return floor_divide(x, y)
     refuse_kinds(x if isinstance(x, Tensor) else y, "b", "div(rounding_mode='trunc')")
     signs = [sign(v) if isinstance(v, Tensor) else (v > 0) - (v < 0) for v in (x, y)]
-    return floor_divide(abs(x), abs(y)) * signs[0] * signs[1]
+    magnitudes = [apply(abs_p, v) if isinstance(v, Tensor) else v * (1 - 2 * (v < 0))
+                  for v in (x, y)]
+    return floor_divide(*magnitudes) * signs[0] * signs[1]
 
 
 def _negative_int_as_float(v, other):
@@ -372,6 +374,7 @@ abs_p = elementwise("abs", np.abs, lambda x, out: sign(x), array_rules=False)
 def _unary_float(prim, *aliases):
     def op(x):
         if type(x) is not Tensor or x._data.dtype.kind != "f":  # (a float tensor: as it is)
+            refuse_python_value(x, prim.name)
             x = float_result(x)
         return apply(prim, x)
     op.__name__ = prim.name
@@ -409,6 +412,7 @@ erfc = _unary_float(erfc_p)
 def abs(x):
     """|x|, with gradient sign(x) (0 at 0)."""
     refuse_kinds(x, "b", "abs")
+    refuse_python_value(x, "abs")
     return apply(abs_p, x)
 
 
@@ -549,6 +553,7 @@ def _predicate(np_fn, name):
     prim = no_grad_primitive(name, np_fn)
 
     def op(x):
+        refuse_python_value(x, name)
         return apply(prim, x)
     op.__name__ = name
     op.__doc__ = f"Elementwise {name}(x), a bool tensor."
@@ -927,6 +932,7 @@ def _contains(x, element):
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     """`x` with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (default: the
     dtype's largest and smallest finite values). The gradient is 1 where x is finite, else 0."""
+    refuse_python_value(x, "nan_to_num")
     if not isinstance(x, Tensor):
         x = Tensor(x)
     if x._data.dtype.kind != "f":
@@ -959,18 +965,21 @@ def copysign(x, y):
 @tensor_method("rad2deg")
 def rad2deg(x):
     """Radians to degrees."""
+    refuse_python_value(x, "rad2deg")
     return float_result(x) * (180.0 / math.pi)
 
 
 @tensor_method("deg2rad")
 def deg2rad(x):
     """Degrees to radians."""
+    refuse_python_value(x, "deg2rad")
     return float_result(x) * (math.pi / 180.0)
 
 
 @tensor_method("sinc")
 def sinc(x):
     """The normalized sinc, sin(pi x) / (pi x), and 1 at 0 (where its gradient is 0)."""
+    refuse_python_value(x, "sinc")
     x = float_result(x)
     zero = x == 0
     px = where(zero, 1.0, x) * math.pi  # no 0 / 0 in the branch that zero doesn't take

@@ -453,8 +453,9 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(x, q, dim, keepdim, interpolation, skip_nan, op):
-    if x._data.dtype.kind != "f":
-        raise DTypeError(f"{op}() input tensor must be either float or double dtype")
+    if x._data.dtype.kind != "f" or x._data.dtype == np.float16:
+        raise DTypeError(f"{op}() input tensor must be either float or double dtype, got "
+                         f"{x.dtype} (as in PyTorch); convert it first: x.float()")
     if skip_nan:
         refuse_value_reads(op, x)  # the count of NaN sets the ranks
     if interpolation not in _INTERPOLATIONS:

@@ -96,6 +96,8 @@ def _bases_to_rewrite(x, result):
     while view is not None and callable(view[1].view):
         chain.append(view)
         view = getattr(view[0], "_view", None)
+    if _grad_state.enabled:
+        _refuse_ambiguous_view_write(x, chain, result)
     if not chain or not (result._requires_grad or result._tangent is not None or any(
             base._requires_grad or base._tangent is not None for base, _, _ in chain)):
         return []
@@ -105,6 +107,26 @@ def _bases_to_rewrite(x, result):
             f"a view of a leaf tensor of shape {list(root.shape)} that requires grad is being "
             "modified in place; do it under fluxgrad.no_grad(), or on a copy (x = x.clone())")
     return [(view, _history(view[0])) for view in chain]
+
+
+def _refuse_ambiguous_view_write(x, chain, result):
+    """PyTorch's refusals of an in-place write, with grad on, through a view whose history
+    can't be rewritten: one taken under no_grad of a tensor that requires grad, and one of
+    several outputs of an op that returns views (split, chunk, unbind), or a view of either."""
+    for t in [x] + [base for base, _, _ in chain]:
+        creation = getattr(t, "_creation", None)
+        if creation == "no_grad":
+            raise RuntimeError(
+                f"A view was created in no_grad mode and is being modified inplace with grad "
+                f"mode enabled (a tensor of shape {list(x.shape)}): this is ambiguous and "
+                "forbidden, as in PyTorch. Take the view with grad mode on too, or make the "
+                "write under fluxgrad.no_grad() as well")
+        if creation == "multi_output" and (t._requires_grad or result._requires_grad):
+            raise RuntimeError(
+                f"A tensor of shape {list(x.shape)} is a view and is being modified inplace. "
+                "This view is the output of a function that returns multiple views (split, "
+                "chunk, unbind), or a view of one; such outputs can't be modified in place "
+                "while grad is recorded. Use an out-of-place op, or clone() the output first")
 
 
 def _history(t):

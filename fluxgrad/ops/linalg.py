@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import DTypeError, ShapeError, ShapeIndexError
+from .._core.errors import DTypeError, DTypeNotImplemented, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
@@ -895,7 +895,12 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     x1, x2 = _as_tensor(x1), _as_tensor(x2)
     for x in (x1, x2):
         refuse_kinds(x, "biu", "cdist", DTypeError)
-    x1, x2 = promote(x1, x2)
+        if x._data.dtype == np.float16:
+            raise DTypeNotImplemented('"cdist" not implemented for float16 tensors, as in '
+                                      "PyTorch; compute in float32: cdist(x1.float(), x2.float())")
+    if x1._data.dtype != x2._data.dtype:
+        raise DTypeError(f"cdist: x1 is {x1.dtype} and x2 is {x2.dtype}; PyTorch wants one "
+                         "dtype: convert one of them (x2.to(x1.dtype))")
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
         raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
                          f"got shapes {list(x1.shape)} and {list(x2.shape)}")

@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from .._core.errors import DTypeError, ShapeError
+from .._core.errors import DTypeError, DTypeNotImplemented, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ._family import promote_all, refuse_kinds
 from .math_extras import as_operand, refuse_value_reads
@@ -139,6 +139,9 @@ def pdist(x, p=2):
         raise ShapeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
     if x._data.dtype.kind != "f":
         raise DTypeError(f"pdist only supports floating-point dtypes, got {x.dtype}")
+    if x._data.dtype == np.float16:
+        raise DTypeNotImplemented('"pdist" not implemented for float16 tensors, as in PyTorch; '
+                                  "compute in float32: pdist(x.float())")
     n = x.shape[0]
     rows, cols = np.triu_indices(n, 1)
     pairs = index_select(x, 0, Tensor._make(rows)) - index_select(x, 0, Tensor._make(cols))

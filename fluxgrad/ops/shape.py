@@ -15,6 +15,7 @@ import numpy as np
 from .._core import dtypes
 from .._core.dispatch import apply
 from .._core.errors import ArgumentError, DTypeError, IndexOutOfRange, ShapeError
+from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
@@ -553,6 +554,14 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
     pieces = _split(x, sizes, dim)
     for piece in pieces:
         piece._version_counter = x._counter()
+    if len(pieces) > 1 and x._requires_grad:
+        # views of one memory that each hold part of one node's history: an in-place write
+        # through one can't rewrite it (PyTorch refuses it, `inplace.write_through`)
+        creation = "multi_output" if _grad_state.enabled else "no_grad"
+        for piece in pieces:
+            piece._creation = creation
+            if creation == "no_grad":
+                piece._requires_grad = True
     return pieces
 
 
