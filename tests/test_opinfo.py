@@ -307,13 +307,14 @@ def _holds(obj, test):
 
 def error_checked(e):
     """Whether an ErrorInput shows a mistake fluxgrad must refuse too. Left out: complex values
-    (fluxgrad has no complex dtype), tensors on other devices (fluxgrad has the CPU only), `out=`
+    and dtypes fluxgrad doesn't have (bfloat16, complex), tensors on other devices (fluxgrad has the CPU only), `out=`
     tensors that overlap the inputs (fluxgrad doesn't track memory overlap) and Python numbers in
     place of tensors (accepted, docs/porting-from-pytorch.md)."""
     s = e.sample_input
     parts = [s.input, s.args, s.kwargs]
     if _holds(parts, lambda o: isinstance(o, complex) or (isinstance(o, torch.Tensor) and (
-            o.is_complex() or o.device.type != "cpu"))):
+            o.is_complex() or o.device.type != "cpu")) or (
+            isinstance(o, torch.dtype) and not hasattr(fluxgrad, str(o)[6:]))):
         return False
     overlap = ("unsupported operation", "single memory location")
     if "out" in s.kwargs and any(text in str(e.error_regex) for text in overlap):
