@@ -46,7 +46,7 @@ from . import amp
 from .amp import autocast
 from .settings import *  # noqa: F401,F403
 from . import special, testing
-from . import masked, signal
+from . import fft, masked, signal
 from . import profiler
 from .func import vmap
 from .windows import *  # noqa: F401,F403
