@@ -26,6 +26,7 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "instance_norm", "rms_norm", "local_response_norm", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "glu", "threshold", "rrelu", "unfold", "fold",
            "pairwise_distance", "pdist", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
            "adaptive_avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d", "gumbel_softmax",
            "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "margin_ranking_loss",
@@ -510,6 +511,11 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
 
 
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over [N, C, D, H, W] (or [C, D, H, W]) split into an `output_size` grid of windows."""
+    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
 def _averaging_matrix(n_in, n_out, like):
     starts, ends = _adaptive_bounds(n_in, n_out)
     m = np.zeros((n_out, n_in))
@@ -619,6 +625,7 @@ max_pool2d_with_indices = _with_indices(F.max_pool2d)
 max_pool3d_with_indices = _with_indices(max_pool3d)
 adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
 adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
