@@ -25,7 +25,7 @@ from .._core.tensor import Tensor, tensor_method
 from ..creation import empty, full, full_like
 from .indexing import nonzero
 from .shape import broadcast_to, clone, concat, contiguous
-from .strided import _ints, _write, as_strided
+from .strided import _ints, _write, as_strided, positions
 
 __all__ = ["fill", "fill_", "nonzero_static", "empty_permuted", "as_strided_copy",
            "as_strided_scatter", "histogramdd"]
@@ -103,8 +103,12 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     if tuple(src.shape) != tuple(view.shape):
         raise ShapeError(f"as_strided_scatter: expected src of shape {list(view.shape)} (the "
                          f"size given), got {list(src.shape)}")
-    return _write(base, src.to(base.dtype), size=_ints(size, "size"),
-                  stride=_ints(stride, "stride"), offset=offset)
+    size, stride = _ints(size, "size"), _ints(stride, "stride")
+    if not base.dtype.is_floating_point:  # nothing to differentiate: write the entries
+        out = base.detach().numpy().copy()
+        out.reshape(-1)[positions(size, stride, offset)] = src.detach().numpy()
+        return Tensor(out)
+    return _write(base, src.to(base.dtype), size=size, stride=stride, offset=offset)
 
 
 HistogramddResult = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
