@@ -310,9 +310,9 @@ def _holds(obj, test):
 
 def error_checked(e):
     """Whether an ErrorInput shows a mistake fluxgrad must refuse too. Left out: complex values
-    and dtypes fluxgrad doesn't have (bfloat16, complex), tensors on other devices (fluxgrad has the CPU only), `out=`
-    tensors that overlap the inputs (fluxgrad doesn't track memory overlap) and Python numbers in
-    place of tensors (accepted, docs/porting-from-pytorch.md)."""
+    and dtypes fluxgrad doesn't have (bfloat16, complex), tensors on other devices (fluxgrad has
+    the CPU only), `out=` tensors that overlap the inputs (fluxgrad doesn't track memory
+    overlap) and Python numbers in place of tensors (accepted, docs/porting-from-pytorch.md)."""
     s = e.sample_input
     parts = [s.input, s.args, s.kwargs]
     if _holds(parts, lambda o: isinstance(o, complex) or (isinstance(o, torch.Tensor) and (
