@@ -51,9 +51,13 @@ from . import amp
 from .amp import autocast
 from .settings import *  # noqa: F401,F403
 from . import special, testing
+from . import fft, masked, signal
 from . import profiler
 from .func import vmap
 from .windows import *  # noqa: F401,F403
+from .ops.torch_misc import *  # noqa: F401,F403
+from .ops.native_norms import *  # noqa: F401,F403
+from .ops.householder import *  # noqa: F401,F403
 from .nn.functional import cosine_similarity
 from .nn.functional import channel_shuffle, pairwise_distance, pixel_shuffle, pixel_unshuffle
 

@@ -51,3 +51,8 @@ def tensorsolve(A, B, dims=None):
     cols = A.shape[B.ndim:]
     n = int(np.prod(B.shape))
     return solve(A.reshape(n, -1), B.reshape(n)).reshape(cols)
+
+
+from .ops.ldl import ldl_factor, ldl_factor_ex, ldl_solve  # noqa: E402
+
+__all__ += ["ldl_factor", "ldl_factor_ex", "ldl_solve"]

@@ -2,9 +2,9 @@
 names. The primitives live in fluxgrad/ops (special_functions, elementwise, activation,
 softmax); the rest are composites of them.
 
-Not provided: the Bessel functions J and Y (bessel_j0/j1/y0/y1) and airy_ai. erfcx, i0e
-and i1e are composites: they overflow where exp(x**2) or I0(x) do (|x| beyond about 26 for
-erfcx of negative x, 700 for i0e/i1e).
+The Bessel functions J0, J1, Y0, Y1 and airy_ai (PyTorch's Cephes values) are differentiable,
+unlike PyTorch's (fluxgrad/ops/bessel.py). erfcx, i0e and i1e are composites: they overflow
+where exp(x**2) or I0(x) do (|x| beyond about 26 for erfcx of negative x, 700 for i0e/i1e).
 """
 import math
 
@@ -14,6 +14,7 @@ from .ops.elementwise import (erf, erfc, exp, exp2, expm1, isnan, log, log1p, ro
 from .ops.math_extras import as_operand, mvlgamma, xlogy
 from .ops.reduce import logsumexp
 from .ops.softmax import log_softmax, softmax
+from .ops.bessel import airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1
 from .ops.orthogonal_polynomials import *  # noqa: F401,F403
 from .ops.orthogonal_polynomials import __all__ as _polynomials
 from .ops.special_functions import (digamma, erfinv, i0, i1, igamma, igammac, lgamma,
@@ -29,7 +30,8 @@ __all__ = ["digamma", "psi", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "
            "softmax", "xlog1py", "xlogy", "zeta", "gammainc", "gammaincc",
            "modified_bessel_i0", "modified_bessel_i1", "spherical_bessel_j0",
            "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-           "scaled_modified_bessel_k1"] + _polynomials
+           "scaled_modified_bessel_k1", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1",
+           "airy_ai"] + _polynomials
 
 _SQRT_HALF = math.sqrt(0.5)
 

@@ -26,6 +26,7 @@ __all__ = ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alph
            "instance_norm", "rms_norm", "local_response_norm", "pixel_shuffle",
            "pixel_unshuffle", "channel_shuffle", "glu", "threshold", "rrelu", "unfold", "fold",
            "pairwise_distance", "pdist", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "linear_cross_entropy",
            "adaptive_avg_pool3d", "max_pool3d", "lp_pool1d", "lp_pool2d", "gumbel_softmax",
            "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample",
            "triplet_margin_loss", "triplet_margin_with_distance_loss", "margin_ranking_loss",
@@ -510,6 +511,11 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")
 
 
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over [N, C, D, H, W] (or [C, D, H, W]) split into an `output_size` grid of windows."""
+    return _adaptive_max(input, output_size, return_indices, 3, "adaptive_max_pool3d")
+
+
 def _averaging_matrix(n_in, n_out, like):
     starts, ends = _adaptive_bounds(n_in, n_out)
     m = np.zeros((n_out, n_in))
@@ -619,6 +625,7 @@ max_pool2d_with_indices = _with_indices(F.max_pool2d)
 max_pool3d_with_indices = _with_indices(max_pool3d)
 adaptive_max_pool1d_with_indices = _with_indices(adaptive_max_pool1d)
 adaptive_max_pool2d_with_indices = _with_indices(adaptive_max_pool2d)
+adaptive_max_pool3d_with_indices = _with_indices(adaptive_max_pool3d)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1192,3 +1199,48 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if unbatched and reduction == "none":
         return _ops.squeeze(loss, 0)
     return F._reduce(loss, reduction, op)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...), as torch's.
+
+    input is [in_features] or [N, in_features]; linear_weight [C, in_features] or
+    [C, d_1, ..., d_K, in_features] for a K-dimensional loss (batched input only). torch's
+    `options` choose a chunking strategy that saves memory; the value is the same, so they are
+    accepted and not used."""
+    x, w = _tensor(input), _tensor(linear_weight)
+    op = "linear_cross_entropy"
+    if x.ndim not in (1, 2):
+        raise ShapeError(f"{op}: expected input with dimensionality 1 or 2, got {x.ndim} "
+                         f"(shape {list(x.shape)})")
+    if w.ndim < 2:
+        raise ShapeError(f"{op}: expected linear_weight with dimensionality at least 2, got "
+                         f"{w.ndim} (shape {list(w.shape)})")
+    if x.shape[-1] != w.shape[-1]:
+        raise ShapeError(f"{op}: expected equal input and linear_weight last dimensions "
+                         f"(in_features), got {x.shape[-1]} and {w.shape[-1]}")
+    if w.ndim > 2 and x.ndim == 1:
+        raise ShapeError(f"{op}: K-dimensional loss defined by linear_weight shape "
+                         f"{tuple(w.shape)} requires batched input [N, in_features], got "
+                         f"shape {list(x.shape)}")
+    if linear_bias is not None and tuple(linear_bias.shape) != tuple(w.shape[:-1]):
+        raise ShapeError(f"{op}: expected linear_bias shape {tuple(w.shape[:-1])}, got "
+                         f"{tuple(linear_bias.shape)}")
+    probabilities = _tensor(target).dtype.is_floating_point
+    if probabilities and ignore_index is not None:
+        raise ArgumentError(f"{op}: ignore_index cannot be specified when target contains "
+                            "probabilities")
+    out_features = tuple(w.shape[:-1])
+    flat_w = _ops.reshape(w, (-1, w.shape[-1]))
+    if x.ndim == 1:
+        logits = _ops.matmul(flat_w, x)
+    else:
+        logits = _ops.reshape(_ops.matmul(x, _ops.transpose(flat_w, 0, 1)),
+                              (x.shape[0],) + out_features)
+    if linear_bias is not None:
+        logits = logits + linear_bias
+    return F.cross_entropy(logits, target, weight=weight, reduction=reduction,
+                           ignore_index=-100 if ignore_index is None else ignore_index,
+                           label_smoothing=label_smoothing)
