@@ -27,6 +27,7 @@ import numpy as np
 from .._core.batching import BatchedTensor, batch_size, close_level, is_batched_at, layers, \
     open_level, rebuild, take_level, to_physical_like, wrap
 from .._core.dispatch import apply
+from .._core.grad_mode import enable_grad
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from . import staging
@@ -193,7 +194,7 @@ cond_op = ControlOp("cond", _cond_impl, _cond_abstract, jvp=_cond_jvp, vjp=_cond
 def _trace(fn, outer, templates):
     sub = Program(parent=outer)
     args = [sub.new_arg(*_type(t)) for t in templates]
-    with staging.guard(sub):
+    with staging.guard(sub), enable_grad():  # (the op's own rules differentiate the body)
         out = fn(*args)
     return sub, args, out
 
@@ -301,10 +302,13 @@ def _stage_while(cond, body, loop_vars):
                   n=len(loop_vars))
     inputs = list(loop_vars) + list(captures)
     out = apply(while_op, *inputs, **params)
+    result = out[0]
     for eq in reversed(outer.equations):
-        if eq.outputs and eq.outputs[0] is out[0]:
-            params = eq.params  # (its reverse loop records in them what it reads)
-            break
+        if eq.outputs and eq.outputs[0] is result:
+            if eq.prim is while_op:
+                params = eq.params  # (its reverse loop records in them what it reads)
+                break
+            result = eq.inputs[0]  # staged under no_grad: a stop_gradient of the loop's
     return _Staged(out, inputs, params)
 
 
