@@ -22,11 +22,12 @@ def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
     dots = None
     if _open_levels.count or _static_state.armed:
-        transformed = _apply_transformed(prim, inputs, params)
-        if transformed is not NotImplemented:
-            if type(transformed) is not _UntapedDots:
+        if _open_levels.untaped and prim.array_jvp is not None and prim.differentiable:
+            dots = _untaped_dots(inputs)
+        if dots is None:
+            transformed = _apply_transformed(prim, inputs, params)
+            if transformed is not NotImplemented:
                 return transformed
-            dots = transformed
     arrays = []
     record = False
     if (not _grad_disabled or _grad_state.enabled) and prim.differentiable:
@@ -55,7 +56,7 @@ def apply(prim, *inputs, **params):
         if not record:
             if dots is None:
                 return _make(out)
-            return _with_untaped_tangent(prim, _make(out), dots, arrays, params)
+            return _with_untaped_tangent(prim, out, _make(out), dots, arrays, params)
         node = _record(prim, inputs, params)
         result = _make(out, True, node, 0)
         if prim.saves_out and prim.keeps_out(node.edges):
@@ -66,7 +67,8 @@ def apply(prim, *inputs, **params):
             node.out_version = (counter, 0)
         if _saved_hooks.pack is not None:
             _saved_hooks.pack(node, result)
-        return result if dots is None else _with_untaped_tangent(prim, result, dots, arrays, params)
+        return result if dots is None else _with_untaped_tangent(prim, out, result, dots, arrays,
+                                                                 params)
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
         return tuple(_make(o) for o in outs)
@@ -90,11 +92,6 @@ def _apply_transformed(prim, inputs, params):
     if level and prim.differentiable:
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
-                if level == 1 and prim.array_jvp is not None and \
-                        level == _forward_state.untaped and not _static_state.enabled:
-                    dots = _untaped_dots(inputs)
-                    if dots is not None:
-                        return dots
                 return _apply_forward(prim, inputs, params, level)
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
@@ -278,19 +275,18 @@ def _apply_forward(prim, inputs, params, level):
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))
 
 
-class _UntapedDots(tuple):
-    """The inputs' tangents as arrays (None where an input has none), which
-    `_apply_transformed` gives `apply` for an op to run at the untaped forward level: at the
-    outermost level, for an op whose JVP runs on arrays (`array_jvp`), `apply` computes the
-    primal as usual, with no level to lower, and adds the output's tangent from the JVP
-    evaluated on arrays, no op dispatched."""
-    __slots__ = ()
-
-
 def _untaped_dots(inputs):
-    """`_UntapedDots` for `inputs`, or None for an input that is not a plain Tensor or a
-    constant (a batched or staged value), or a tangent that is not a plain Tensor."""
+    """The inputs' tangents as arrays (None where an input has none), for an op with an
+    `array_jvp` to run at this thread's untaped forward level (`fluxgrad.func.hvp` opens it,
+    outermost): `apply` computes the primal as usual, with no level to lower, and adds the
+    output's tangent from the JVP evaluated on arrays, no op dispatched. None when the op
+    doesn't run there: another level is innermost, static mode is on, no input carries a
+    tangent, or an input is not a plain Tensor or a constant (a batched or staged value), or
+    carries a tangent that is not a plain Tensor."""
+    if _forward_state.untaped != 1 or _forward_state.level != 1 or _static_state.enabled:
+        return None
     dots = []
+    found = False
     for x in inputs:
         if type(x) is Tensor:
             dot = x._tangent
@@ -298,19 +294,21 @@ def _untaped_dots(inputs):
                 dots.append(None)
             elif type(dot) is Tensor:
                 dots.append(dot._data)
+                found = True
             else:
                 return None
         elif isinstance(x, Tensor):
             return None
         else:
             dots.append(None)
-    return _UntapedDots(dots)
+    return dots if found else None
 
 
-def _with_untaped_tangent(prim, result, dots, arrays, params):
-    """`result` (of `prim` on `arrays`) with its tangent from the JVP evaluated on arrays."""
-    out = result._data
-    if out.dtype.kind != "f":
+def _with_untaped_tangent(prim, out, result, dots, arrays, params):
+    """`result` (holding `out`, of `prim` on `arrays`) with its tangent from the JVP evaluated
+    on arrays."""
+    dtype = out.dtype
+    if dtype.kind != "f":
         return result
     out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
         prim.array_jvp(dots, out, *arrays)
@@ -318,8 +316,8 @@ def _with_untaped_tangent(prim, result, dots, arrays, params):
         return result
     if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
         out_dot = _asarray(out_dot)
-    if out_dot.dtype != out.dtype:
-        out_dot = out_dot.astype(out.dtype)
+    if out_dot.dtype is not dtype and out_dot.dtype != dtype:
+        out_dot = out_dot.astype(dtype)
     if out_dot.shape != out.shape:
         out_dot = np.broadcast_to(out_dot, out.shape)
     result._tangent = _make(out_dot)
