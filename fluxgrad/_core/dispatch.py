@@ -56,19 +56,38 @@ def apply(prim, *inputs, **params):
         if not record:
             if dots is None:
                 return _make(out)
-            return _with_untaped_tangent(prim, out, _make(out), dots, arrays, params)
-        node = _record(prim, inputs, params)
-        result = _make(out, True, node, 0)
-        if prim.saves_out and prim.keeps_out(node.edges):
-            node.out_ref = weakref.ref(result)
-            node.out_data = out
-            result._version_counter = counter = _new_version_counter()
-            result._view = None  # (read above when it is an input: an unset slot raises)
-            node.out_version = (counter, 0)
-        if _saved_hooks.pack is not None:
-            _saved_hooks.pack(node, result)
-        return result if dots is None else _with_untaped_tangent(prim, out, result, dots, arrays,
-                                                                 params)
+            result = _make(out)
+        else:
+            node = _record(prim, inputs, params)
+            result = _make(out, True, node, 0)
+            if prim.saves_out and prim.keeps_out(node.edges):
+                node.out_ref = weakref.ref(result)
+                node.out_data = out
+                result._version_counter = counter = _new_version_counter()
+                result._view = None  # (read above when it is an input: an unset slot raises)
+                node.out_version = (counter, 0)
+            if _saved_hooks.pack is not None:
+                _saved_hooks.pack(node, result)
+            if dots is None:
+                return result
+        # at the untaped forward level: the output's tangent, from the JVP on arrays
+        dtype = out.dtype
+        if dtype.kind != "f":
+            return result
+        out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
+            prim.array_jvp(dots, out, *arrays)
+        if out_dot is None:
+            return result
+        if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
+            out_dot = _asarray(out_dot)
+        if out_dot.dtype is not dtype and out_dot.dtype != dtype:
+            out_dot = out_dot.astype(dtype)
+        if out_dot.shape != out.shape:
+            out_dot = np.broadcast_to(out_dot, out.shape)
+        result._tangent = _make(out_dot)
+        if record and node.out_data is not None:
+            _hold_output(node, result)
+        return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
         return tuple(_make(o) for o in outs)
@@ -283,8 +302,6 @@ def _untaped_dots(inputs):
     doesn't run there: another level is innermost, static mode is on, no input carries a
     tangent, or an input is not a plain Tensor or a constant (a batched or staged value), or
     carries a tangent that is not a plain Tensor."""
-    if _forward_state.untaped != 1 or _forward_state.level != 1 or _static_state.enabled:
-        return None
     dots = []
     found = False
     for x in inputs:
@@ -301,30 +318,10 @@ def _untaped_dots(inputs):
             return None
         else:
             dots.append(None)
-    return dots if found else None
-
-
-def _with_untaped_tangent(prim, out, result, dots, arrays, params):
-    """`result` (holding `out`, of `prim` on `arrays`) with its tangent from the JVP evaluated
-    on arrays."""
-    dtype = out.dtype
-    if dtype.kind != "f":
-        return result
-    out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
-        prim.array_jvp(dots, out, *arrays)
-    if out_dot is None:
-        return result
-    if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
-        out_dot = _asarray(out_dot)
-    if out_dot.dtype is not dtype and out_dot.dtype != dtype:
-        out_dot = out_dot.astype(dtype)
-    if out_dot.shape != out.shape:
-        out_dot = np.broadcast_to(out_dot, out.shape)
-    result._tangent = _make(out_dot)
-    node = result._grad_fn
-    if node is not None and node.out_data is not None:
-        _hold_output(node, result)
-    return result
+    if not found or _forward_state.untaped != 1 or _forward_state.level != 1 \
+            or _static_state.enabled:
+        return None
+    return dots
 
 
 def _dual(result, tangent):
