@@ -152,13 +152,21 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
     if capture is not None:
         captured = [None] * len(capture)
         capture_ids = {}
-        for i, x in enumerate(capture):
-            key = id(x._grad_fn) if x._grad_fn is not None else id(x)
+        captured_nodes = set()
+        leaves_only = True  # whether every captured tensor is a leaf
+        for i, x in enumerate(capture):  # (loops, not comprehensions: one call fewer each)
+            if x._grad_fn is None:
+                key = id(x)
+            else:
+                key = id(x._grad_fn)
+                leaves_only = False
+            captured_nodes.add(key)
             capture_ids.setdefault((key, x._out_index), []).append(i)
-        captured_nodes = {key for key, _ in capture_ids}
-        needed = _needed(roots, capture, deps)
+        needed = _needed(roots, captured_nodes, leaves_only, deps)
     ready = []
-    exposed = {id(seed._data) for seed in seeds}
+    exposed = set()
+    for seed in seeds:
+        exposed.add(id(seed._data))
     stores = []  # (tensor, gradient) for .grad, stored once every hook has run
     if plain:
         seeds = [seed._data for seed in seeds]
@@ -561,14 +569,17 @@ def _count_dependencies(roots):
     return deps
 
 
-def _needed(roots, capture, deps):
-    """Ids of the nodes from which some captured tensor can be reached (the rest is pruned);
-    None when that is every node: every node reaches a leaf, so when each leaf in the graph
-    (`deps` holds them) is captured, nothing is pruned."""
-    targets = {id(x._grad_fn) if x._grad_fn is not None else id(x) for x in capture}
-    if all(x._grad_fn is None for x in capture) and all(
-            id(t) in targets for t in deps if not isinstance(t, Node)):
-        return None
+def _needed(roots, targets, leaves_only, deps):
+    """Ids of the nodes from which some captured tensor (`targets`: the ids of their nodes,
+    or of themselves for leaves) can be reached (the rest is pruned); None when that is every
+    node: every node reaches a leaf, so when only leaves are captured (`leaves_only`) and each
+    leaf in the graph (`deps` holds them) is among them, nothing is pruned."""
+    if leaves_only:
+        for t in deps:
+            if id(t) not in targets and not isinstance(t, Node):
+                break
+        else:
+            return None
     needed = set()
     for node in topological([r._grad_fn for r in roots if r._grad_fn is not None]):
         for edge in node.edges:
