@@ -226,8 +226,11 @@ _ZERO_VERSIONS = tuple((0,) * n for n in range(8))
 
 def _versions(inputs):
     """The version of each tensor input (0 for other inputs), one tuple per pattern."""
-    versions = tuple(0 if not isinstance(x, Tensor) or x._version_counter is None
-                     else x._version_counter[0] for x in inputs)
+    versions = []  # (a loop: a generator is one more frame per input)
+    for x in inputs:
+        versions.append(0 if not isinstance(x, Tensor) or x._version_counter is None
+                        else x._version_counter[0])
+    versions = tuple(versions)
     shared = _versions_seen.get(versions)
     if shared is None:
         if len(_versions_seen) >= 1024:

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import batching
 from .batching import BatchedTensor
-from .grad_mode import set_grad_enabled
+from .grad_mode import _set as _set_grad_mode, state as _grad_state
 from .node import Node, anomaly, topological
 from .open_levels import state as _open_levels
 from .static_mode import state as _static
@@ -173,7 +173,9 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
         pullback, add = _plain_pullback, OPS["add_p"].impl
     else:
         pullback, add = _pullback, OPS["add"]
-    with set_grad_enabled(create_graph):
+    previous_mode = _grad_state.enabled  # (not `with set_grad_enabled`: measured slower)
+    _set_grad_mode(create_graph)
+    try:
         for root, seed in zip(roots, seeds):
             node = root._grad_fn
             _add_to_buffer(buffers, root if node is None else node, root._out_index, seed, add)
@@ -238,6 +240,8 @@ def _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused):
         out_bar = x_bars = x_bar = None
         for t, g in stores:
             _accumulate(t, g, create_graph, exposed)
+    finally:
+        _set_grad_mode(previous_mode)
     if capture is None:
         return None
     if not allow_unused:

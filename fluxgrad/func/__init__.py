@@ -458,9 +458,10 @@ def _hvp_untaped(f, primals, tangents):
     finally:
         _forward_state.level = _forward_state.untaped = 0
         _level_closed(untaped=True)
-    dots = tuple(zeros_like(x) if g is None or g._tangent is None else g._tangent
-                 for x, g in zip(primals, grads))
-    return Tensor._make(value._data), dots if len(primals) > 1 else dots[0]
+    dots = []
+    for x, g in zip(primals, grads):
+        dots.append(zeros_like(x) if g is None or g._tangent is None else g._tangent)
+    return Tensor._make(value._data), tuple(dots) if len(primals) > 1 else dots[0]
 
 
 def hessian_diag(f, x, method="exact", num_samples=64):
