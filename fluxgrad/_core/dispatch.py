@@ -321,8 +321,10 @@ def _untaped_dots(inputs):
             return None
         else:
             dots.append(None)
-    if not found or _forward_state.untaped != 1 or _forward_state.level != 1 \
-            or _static_state.enabled:
+    if not found or _forward_state.level != 1 or _static_state.enabled:
+        return None
+    # (while every open level is an untaped one, this thread's level 1 is its untaped level)
+    if _open_levels.untaped != _open_levels.count and _forward_state.untaped != 1:
         return None
     return dots
 

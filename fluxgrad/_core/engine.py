@@ -132,11 +132,12 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
 def run(roots, seeds, capture, retain_graph, create_graph, allow_unused=False):
     """The backward pass. With `capture`, return their gradients instead of accumulating."""
-    _passes.stack.append([capture is None, []])
+    stack = _passes.stack
+    stack.append([capture is None, []])
     try:
         result = _pass(roots, seeds, capture, retain_graph, create_graph, allow_unused)
     finally:
-        callbacks = _passes.stack.pop()[1]
+        callbacks = stack.pop()[1]
     for fn in callbacks:
         fn()
     return result
@@ -304,10 +305,12 @@ def _pullback(node, out_bar):
             x_bars.append(None)
             continue
         x = inputs[i]
-        x_bar = rules[i](out_bar, out, *inputs, **params)
+        x_bar = rules[i](out_bar, out, *inputs, **params) if params else \
+            rules[i](out_bar, out, *inputs)
         if x_bar is not None:
             got, want = x_bar._data, x._data
-            if got.shape != want.shape or got.dtype != want.dtype:
+            if got.shape != want.shape or (got.dtype is not want.dtype and
+                                           got.dtype != want.dtype):
                 x_bar = _conform(x_bar, x)
         x_bars.append(x_bar)
     return x_bars
