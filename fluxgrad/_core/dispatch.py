@@ -23,11 +23,12 @@ def apply(prim, *inputs, **params):
     """Apply `prim` to Tensors (or Python scalars / arrays, taken as constants)."""
     dots = None
     if _open_levels.count or _static_state.armed:
-        transformed = _apply_transformed(prim, inputs, params)
-        if transformed is not NotImplemented:
-            if type(transformed) is not _UntapedDots:
+        if _open_levels.untaped and prim.array_jvp is not None and prim.differentiable:
+            dots = _untaped_dots(inputs)
+        if dots is None:
+            transformed = _apply_transformed(prim, inputs, params)
+            if transformed is not NotImplemented:
                 return transformed
-            dots = transformed
     arrays = []
     record = False
     if (not _grad_disabled or _grad_state.enabled) and prim.differentiable:
@@ -56,18 +57,38 @@ def apply(prim, *inputs, **params):
         if not record:
             if dots is None:
                 return _make(out)
-            return _with_untaped_tangent(prim, _make(out), dots, arrays, params)
-        node = _record(prim, inputs, params)
-        result = _make(out, True, node, 0)
-        if prim.saves_out and prim.keeps_out(node.edges):
-            node.out_ref = weakref.ref(result)
-            node.out_data = out
-            result._version_counter = counter = _new_version_counter()
-            result._view = None  # (read above when it is an input: an unset slot raises)
-            node.out_version = (counter, 0)
-        if _saved_hooks.pack is not None:
-            _saved_hooks.pack(node, result)
-        return result if dots is None else _with_untaped_tangent(prim, result, dots, arrays, params)
+            result = _make(out)
+        else:
+            node = _record(prim, inputs, params)
+            result = _make(out, True, node, 0)
+            if prim.saves_out and prim.keeps_out(node.edges):
+                node.out_ref = weakref.ref(result)
+                node.out_data = out
+                result._version_counter = counter = _new_version_counter()
+                result._view = None  # (read above when it is an input: an unset slot raises)
+                node.out_version = (counter, 0)
+            if _saved_hooks.pack is not None:
+                _saved_hooks.pack(node, result)
+            if dots is None:
+                return result
+        # at the untaped forward level: the output's tangent, from the JVP on arrays
+        dtype = out.dtype
+        if dtype.kind != "f":
+            return result
+        out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
+            prim.array_jvp(dots, out, *arrays)
+        if out_dot is None:
+            return result
+        if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
+            out_dot = _asarray(out_dot)
+        if out_dot.dtype is not dtype and out_dot.dtype != dtype:
+            out_dot = out_dot.astype(dtype)
+        if out_dot.shape != out.shape:
+            out_dot = np.broadcast_to(out_dot, out.shape)
+        result._tangent = _make(out_dot)
+        if record and node.out_data is not None:
+            _hold_output(node, result)
+        return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
         return tuple(_make(o) for o in outs)
@@ -91,11 +112,6 @@ def _apply_transformed(prim, inputs, params):
     if level and prim.differentiable:
         for x in inputs:
             if getattr(x, "_tangent", None) is not None:
-                if level == 1 and prim.array_jvp is not None and \
-                        level == _forward_state.untaped and not _static_state.enabled:
-                    dots = _untaped_dots(inputs)
-                    if dots is not None:
-                        return dots
                 return _apply_forward(prim, inputs, params, level)
     # staging is the innermost level: batching and forward-mode rules run first, and the
     # ops they issue on the underlying Variables stage
@@ -232,8 +248,11 @@ def _refuse_saved_inference(prim, kept):
 
 def _versions(inputs):
     """The version of each tensor input (0 for other inputs), one tuple per pattern."""
-    versions = tuple(0 if not isinstance(x, Tensor) or x._version_counter is None
-                     else x._version_counter[0] for x in inputs)
+    versions = []  # (a loop: a generator is one more frame per input)
+    for x in inputs:
+        versions.append(0 if not isinstance(x, Tensor) or x._version_counter is None
+                        else x._version_counter[0])
+    versions = tuple(versions)
     shared = _versions_seen.get(versions)
     if shared is None:
         if len(_versions_seen) >= 1024:
@@ -300,19 +319,16 @@ def _apply_forward(prim, inputs, params, level):
     return tuple(_dual(r, t) for r, t in zip(result, out_dot))
 
 
-class _UntapedDots(tuple):
-    """The inputs' tangents as arrays (None where an input has none), which
-    `_apply_transformed` gives `apply` for an op to run at the untaped forward level: at the
-    outermost level, for an op whose JVP runs on arrays (`array_jvp`), `apply` computes the
-    primal as usual, with no level to lower, and adds the output's tangent from the JVP
-    evaluated on arrays, no op dispatched."""
-    __slots__ = ()
-
-
 def _untaped_dots(inputs):
-    """`_UntapedDots` for `inputs`, or None for an input that is not a plain Tensor or a
-    constant (a batched or staged value), or a tangent that is not a plain Tensor."""
+    """The inputs' tangents as arrays (None where an input has none), for an op with an
+    `array_jvp` to run at this thread's untaped forward level (`fluxgrad.func.hvp` opens it,
+    outermost): `apply` computes the primal as usual, with no level to lower, and adds the
+    output's tangent from the JVP evaluated on arrays, no op dispatched. None when the op
+    doesn't run there: another level is innermost, static mode is on, no input carries a
+    tangent, or an input is not a plain Tensor or a constant (a batched or staged value), or
+    carries a tangent that is not a plain Tensor."""
     dots = []
+    found = False
     for x in inputs:
         if type(x) is Tensor:
             dot = x._tangent
@@ -320,35 +336,19 @@ def _untaped_dots(inputs):
                 dots.append(None)
             elif type(dot) is Tensor:
                 dots.append(dot._data)
+                found = True
             else:
                 return None
         elif isinstance(x, Tensor):
             return None
         else:
             dots.append(None)
-    return _UntapedDots(dots)
-
-
-def _with_untaped_tangent(prim, result, dots, arrays, params):
-    """`result` (of `prim` on `arrays`) with its tangent from the JVP evaluated on arrays."""
-    out = result._data
-    if out.dtype.kind != "f":
-        return result
-    out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
-        prim.array_jvp(dots, out, *arrays)
-    if out_dot is None:
-        return result
-    if type(out_dot) is not _ndarray:  # a NumPy scalar (0-d operands), a Python number
-        out_dot = _asarray(out_dot)
-    if out_dot.dtype != out.dtype:
-        out_dot = out_dot.astype(out.dtype)
-    if out_dot.shape != out.shape:
-        out_dot = np.broadcast_to(out_dot, out.shape)
-    result._tangent = _make(out_dot)
-    node = result._grad_fn
-    if node is not None and node.out_data is not None:
-        _hold_output(node, result)
-    return result
+    if not found or _forward_state.level != 1 or _static_state.enabled:
+        return None
+    # (while every open level is an untaped one, this thread's level 1 is its untaped level)
+    if _open_levels.untaped != _open_levels.count and _forward_state.untaped != 1:
+        return None
+    return dots
 
 
 def _dual(result, tangent):

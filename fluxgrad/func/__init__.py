@@ -13,7 +13,8 @@ from .._core import batching, engine as _engine
 from .._core.forward_mode import state as _forward_state
 from .._core.static_mode import state as _static_state
 from .._core.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
-from .._core.open_levels import state as _open_levels
+from .._core.open_levels import closed as _level_closed, opened as _level_opened, \
+    state as _open_levels
 from .._core.tensor import Tensor
 from ..autograd import forward_ad
 from ..autograd.forward_grad import forward_grad
@@ -432,30 +433,35 @@ def _hvp_untaped(f, primals, tangents):
     """`hvp` when nothing will differentiate its result: the tangents' computations are
     recorded nowhere (a forward level opened untaped), and the gradient's backward pass
     records nothing either."""
-    with forward_ad.dual_level() as level:
-        _forward_state.untaped = level
-        try:
-            leaves = []
-            for x, v in zip(primals, tangents):
-                leaf = x.detach()
-                leaf._requires_grad = True
-                leaf._tangent = v
-                leaves.append(leaf)
-            value = f(*leaves)
-            _check_scalar(value)
-            grads = (None,) * len(leaves)
-            if value._requires_grad:
-                # (f may have staged onto static Variables: then only autograd.grad knows how)
-                seed = Tensor._make(np.ones(value._data.shape, value._data.dtype))
-                if type(value) is Tensor:  # (the checks `grad` makes hold: the backward pass)
-                    grads = _engine.run((value,), (seed,), leaves, False, False, True)
-                else:
-                    grads = _grad(value, leaves, seed, allow_unused=True)
-        finally:
-            _forward_state.untaped = 0
-    dots = tuple(zeros_like(x) if g is None or g._tangent is None else g._tangent
-                 for x, g in zip(primals, grads))
-    return Tensor._make(value._data), dots if len(primals) > 1 else dots[0]
+    # the outermost forward level (`_untaped_applies`: none is open), opened untaped
+    _forward_state.level = _forward_state.untaped = 1
+    _level_opened(untaped=True)
+    try:
+        leaves = []
+        for x, v in zip(primals, tangents):
+            leaf = x.detach()
+            leaf._requires_grad = True
+            leaf._tangent = v
+            leaves.append(leaf)
+        value = f(*leaves)
+        _check_scalar(value)
+        grads = (None,) * len(leaves)
+        if value._requires_grad:
+            # (f may have staged onto static Variables: then only autograd.grad knows how)
+            seed = np.empty(value._data.shape, value._data.dtype)
+            seed.fill(1)  # (np.ones is a Python function: measured slower)
+            seed = Tensor._make(seed)
+            if type(value) is Tensor:  # (the checks `grad` makes hold: the backward pass)
+                grads = _engine.run((value,), (seed,), leaves, False, False, True)
+            else:
+                grads = _grad(value, leaves, seed, allow_unused=True)
+    finally:
+        _forward_state.level = _forward_state.untaped = 0
+        _level_closed(untaped=True)
+    dots = []
+    for x, g in zip(primals, grads):
+        dots.append(zeros_like(x) if g is None or g._tangent is None else g._tangent)
+    return Tensor._make(value._data), tuple(dots) if len(primals) > 1 else dots[0]
 
 
 def hessian_diag(f, x, method="exact", num_samples=64):
