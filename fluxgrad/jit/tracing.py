@@ -45,10 +45,10 @@ from . import signature, state as _state, views as _views
 
 class Traced:
     __slots__ = ("program", "inputs", "outputs", "out_structure", "equations_before", "state",
-                 "n_results", "arg_writes", "arg_results")
+                 "n_results", "arg_writes", "arg_results", "reads_layout")
 
     def __init__(self, program, inputs, outputs, out_structure, equations_before, state=None,
-                 n_results=None, arg_writes=(), arg_results=None):
+                 n_results=None, arg_writes=(), arg_results=None, reads_layout=True):
         self.program = program
         self.inputs = inputs  # data Variables: one per Tensor leaf of the arguments, then
         # the lifted state's (`state.read()` gives their arrays)
@@ -61,6 +61,9 @@ class Traced:
         self.arg_writes = arg_writes  # (argument, output): the arguments written in place and
         # the outputs (after the state's) holding their final values (see `arguments`)
         self.arg_results = arg_results or {}  # result leaf -> the written argument it is
+        self.reads_layout = reads_layout  # whether the trace depends on the arguments' memory
+        # layouts (`views`: their strides, whether they are views; a write into one): if not,
+        # its code serves arguments of any strides
 
 
 def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dims=None):
@@ -142,7 +145,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         if binding.writes and check_captures and not tracer.backwarded:
             _refuse_differentiable_results(fn, tensors, outputs)
     return Traced(program, inputs, outputs, structure, before, binding, n_results,
-                  arg_writes, arg_results)
+                  arg_writes, arg_results, views.read_layout or bool(arg_writes))
 
 
 def _refuse_differentiable_results(fn, tensors, outputs):
