@@ -127,7 +127,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         inputs = program.data[:len(inputs)]
     before = len(program.equations)
     variables = [o for o in out_leaves if isinstance(o, Variable)]
-    program = passes.optimize(program, variables)
+    program = _adopted(passes.optimize(program, variables), program)
     outputs = [_resolve(program, o) for o in out_leaves]
     arg_results = {j: i for i, k in arg_writes for j in range(n_results)
                    if out_leaves[j] is out_leaves[k]}
@@ -195,6 +195,17 @@ def _refused_backward(fn, *args, **kwargs):
         f"fluxgrad.compile({_name(fn)}): backward() inside a function traced for its "
         "gradient is not supported; call the function without compile, or use func.grad / "
         "value_and_grad inside it")
+
+
+def _adopted(program, traced):
+    """`program` (the optimised copy of `traced`) as the program of its Variables: else they
+    would keep `traced` alive, with the constants of the equations the passes removed (a
+    first optimizer step's zero state, folded away: the size of the parameters)."""
+    if program is not traced:
+        for v in program.vars.values():
+            if v.program is traced:
+                v.program = program
+    return program
 
 
 def _resolve(program, x):
