@@ -364,3 +364,16 @@ def test_torch_compiler_namespace_reset_is_compiling_and_disable():
         return x + 1
     assert fluxgrad.compile(g) is g and fluxgrad.compile(fullgraph=True)(g) is g
     fluxgrad._dynamo.config.suppress_errors = True  # accepted, as scripts set it
+
+
+def test_a_constant_the_passes_removed_is_not_kept_alive():
+    import gc
+    import weakref
+    holder = [fluxgrad.zeros(1000)]  # read at trace time only; x + 0 simplifies to x
+    kept = weakref.ref(holder[0]._data)
+    compiled = fluxgrad.compile(lambda x: (x + holder[0]) * 2, fullgraph=True)
+    np.testing.assert_array_equal(compiled(fluxgrad.ones(1000)).numpy(), np.full(1000, 2.0))
+    holder.clear()
+    gc.collect()
+    assert kept() is None
+    np.testing.assert_array_equal(compiled(fluxgrad.ones(1000)).numpy(), np.full(1000, 2.0))

@@ -165,3 +165,76 @@ def test_fallback_to_eager_mode_for_a_transposed_argument_raises_eager_modes_err
     np.testing.assert_array_equal(compiled(_arg()).numpy(), A.reshape(-1) * 2)
     with pytest.raises(ShapeError, match="can't be a view"):
         compiled(_transposed_arg())
+
+
+def _column_major_view():  # A's shape and values, laid out column by column, a view
+    return fg.tensor(np.ascontiguousarray(A.T)).t()
+
+
+def _column_major():  # the same, not a view
+    return fg.tensor(np.ascontiguousarray(A.T)).t() * 1
+
+
+def test_a_trace_that_reads_no_layout_serves_arguments_of_any_strides():
+    compiled = fg.compile(lambda x, y: (x * 2 + y).sum(0), fullgraph=True)
+    y = fg.tensor(np.ones(4))
+    want = (A * 2 + 1).sum(0)
+    for make in (_arg, _column_major_view, _arg, _column_major):
+        np.testing.assert_allclose(compiled(make(), y).numpy(), want, rtol=1e-15)
+    compiled(fg.tensor(np.ones((2, 4))), y)  # another trace is the latest one used
+    np.testing.assert_allclose(compiled(_column_major_view(), y).numpy(), want, rtol=1e-15)
+    assert compiled.trace_count == 2
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: x * x.stride(0),
+    lambda x: x * 2 if x.is_contiguous() else x * 3,
+    lambda x: x.contiguous() * 2,
+    lambda x: x.view(-1) * 2,
+    lambda x: (x * 2).t().reshape(-1).mul_(2)[:4],  # whether the reshape copied
+])
+def test_a_trace_that_reads_an_arguments_layout_traces_again_for_other_strides(fn):
+    compiled = fg.compile(fn, fullgraph=True)
+    for make in (_arg, _arg, _column_major, _column_major, _arg):
+        np.testing.assert_array_equal(compiled(make()).numpy(), fn(make()).numpy())
+    assert compiled.trace_count == 2
+
+
+def test_a_trace_that_writes_into_an_argument_traces_again_for_other_strides():
+    def fn(x):
+        x.mul_(2)
+        return x.sum()
+    compiled = fg.compile(fn, fullgraph=True)
+    for make in (_arg, _column_major, _column_major):
+        x, expected = make(), make()
+        assert compiled(x).item() == fn(expected).item()
+        np.testing.assert_array_equal(x.numpy(), expected.numpy())
+        assert x.stride() == expected.stride()
+    assert compiled.trace_count == 2
+
+
+def test_the_guards_read_each_threads_grad_mode():
+    import threading
+    w = fg.tensor(np.ones(3))
+    compiled = fg.compile(lambda x: (x * w).sum())
+    x = fg.tensor(np.ones(3), requires_grad=True)
+    compiled(x).backward()  # traced for grad mode, the latest trace used
+    results = {}
+
+    def other_thread():
+        with fg.no_grad():
+            results["no_grad"] = compiled(x).requires_grad
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join()
+    assert results == {"no_grad": False}
+    with fg.no_grad():
+        done = threading.Event()
+        results["grad"] = None
+
+        def grad_thread():  # grad mode is on in a new thread while this one has it off
+            results["grad"] = compiled(x).requires_grad
+            done.set()
+        threading.Thread(target=grad_thread).start()
+        done.wait(10)
+    assert results["grad"] is True

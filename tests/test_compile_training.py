@@ -452,3 +452,30 @@ def test_a_call_that_writes_state_and_returns_differentiable_results_is_not_sile
         out = fluxgrad.compile(forward)(params, x)  # runs eagerly: gradients reach the weights
     out.sum().backward()
     assert model[0].weight.grad is not None and float(model[0].weight.grad.abs().sum()) > 0
+
+
+def test_the_optimizer_state_is_read_and_written_in_place_without_a_copy():
+    pairs = _pair(_cnn, lambda ps: optim.SGD(ps, lr=0.05, momentum=0.9))
+    model, opt = pairs[1]
+    compiled = fluxgrad.compile(_step(*pairs[1]))
+    batches = _batches((4, 2, 8, 8), n=4)
+    for x, y in batches[:2]:  # the first step creates the momentum buffers
+        compiled(x, y)
+    buffers = [opt.state[p]["momentum_buffer"]._data for p in model.parameters()]
+    seen = []
+    for entry in list(compiled._entries.values()):
+        def spy(*arrays, forward=entry.forward):
+            seen.append(arrays)
+            return forward(*arrays)
+        entry.forward = spy
+    eager_step = _step(*pairs[0])
+    for x, y in batches[:2]:
+        eager_step(x, y)
+    for x, y in batches[2:]:
+        np.testing.assert_allclose(compiled(x, y).item(), eager_step(x, y).item(), rtol=2e-5)
+        _assert_same_state(*pairs)
+    assert len(seen) == 2
+    for arrays in seen:
+        assert all(any(a is buffer for a in arrays) for buffer in buffers)
+    assert all(opt.state[p]["momentum_buffer"]._data is buffer
+               for p, buffer in zip(model.parameters(), buffers))

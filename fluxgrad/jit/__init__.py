@@ -26,7 +26,9 @@ constants of the trace. A write into an argument (`x.add_(1)`, `x[0] = 0`, `x.da
 through a view of x) writes the argument's memory at each call and bumps its version, as in
 eager mode (`arguments`); inside the trace each value has the memory layout it has in eager
 mode (an argument's strides are part of its signature), so `view`, `reshape`, `stride()`,
-`is_contiguous()` and `contiguous()` behave as there (`views`).
+`is_contiguous()` and `contiguous()` behave as there (`views`); a trace that read no
+argument's layout (none of those on an argument or a value whose layout follows one, no
+write into an argument) serves arguments of any strides.
 
 Sizes: a size that changes between calls (a batch size, typically) becomes symbolic: the
 next trace leaves it unknown and its code serves every size (100 batch sizes, two traces).
@@ -40,10 +42,10 @@ from an unknown one other than the unknown itself (`reshape(-1, 2)` of `[N, 4]`,
 where they differ traces again.
 `dynamic=True` makes every size symbolic from the first call, `dynamic=False` none. Each
 call checks, against the trace it runs: the argument structure, ranks, dtypes,
-requires_grad, C-contiguity (other strides key a trace of their own), sizes 0/1, the
-concrete sizes, the values of Python scalars, grad mode (by generated code, `guards`, for
-calls of positional Tensors and scalars; a training step's
-state has its own guards, see `state`). Python values the function reads from elsewhere
+requires_grad, C-contiguity if the trace read a layout (other strides key a trace of their
+own), sizes 0/1, the concrete sizes, the values of Python scalars, grad mode (by generated
+code, `guards`, for calls of positional Tensors and scalars; a training step's state has its
+own guards, see `state`). Python values the function reads from elsewhere
 (globals, closures) are not checked: they are constants of the trace.
 
 Refused (never a silently wrong result): a Python `if` on a traced value (use

@@ -3,8 +3,10 @@
 A call first tries the generated guards of the latest trace it used (`guards`: classes,
 dtypes, requires_grad, sizes, Python scalars, grad mode), which run its code directly. Else
 the exact signature (shapes included) is looked up; else the argument structure
-(`signature`: ranks, dtypes, requires_grad, scalars) and the sizes, with the sizes this
-structure traces as unknown (`symbolic`) left out, key a bounded LRU cache of traces. On a
+(`signature`: ranks, dtypes, requires_grad, scalars, strides other than C order) and the
+sizes, with the sizes this structure traces as unknown (`symbolic`) left out, key a bounded
+LRU cache of traces (arguments of other strides also take the trace of C order when it read
+no argument's layout). On a
 miss the function is traced (`tracing`), optimised, run once equation by equation
 (`codegen.first_run`, which gives this call's result) and written out as code
 (`codegen.generate`). A size that changed since the structure's previous trace is traced as
@@ -181,10 +183,14 @@ class Compiled:
         structure, tensors = signature.flatten_args(args, kwargs)
         shapes = tuple(t._data.shape for t in tensors)
         base = (grad, structure)
-        policy = self._policies.get(base)
-        dims = _applicable(policy.symbolic, shapes, policy.excluded) if policy else None
-        pattern = _pattern(base, shapes if dims is None else dims)
-        entry = self._entries.get(pattern)
+        pattern, entry = self._cached(base, shapes)
+        contiguous = all(t._data.flags.c_contiguous for t in tensors)
+        if entry is None and not contiguous:
+            # the trace for C order serves any strides when it read no argument's layout
+            c_base = (grad, signature.flatten_args(args, kwargs, layouts=False)[0])
+            c_pattern, c_entry = self._cached(c_base, shapes)
+            if c_entry is not None and not c_entry.eager and not c_entry.traced.reads_layout:
+                pattern, entry = c_pattern, c_entry
         arrays = None
         if entry is None:
             entry, arrays = self._compile(base, shapes, args, kwargs, tensors)
@@ -192,10 +198,17 @@ class Compiled:
             self._entries.move_to_end(pattern)
         if len(self._fast) >= _FAST_LIMIT:
             self._fast.clear()
-        if fast_key is not None and any(not t._data.flags.c_contiguous for t in tensors):
+        if fast_key is not None and not contiguous:
             fast_key = None  # (strides alone don't say whether an argument is a view)
         self._fast[fast_key if fast_key is not None else (base, shapes)] = entry
         return entry, tensors, arrays
+
+    def _cached(self, base, shapes):
+        """(pattern, its entry or None) for these sizes of an argument structure."""
+        policy = self._policies.get(base)
+        dims = _applicable(policy.symbolic, shapes, policy.excluded) if policy else None
+        pattern = _pattern(base, shapes if dims is None else dims)
+        return pattern, self._entries.get(pattern)
 
     def _entry_for(self, args, kwargs):
         grad = _grad_state.enabled
@@ -439,7 +452,7 @@ def _runner(entry, args, kwargs, tensors, dims, grad, finish, policy_excluded=No
     simple = finish is _finish and entry.traced.out_structure == "T" and not (
         entry.grad_in and grad) and not entry.traced.arg_writes
     return guards.runner(entry, specs, grad, finish, entry.forward if simple else None,
-                         contiguous=not entry.eager)
+                         contiguous=not entry.eager and entry.traced.reads_layout)
 
 
 _GUARDED_VALUES = (bool, int, float, str, type(None))

@@ -6,16 +6,18 @@ positional arguments only, one per spec: `("tensor", class, dtype, requires_grad
 excluded)` or `("value", python_scalar)`. It returns `MISS` unless grad mode is `grad`, each
 value argument has its type and value, and each Tensor argument has its class (exactly: never
 a static Variable), dtype (the same object), requires_grad flag (in grad mode), with
-`contiguous` a C-contiguous array (a trace of other strides is keyed by them: `signature`),
-and, per axis, its concrete size (or, on an unknown axis, a size >= 2, not in
-`excluded[axis]`, equal to the other sizes sharing its unknown); else it calls
-`finish(entry, args, tensors, arrays)` (which
-runs the compiled code on the Tensors' arrays and wraps the results), or, given
+`contiguous` (a trace that read an argument's memory layout, `views`) a C-contiguous array (a
+trace of other strides is keyed by them: `signature`; a trace that read none serves
+arguments of any strides), and, per axis, its concrete size (or, on an unknown axis, a size
+>= 2, not in `excluded[axis]`, equal to the other sizes sharing its unknown); else it calls
+`finish(entry, args, tensors, arrays)` (which runs the compiled code on the Tensors' arrays
+and wraps the results), or, given
 `forward` (code returning one array to wrap as a Tensor), calls that directly. For a trace
-of `x: f32[N0, 4]`, `w: f32[4, 3]`:
+of `x: f32[N0, 4]`, `w: f32[4, 3]` that reads a layout:
 
     def run(args):
-        if _grad.enabled is not True or _batch.sizes or _forward.level:
+        if _disabled and _grad.enabled is not True or _open.count and (_batch.sizes or
+                                                                         _forward.level):
             return MISS  # (under vmap or forward mode the call runs `fn` inline)
         try:
             a0, a1, = args
@@ -42,7 +44,8 @@ For more than a few arguments each kind of check is one comparison of tuples ins
 """
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
-from .._core.grad_mode import state as _grad_state
+from .._core.grad_mode import disabled as _grad_disabled, state as _grad_state
+from .._core.open_levels import state as _open_levels
 from .._core.tensor import Tensor
 from ..static import dims as _dims
 
@@ -54,14 +57,18 @@ def miss(args):
 
 
 def runner(entry, specs, grad, finish, forward=None, contiguous=False):
-    names = {"_grad": _grad_state, "_batch": _batch_state, "_forward": _forward_state,
+    names = {"_grad": _grad_state, "_disabled": _grad_disabled, "_open": _open_levels,
+             "_batch": _batch_state, "_forward": _forward_state,
              "MISS": MISS, "_finish": finish, "_entry": entry,
              "_code": forward, "_make": Tensor._make}
     n = len(specs)
     a = [f"a{i}" for i in range(n)]
     tensors = [i for i, spec in enumerate(specs) if spec[0] == "tensor"]
     d = [f"d{i}" for i in tensors]
-    lines = [f"if _grad.enabled is not {grad} or _batch.sizes or _forward.level"
+    # (thread-local reads are slow: `_disabled` and `_open.count` say when none is needed)
+    mode = "_disabled and _grad.enabled is not True" if grad else \
+        "_grad.enabled is not False"
+    lines = [f"if {mode} or _open.count and (_batch.sizes or _forward.level)"
              f"{'' if n else ' or args'}:", "    return MISS"]
     checks = [_differs([f"type(a{i})" for i in range(n)], [
         spec[1] if spec[0] == "tensor" else type(spec[1]) for spec in specs], "_c", names)]

@@ -4,7 +4,8 @@
 the arguments (tuples, lists, dicts), each Tensor's rank, dtype, requires_grad and memory
 (`memory`: None when C-contiguous, else its strides and whether it is a view; not its sizes:
 the caller keys by those as its symbolic dims allow), and the value (with its type) of every
-Python scalar, string or None; `tensors` are the Tensor leaves in order.
+Python scalar, string or None; `tensors` are the Tensor leaves in order. With
+`layouts=False` every memory is None: the key of a trace that reads no argument's layout.
 `unflatten(structure, leaves)` rebuilds a value from a structure made by `flatten_value`
 (used for results, whose leaves may also be constants).
 """
@@ -15,7 +16,7 @@ from .._core.tensor import Tensor
 _SCALARS = (bool, int, float, complex, str, type(None))
 
 
-def flatten_args(args, kwargs):
+def flatten_args(args, kwargs, layouts=True):
     tensors = []
     parts = []
     for i, x in enumerate(args):
@@ -23,12 +24,12 @@ def flatten_args(args, kwargs):
             data = x._data
             tensors.append(x)
             parts.append((data.ndim, data.dtype, x._requires_grad,
-                          None if data.flags.c_contiguous else memory(x)))
+                          None if data.flags.c_contiguous or not layouts else memory(x)))
         else:
-            parts.append(_key(x, tensors, f"args[{i}]"))
+            parts.append(_key(x, tensors, f"args[{i}]", layouts))
     key = tuple(parts)
     if kwargs:
-        key = (key, _key(kwargs, tensors, "kwargs"))
+        key = (key, _key(kwargs, tensors, "kwargs", layouts))
     return key, tensors
 
 
@@ -37,19 +38,19 @@ def memory(x):
     return x._data.strides, getattr(x, "_view", None) is not None
 
 
-def _key(x, tensors, where):
+def _key(x, tensors, where, layouts):
     if isinstance(x, Tensor):
         tensors.append(x)
         data = x._data
         return ("T", data.ndim, data.dtype, x._requires_grad,
-                None if data.flags.c_contiguous else memory(x))
+                None if data.flags.c_contiguous or not layouts else memory(x))
     if type(x) in _SCALARS or isinstance(x, numbers.Number):
         return ("C", type(x).__name__, x)
     if isinstance(x, (tuple, list)):
-        return (type(x).__name__,) + tuple(_key(v, tensors, f"{where}[{i}]")
+        return (type(x).__name__,) + tuple(_key(v, tensors, f"{where}[{i}]", layouts)
                                            for i, v in enumerate(x))
     if isinstance(x, dict):
-        return ("dict",) + tuple((k, _key(v, tensors, f"{where}[{k!r}]"))
+        return ("dict",) + tuple((k, _key(v, tensors, f"{where}[{k!r}]", layouts))
                                  for k, v in x.items())
     raise TypeError(f"fluxgrad.compile: {where} is a {type(x).__name__}; a compiled function "
                     "takes Tensors, Python scalars, strings, None, and tuples, lists or dicts "

@@ -659,7 +659,13 @@ def _reader(slot):
         return lambda: np.asarray(owner["lr"], dtype)
     opt, p = owner
     key, dtype = slot.key, slot.input._data.dtype
-    return lambda: np.asarray(opt.state[p][key], dtype)
+
+    def read():
+        value = opt.state[p][key]
+        if isinstance(value, Tensor) and value._data.dtype == dtype:
+            return value._data  # itself, not a copy: the code may write its new value there
+        return np.asarray(value, dtype)
+    return read
 
 
 def run(compiled, entry, arrays, args, kwargs, tensors):

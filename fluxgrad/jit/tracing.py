@@ -46,10 +46,10 @@ from . import signature, state as _state, views as _views
 
 class Traced:
     __slots__ = ("program", "inputs", "outputs", "out_structure", "equations_before", "state",
-                 "n_results", "arg_writes", "arg_results")
+                 "n_results", "arg_writes", "arg_results", "reads_layout")
 
     def __init__(self, program, inputs, outputs, out_structure, equations_before, state=None,
-                 n_results=None, arg_writes=(), arg_results=None):
+                 n_results=None, arg_writes=(), arg_results=None, reads_layout=True):
         self.program = program
         self.inputs = inputs  # data Variables: one per Tensor leaf of the arguments, then
         # the lifted state's (`state.read()` gives their arrays)
@@ -62,6 +62,9 @@ class Traced:
         self.arg_writes = arg_writes  # (argument, output): the arguments written in place and
         # the outputs (after the state's) holding their final values (see `arguments`)
         self.arg_results = arg_results or {}  # result leaf -> the written argument it is
+        self.reads_layout = reads_layout  # whether the trace depends on the arguments' memory
+        # layouts (`views`: their strides, whether they are views; a write into one): if not,
+        # its code serves arguments of any strides
 
 
 def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dims=None):
@@ -125,7 +128,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         inputs = program.data[:len(inputs)]
     before = len(program.equations)
     variables = [o for o in out_leaves if isinstance(o, Variable)]
-    program = passes.optimize(program, variables)
+    program = _adopted(passes.optimize(program, variables), program)
     outputs = [_resolve(program, o) for o in out_leaves]
     arg_results = {j: i for i, k in arg_writes for j in range(n_results)
                    if out_leaves[j] is out_leaves[k]}
@@ -143,7 +146,7 @@ def trace(fn, args, kwargs, tensors, names, check_captures=True, lift=False, dim
         if binding.writes and check_captures and not tracer.backwarded:
             _refuse_differentiable_results(fn, tensors, outputs)
     return Traced(program, inputs, outputs, structure, before, binding, n_results,
-                  arg_writes, arg_results)
+                  arg_writes, arg_results, views.read_layout or bool(arg_writes))
 
 
 def _refuse_differentiable_results(fn, tensors, outputs):
@@ -193,6 +196,17 @@ def _refused_backward(fn, *args, **kwargs):
         f"fluxgrad.compile({_name(fn)}): backward() inside a function traced for its "
         "gradient is not supported; call the function without compile, or use func.grad / "
         "value_and_grad inside it")
+
+
+def _adopted(program, traced):
+    """`program` (the optimised copy of `traced`) as the program of its Variables: else they
+    would keep `traced` alive, with the constants of the equations the passes removed (a
+    first optimizer step's zero state, folded away: the size of the parameters)."""
+    if program is not traced:
+        for v in program.vars.values():
+            if v.program is traced:
+                v.program = program
+    return program
 
 
 def _resolve(program, x):

@@ -30,7 +30,9 @@ refused as in eager mode. An argument written in place (directly, through a view
 the program's input; eager mode's refusals of such a write (a leaf that requires grad, or a
 view of one, in grad mode; a broadcast argument) are raised here, as is its refusal of a
 result whose dtype can't be cast to the written tensor's (`tracing` makes the argument's
-final value an output, `arguments` writes it at each call).
+final value an output, `arguments` writes it at each call). `read_layout` says whether the
+trace asked for an argument's layout or whether it is a view (else its guards ignore the
+arguments' strides).
 """
 import contextlib
 import warnings
@@ -93,6 +95,7 @@ class Views:
                 else _c_layout(var._data.shape)
             self.args[id(var)] = (var, layout, getattr(tensor, "_view", None) is not None,
                                   tensor)
+        self.read_layout = False  # whether an argument's layout (or view-ness) was asked for
         self.kept = {}  # id(value written in place) -> (it, its value before the first write)
         self.made = {}  # id(an op's result) -> (it, its layout), once worked out
         self._definitions = (None, None, {})  # (program, its version, id(output) -> equation)
@@ -132,6 +135,7 @@ class Views:
             return self._resolved(entry).layout
         arg = self.args.get(id(x))
         if arg is not None:
+            self.read_layout = True
             return arg[1]
         kept = self.kept.get(id(x))
         if kept is not None:
@@ -212,7 +216,10 @@ class Views:
         if entry is not None:
             return self._resolved(entry).base is not None
         arg = self.args.get(id(x))
-        return arg is not None and arg[2]
+        if arg is None:
+            return False
+        self.read_layout = True
+        return arg[2]
 
     def _enter(self, prim, base, params, out):
         entry = _View()
