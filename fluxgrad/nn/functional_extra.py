@@ -452,7 +452,7 @@ def _adaptive_bounds(n_in, n_out):
 def _max_over_windows(x, table, spatial, out_shape, return_indices):
     """Max of x [N, C, *spatial] over windows: table [L, K] holds the flat spatial index
     of each window's entries (an index < 0 is padding, never picked); the first maximum
-    gets the gradient, as PyTorch."""
+    (the last NaN) gets the gradient, as PyTorch."""
     n, c = x.shape[:2]
     pad_neg = (table < 0).any()
     flat = _ops.reshape(x, (n, c, -1))
@@ -464,6 +464,11 @@ def _max_over_windows(x, table, spatial, out_shape, return_indices):
                            (n, c) + table.shape)
     with no_grad():
         pick = _ops.argmax(windows.detach(), -1, keepdim=True)
+        if windows.dtype.is_floating_point:  # torch's kernel: a NaN is the max, the last wins
+            nan = _ops.isnan(windows.detach())
+            last = (table.shape[1] - 1) - _ops.argmax(_ops.cast(_ops.flip(nan, [-1]), dtypes.int8),
+                                                     -1, keepdim=True)
+            pick = _ops.where(_ops.any(nan, -1, keepdim=True), last, pick)
     out = _ops.reshape(_ops.take_along_dim(windows, pick, -1), (n, c) + tuple(out_shape))
     if not return_indices:
         return out

@@ -565,13 +565,19 @@ def _max_pool_impl(x, *, kernel, stride, pads, dilation):
         bits = np.equal(tiles[0], best).view(np.uint8)
         for k, tile in enumerate(tiles[1:], 1):
             bits |= np.equal(tile, best).view(np.uint8) << k
-        return best, _FIRST_BIT[bits]
+        idx = _FIRST_BIT[bits]
+        if not bits.all():  # a window holding NaN (equal to nothing): its last NaN, as torch's
+            for k, tile in enumerate(tiles):
+                np.copyto(idx, k, where=np.isnan(tile))
+        return best, idx
     best = idx = None
     for k, window in _slices(_pad(x, pads, -np.inf), kernel, stride, dilation, out_hw):
         if best is None:
             best, idx = window.copy(), np.zeros(window.shape, np.int32)
             continue
         greater = window > best
+        if window.dtype.kind == "f":
+            greater |= np.isnan(window)  # torch's kernel: a NaN is the max, the last one wins
         np.copyto(best, window, where=greater)
         np.copyto(idx, k, where=greater)
     return best, idx
