@@ -32,7 +32,10 @@ any more (its last read is behind); no other equation ever writes there.
 use, or later when its array is a dead buffer reused there; `Plan.scratch[id(eq)]` the key of
 the new array an equation allocates when no returned Variable may alias it (its memory can
 serve the next call too: `codegen`'s workspaces), and `Plan.lifetimes[id(eq)]` the first and
-last equation that may read that array (through any Variable aliasing it).
+last equation that may read that array (through any Variable aliasing it). `Plan.arrays`
+lists every new array the function makes (ufunc and product buffers, other equations' new
+outputs) as (bytes, first, last equation that may read it; the equation count for one that
+may be returned), the function's memory over time.
 """
 import numpy as np
 

@@ -18,8 +18,10 @@ globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argume
 there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
 staged the equation as a comment. A large matrix product writes into a dead buffer too
-(`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
-written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
+(`_matmul_into(x, w, buf)`), and so may ReLU's backward (`_relu_backward(g, y, g)`).
+Independent neighbouring equations are ordered to hold fewer bytes at once (`schedule`: a
+convolution's weight gradient before its input gradient). A long run of elementwise
+equations on large arrays is written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
 be multiplied (`y * (y > 0)`) is multiplied as it is (`_masks_multiplied_as_bools`). Control
 flow (`while_loop`, `scan`, `cond`) is written as Python statements calling generated
 functions for its sub-programs, defined before the main one (`loops`). The source is registered with
@@ -30,7 +32,8 @@ may alias them; sizes all known) come from a workspace kept between calls, so a 
 step does not page-fault fresh memory in every call. The workspace is one arena of bytes in
 which arrays that are never in use at once share memory (`arena_layout`, from each array's
 first and last equation, `buffers.Plan.lifetimes`), so it holds no more than the most the
-call's scratch arrays hold at one time:
+call's scratch arrays hold at one time; and it holds only arrays that don't raise the most
+memory a call holds at once (`_below_peak`), since it is there during the whole call:
 
     try:
         scratch = _scratch.pop()               # a free workspace ...
