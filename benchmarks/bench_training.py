@@ -26,6 +26,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import sys  # noqa: E402
 import time  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout
+
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 

@@ -32,24 +32,30 @@ any more (its last read is behind); no other equation ever writes there.
 use, or later when its array is a dead buffer reused there; `Plan.scratch[id(eq)]` the key of
 the new array an equation allocates when no returned Variable may alias it (its memory can
 serve the next call too: `codegen`'s workspaces), and `Plan.lifetimes[id(eq)]` the first and
-last equation that may read that array (through any Variable aliasing it).
+last equation that may read that array (through any Variable aliasing it). `Plan.arrays`
+lists every new array the function makes (ufunc and product buffers, other equations' new
+outputs) as (bytes, first, last equation that may read it; the equation count for one that
+may be returned), the function's memory over time.
 """
 import numpy as np
 
 
 class Plan:
-    __slots__ = ("out_of", "delete_at", "scratch", "lifetimes")
+    __slots__ = ("out_of", "delete_at", "scratch", "lifetimes", "arrays")
 
-    def __init__(self, out_of, delete_at, scratch, lifetimes):
+    def __init__(self, out_of, delete_at, scratch, lifetimes, arrays):
         self.out_of = out_of
         self.delete_at = delete_at
         self.scratch = scratch
         self.lifetimes = lifetimes
+        self.arrays = arrays
 
 
 def writes_out(eq):
     """Whether the equation's impl takes an output array as its next positional argument."""
     impl = eq.prim.impl
+    if getattr(eq.prim, "writes_out", False):  # `codegen._Emitted`
+        return not eq.params
     return type(impl) is np.ufunc and impl.nout == 1 and impl.nin == len(eq.inputs) and \
         not eq.params and eq.prim.n_outputs == 1
 
@@ -97,6 +103,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
     out_of, delete_at = {}, dict(last_use)
     allocates = {}  # id(equation) -> the root it makes (a new array)
     lifetime = {}  # root -> [the equation that makes it, the last one that may read it]
+    size_of = {}  # root -> its bytes (of the stand-in values where sizes are unknown)
     pinned = {}  # id(output) -> the root of the input it may be written into
     for key, v in (in_place or {}).items():
         if id(v) in last_use and id(v) not in keep and id(v) in roots_of:
@@ -136,7 +143,7 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
                 target = len(key_of)
                 key_of[target] = key
                 allocates[id(eq)] = target
-                lifetime[target] = [n, n]
+                lifetime[target], size_of[target] = [n, n], out._data.nbytes
             else:
                 buffer = holder[target]
                 out_of[id(eq)] = buffer
@@ -146,16 +153,22 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
         elif made and id(out) in made and eq.prim.n_outputs == 1:
             target = len(key_of)
             key_of[target], holder[target] = made[id(out)], out
+            lifetime[target], size_of[target] = [n, n], out._data.nbytes
             out_roots = (target,)
         elif all(id(o) in fresh for o in eq.outputs):
-            out_roots = ()
+            out_roots = None  # a new array each, no buffer to reuse: tracked for `arrays`
         else:
             out_roots = tuple({r: None for x in eq.inputs if isinstance(x, Variable)
                                for r in roots_of[id(x)]})
         for o in eq.outputs:
-            roots_of[id(o)] = out_roots
+            if out_roots is None:
+                r = len(key_of)
+                key_of[r], holder[r], lifetime[r], size_of[r] = None, o, [n, n], o._data.nbytes
+                roots_of[id(o)] = (r,)
+            else:
+                roots_of[id(o)] = out_roots
             if id(o) in last_use or id(o) in keep:
-                for r in out_roots:
+                for r in roots_of[id(o)]:
                     refs[r] = refs.get(r, 0) + 1
         for x in dying:
             for r in roots_of[id(x)]:
@@ -163,10 +176,14 @@ def plan(equations, inputs, keep, last_use, layout, in_place=None, fresh=(), mad
                 if r in lifetime:
                     lifetime[r][1] = n
                 # a buffer is reachable by its holder's name (never `_`: an unused output)
-                if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots:
+                if refs[r] == 0 and id(holder[r]) in last_use and r not in pinned_roots and \
+                        key_of[r] is not None:
                     free.setdefault(key_of[r], []).append((n, r))
     escaping = {r for key in keep for r in roots_of.get(key, ())}
     scratch = {k: key_of[r] for k, r in allocates.items()
                if r not in escaping and r not in pinned_roots}
-    return Plan(out_of, delete_at, scratch, {k: tuple(lifetime[allocates[k]]) for k in scratch})
+    arrays = [(size_of[r], first, len(equations) if r in escaping else last)
+              for r, (first, last) in lifetime.items() if r not in pinned_roots]
+    return Plan(out_of, delete_at, scratch, {k: tuple(lifetime[allocates[k]]) for k in scratch},
+                arrays)
 

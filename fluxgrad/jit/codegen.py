@@ -18,8 +18,10 @@ globals `_p<k>`), constants as globals `_c<k>`; a ufunc's last positional argume
 there is one, is the dead buffer it writes into (`buffers.plan`: `_tanh(a, a)` is in
 place); `del` after each value's last use (or the buffer's reuse); the user's line that
 staged the equation as a comment. A large matrix product writes into a dead buffer too
-(`_matmul_into(x, w, buf)`). A long run of elementwise equations on large arrays is
-written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
+(`_matmul_into(x, w, buf)`), and so may ReLU's backward (`_relu_backward(g, y, g)`).
+Independent neighbouring equations are ordered to hold fewer bytes at once (`schedule`: a
+convolution's weight gradient before its input gradient). A long run of elementwise
+equations on large arrays is written as one loop over cache-sized chunks (`fusion`). A boolean mask cast to float only to
 be multiplied (`y * (y > 0)`) is multiplied as it is (`_masks_multiplied_as_bools`). Control
 flow (`while_loop`, `scan`, `cond`) is written as Python statements calling generated
 functions for its sub-programs, defined before the main one (`loops`). The source is registered with
@@ -30,7 +32,8 @@ may alias them; sizes all known) come from a workspace kept between calls, so a 
 step does not page-fault fresh memory in every call. The workspace is one arena of bytes in
 which arrays that are never in use at once share memory (`arena_layout`, from each array's
 first and last equation, `buffers.Plan.lifetimes`), so it holds no more than the most the
-call's scratch arrays hold at one time:
+call's scratch arrays hold at one time; and it holds only arrays that don't raise the most
+memory a call holds at once (`_below_peak`), since it is there during the whole call:
 
     try:
         scratch = _scratch.pop()               # a free workspace ...
@@ -53,7 +56,7 @@ from .._core.tensor import Tensor
 from ..static import dims as _dims
 from ..static.control_flow import ControlOp
 from ..static.program import Equation, Variable
-from . import buffers, fusion, loops
+from . import buffers, fusion, loops, schedule
 
 _ndarray = np.ndarray
 _may_share_memory = np.may_share_memory
@@ -79,7 +82,8 @@ def first_run(traced, arrays):
     env = {id(v): a for v, a in zip(traced.inputs, arrays)}
     seen = FirstRun()
     # as the code will run them, so that `layout` sees the products' C-contiguous results
-    for eq in _transposed_products(traced.program.equations, traced.outputs):
+    for eq in _into_dying_gradients(
+            _transposed_products(traced.program.equations, traced.outputs)):
         args = [env[id(x)] if isinstance(x, Variable) else
                 (x._data if isinstance(x, Tensor) else x) for x in eq.inputs]
         out = eq.prim.impl(*args, **eq.params)
@@ -189,7 +193,8 @@ def generate(traced, name, first):
     equations, outputs, wrapped = _without_identities(
         traced.program.equations, traced.outputs, first.wrapped)
     equations = _masks_multiplied_as_bools(equations, outputs)
-    equations = _transposed_products(equations, outputs)
+    equations = _into_dying_gradients(_transposed_products(equations, outputs))
+    equations = schedule.fewer_live_bytes(equations, traced.inputs, outputs, first.fresh)
     keep = {id(o) for o in outputs if isinstance(o, Variable)}
     last_use, read = {}, {}
     for n, eq in enumerate(equations):
@@ -206,8 +211,8 @@ def generate(traced, name, first):
     reuse = buffers.plan(equations, traced.inputs, keep, last_use, layout,
                          _in_place(traced, outputs), first.fresh, first.made, takes_out)
     fused_eqs = {id(eq) for start, stop in regions.items() for eq in equations[start:stop]}
-    scratch = {} if _symbolic(traced.inputs) else {
-        k: key for k, key in reuse.scratch.items() if _large(key) and k not in fused_eqs}
+    scratch = {} if _symbolic(traced.inputs) else _below_peak({
+        k: key for k, key in reuse.scratch.items() if _large(key) and k not in fused_eqs}, reuse)
     slot = {key: k for k, key in enumerate(scratch)}
     workspace = names.fresh("scratch") if scratch else None
     deletions = {}
@@ -350,6 +355,39 @@ def arena_layout(arrays):
     return offsets, size
 
 
+def _below_peak(scratch, reuse):
+    """The scratch arrays (of `scratch`: {id(equation): key}) that a workspace kept between
+    calls can hold without raising the most memory a call holds at once, counted from the
+    large arrays the call makes and their lifetimes (`buffers.Plan.arrays`): at every
+    equation, the arrays in use outside the workspace plus the workspace stay within that
+    most. While they don't, the largest array not in use where the workspace costs most is
+    left out (it is allocated as any other array)."""
+    arrays = [a for a in reuse.arrays if a[0] >= SCRATCH_BYTES]  # small ones: malloc's caches
+    in_use = _in_use(arrays)
+    most = max(in_use, default=0)
+    chosen = dict(scratch)
+    while chosen:
+        sizes = [(_nbytes(key), reuse.lifetimes[k]) for k, key in chosen.items()]
+        held = _in_use([(nbytes, first, last) for nbytes, (first, last) in sizes])
+        outside = [n - h for n, h in itertools.zip_longest(in_use, held, fillvalue=0)]
+        worst = max(range(len(outside)), key=outside.__getitem__)
+        if outside[worst] + arena_layout(sizes)[1] <= most:
+            break
+        idle = [k for k in chosen if not reuse.lifetimes[k][0] <= worst <= reuse.lifetimes[k][1]]
+        del chosen[max(idle or chosen, key=lambda k: _nbytes(chosen[k]))]
+    return chosen
+
+
+def _in_use(arrays):
+    """Bytes in use at each equation, of arrays given as (bytes, first, last equation)."""
+    steps = 1 + max((last for _, _, last in arrays), default=-1)
+    change = [0] * (steps + 1)
+    for nbytes, first, last in arrays:
+        change[first] += nbytes
+        change[last + 1] -= nbytes
+    return list(itertools.accumulate(change[:steps]))
+
+
 def _large(layout):
     """Whether an array of this (shape, dtype) is worth a buffer kept between calls (a new one
     costs page faults; a small one comes from NumPy's and malloc's caches)."""
@@ -370,11 +408,13 @@ def _in_place(traced, outputs):
 
 
 class _Emitted:
-    """An equation's stand-in for a primitive: code the generator writes, never traced."""
-    __slots__ = ("name", "impl", "n_outputs")
+    """An equation's stand-in for a primitive: code the generator writes, never traced.
+    `writes_out`: its impl is elementwise and takes an output array as its next positional
+    argument, as a ufunc (`buffers.writes_out`)."""
+    __slots__ = ("name", "impl", "n_outputs", "writes_out")
 
-    def __init__(self, name, impl):
-        self.name, self.impl, self.n_outputs = name, impl, 1
+    def __init__(self, name, impl, writes_out=False):
+        self.name, self.impl, self.n_outputs, self.writes_out = name, impl, 1, writes_out
 
 
 def _matmul_transposed(x, y, out=None):
@@ -388,6 +428,22 @@ def _matmul_into(x, y, out):
 _MATMUL_T = _Emitted("matmul_transposed", _matmul_transposed)
 _MATMUL_INTO = _Emitted("matmul_into", _matmul_into)
 buffers.PRODUCTS.add(_MATMUL_T.name)
+
+
+def _relu_backward_into(g, y, out=None):
+    # as `ops.activation`'s impl, g * (y != 0), into `out` when given (always an array)
+    return np.asarray(np.multiply(g, y != 0, out=out))
+
+
+_RELU_BACKWARD_INTO = _Emitted("relu_backward", _relu_backward_into, writes_out=True)
+
+
+def _into_dying_gradients(equations):
+    """ReLU's backward (`relu_backward`) as an elementwise equation that may write into a
+    dead buffer (`buffers.plan`), typically its incoming gradient: a convolutional network's
+    backward pass then holds no second activation-sized gradient at once."""
+    return [Equation(_RELU_BACKWARD_INTO, eq.inputs, eq.outputs, {}, eq.source, eq.symbolic)
+            if eq.prim.name == "relu_backward" and not eq.params else eq for eq in equations]
 
 
 def _transposed_products(equations, outputs):
