@@ -14,7 +14,7 @@ import numpy as np
 
 from ._core import dtypes
 from ._core.devices import check_device
-from ._core.errors import ArgumentError, ShapeError
+from ._core.errors import ArgumentError, ShapeError, refuse_python_value
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
@@ -315,6 +315,7 @@ def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, na
 
 
 def _like(x, dtype, device, op):
+    refuse_python_value(x, op)
     check_device(device, op)
     return dtypes.as_dtype(x.dtype if dtype is None else dtype).np
 
