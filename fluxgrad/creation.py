@@ -350,27 +350,28 @@ def empty_like(x, dtype=None, *, device=None, requires_grad=False, memory_format
                name=None):
     if getattr(x, "program", None) is not None:
         return _filled_like(x, 0, dtype, device, requires_grad, "empty_like")
-    return Tensor(np.empty(x.shape, _like(x, dtype, device, "empty_like")),
-                  requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "empty_like")
+    return Tensor(np.empty(x.shape, np_dtype), requires_grad=requires_grad)
 
 
 def rand_like(x, dtype=None, *, generator=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(x.shape, dtype=_like(x, dtype, device, "rand_like"), generator=generator,
-                requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "rand_like")
+    return rand(x.shape, dtype=np_dtype, generator=generator, requires_grad=requires_grad)
 
 
 def randn_like(x, dtype=None, *, generator=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(x.shape, dtype=_like(x, dtype, device, "randn_like"), generator=generator,
-                 requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "randn_like")
+    return randn(x.shape, dtype=np_dtype, generator=generator, requires_grad=requires_grad)
 
 
 def randint_like(x, low=0, high=None, *, dtype=None, generator=None, device=None,
                  requires_grad=False, memory_format=None):
     """Integers on [low, high) in x's shape; `randint_like(x, high)` starts at 0."""
-    return randint(low, high, x.shape, dtype=_like(x, dtype, device, "randint_like"),
-                   generator=generator, requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "randint_like")
+    return randint(low, high, x.shape, dtype=np_dtype, generator=generator,
+                   requires_grad=requires_grad)
 
 
 @tensor_method("new_zeros")
@@ -412,4 +413,5 @@ def is_tensor(obj):
 
 
 def numel(x):
+    refuse_python_value(x, "numel")
     return x.numel()
