@@ -741,6 +741,7 @@ def clamp(x, min=None, max=None):
     min <= x <= max (boundaries included), otherwise to the bound that was taken.
     """
     if min is None and max is None:
+        refuse_python_value(x, "clamp")
         raise ArgumentError("clamp: give at least one of min and max")
     if x._data.dtype.kind != "f" or type(min) not in _PLAIN or type(max) not in _PLAIN:
         x, min, max = _promote_bounds(x, min, max)

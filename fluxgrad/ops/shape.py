@@ -715,6 +715,7 @@ def repeat_interleave(x, repeats=None, dim=None, *, axis=None, output_size=None)
     if repeats is None:
         counts = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
         if counts.ndim != 1 or counts.dtype.kind not in "iu" or np.any(counts < 0):
+            refuse_python_value(x, "repeat_interleave")
             raise ShapeError(f"repeat_interleave: without repeats, the input holds the counts "
                              f"and must be a 1-d tensor of non-negative integers, got shape "
                              f"{list(counts.shape)} {counts.dtype}")
