@@ -303,6 +303,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
 
 def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
     check_device(device, "eye")
+    for arg, size in (("n", n), ("m", m)):
+        if type(size) is float:
+            raise TypeError(f"eye(): argument '{arg}' must be int, not float; got {size!r}, "
+                            f"pass int({size!r})")
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: sizes must be non-negative, got n={n}, m={m}")
     if _unknown(n, m):

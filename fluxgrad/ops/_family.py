@@ -100,6 +100,15 @@ def as_tensor(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
+def tensor_input(x, op):
+    """`x` as the tensor input of the public function `op`: a Tensor as it is, an array
+    converted, a Python number or list refused with PyTorch's TypeError."""
+    if isinstance(x, Tensor):
+        return x
+    refuse_python_value(x, op)
+    return Tensor(x)
+
+
 def promote(x, y):
     """Operands for an elementwise op, cast to PyTorch's result dtype (scalars stay Python)."""
     if isinstance(x, Tensor):

@@ -791,8 +791,10 @@ def where(condition, x=None, y=None):
     `condition` alone, nonzero(condition, as_tuple=True) as in PyTorch."""
     if x is None and y is None:
         from .indexing import nonzero  # indexing builds on this module
-        return nonzero(condition if isinstance(condition, Tensor) else Tensor(condition),
-                       as_tuple=True)
+        if not isinstance(condition, Tensor):
+            refuse_python_value(condition, "where")
+            condition = Tensor(condition)
+        return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
     elif condition._data.dtype == np.uint8:  # (PyTorch's deprecated byte mask)

@@ -19,7 +19,7 @@ from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
-from ._family import as_tensor, linear, promote_all
+from ._family import as_tensor, linear, promote_all, tensor_input
 
 __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
            "expand", "expand_as", "broadcast_tensors", "squeeze", "unsqueeze", "flatten",
@@ -348,7 +348,7 @@ def broadcast_tensors(*tensors):
     """The tensors broadcast against each other (NumPy rules), as a tuple."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    tensors = [as_tensor(t) for t in tensors]
+    tensors = [tensor_input(t, "broadcast_tensors") for t in tensors]
     try:
         shape = np.broadcast_shapes(*(t.shape for t in tensors))
     except ValueError:
@@ -918,6 +918,8 @@ clone_p = linear("clone", np.copy, lambda out_bar, x: out_bar, batch=broadcastin
 @tensor_method("clone")
 def clone(x, *, memory_format=None):
     """A copy of `x` that stays in the graph (gradients flow back to `x`)."""
+    if not isinstance(x, Tensor):
+        refuse_python_value(x, "clone")
     return apply(clone_p, x)
 
 
@@ -958,7 +960,7 @@ def meshgrid(*tensors, indexing="ij"):
         tensors = tensors[0]
     if indexing not in ("ij", "xy"):
         raise ArgumentError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
-    tensors = [as_tensor(x) for x in tensors]
+    tensors = [tensor_input(x, "meshgrid") for x in tensors]
     for i, x in enumerate(tensors):
         if x.ndim > 1:
             raise ShapeError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
@@ -1008,7 +1010,7 @@ def gradient(x, *, spacing=1, dim=None, edge_order=1):
     from ._family import float_result
     if edge_order not in (1, 2):
         raise ArgumentError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
-    x = float_result(as_tensor(x))
+    x = float_result(tensor_input(x, "gradient"))
     dims = range(x.ndim) if dim is None else _dims(dim, x.ndim, "gradient")
     dims = tuple(dims)
     if len(set(dims)) != len(dims):
