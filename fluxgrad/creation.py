@@ -14,7 +14,7 @@ import numpy as np
 
 from ._core import dtypes
 from ._core.devices import check_device
-from ._core.errors import ArgumentError, ShapeError
+from ._core.errors import ArgumentError, ShapeError, refuse_python_value
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
@@ -303,6 +303,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, *, device=None, requires_
 
 def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
     check_device(device, "eye")
+    for arg, size in (("n", n), ("m", m)):
+        if type(size) is float:
+            raise TypeError(f"eye(): argument '{arg}' must be int, not float; got {size!r}, "
+                            f"pass int({size!r})")
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"eye: sizes must be non-negative, got n={n}, m={m}")
     if _unknown(n, m):
@@ -315,6 +319,7 @@ def eye(n, m=None, dtype=None, *, device=None, requires_grad=False, out=None, na
 
 
 def _like(x, dtype, device, op):
+    refuse_python_value(x, op)
     check_device(device, op)
     return dtypes.as_dtype(x.dtype if dtype is None else dtype).np
 
@@ -349,27 +354,28 @@ def empty_like(x, dtype=None, *, device=None, requires_grad=False, memory_format
                name=None):
     if getattr(x, "program", None) is not None:
         return _filled_like(x, 0, dtype, device, requires_grad, "empty_like")
-    return Tensor(np.empty(x.shape, _like(x, dtype, device, "empty_like")),
-                  requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "empty_like")
+    return Tensor(np.empty(x.shape, np_dtype), requires_grad=requires_grad)
 
 
 def rand_like(x, dtype=None, *, generator=None, device=None, requires_grad=False,
               memory_format=None):
-    return rand(x.shape, dtype=_like(x, dtype, device, "rand_like"), generator=generator,
-                requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "rand_like")
+    return rand(x.shape, dtype=np_dtype, generator=generator, requires_grad=requires_grad)
 
 
 def randn_like(x, dtype=None, *, generator=None, device=None, requires_grad=False,
                memory_format=None):
-    return randn(x.shape, dtype=_like(x, dtype, device, "randn_like"), generator=generator,
-                 requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "randn_like")
+    return randn(x.shape, dtype=np_dtype, generator=generator, requires_grad=requires_grad)
 
 
 def randint_like(x, low=0, high=None, *, dtype=None, generator=None, device=None,
                  requires_grad=False, memory_format=None):
     """Integers on [low, high) in x's shape; `randint_like(x, high)` starts at 0."""
-    return randint(low, high, x.shape, dtype=_like(x, dtype, device, "randint_like"),
-                   generator=generator, requires_grad=requires_grad)
+    np_dtype = _like(x, dtype, device, "randint_like")
+    return randint(low, high, x.shape, dtype=np_dtype, generator=generator,
+                   requires_grad=requires_grad)
 
 
 @tensor_method("new_zeros")
@@ -411,4 +417,5 @@ def is_tensor(obj):
 
 
 def numel(x):
+    refuse_python_value(x, "numel")
     return x.numel()

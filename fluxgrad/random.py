@@ -16,7 +16,7 @@ import numpy as np
 
 from ._core import batching, dtypes
 from ._core.devices import check_device
-from ._core.errors import ArgumentError, ShapeError
+from ._core.errors import ArgumentError, ShapeError, refuse_python_value
 from ._core.grad_mode import state as _grad_state
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
@@ -154,6 +154,10 @@ def randint(low=0, high=None, size=None, *, shape=None, generator=None, dtype=No
     result is 0-d.
     """
     check_device(device, "randint")
+    for arg, bound in (("low", low), ("high", high)):
+        if type(bound) is float:
+            raise TypeError(f"randint(): argument '{arg}' must be int, not float; got "
+                            f"{bound!r}, pass int({bound!r})")
     if size is None and high is not None and _is_size(high):
         low, high, size = 0, low, high  # randint(high, size)
     if shape is not None:
@@ -184,6 +188,9 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, *, generator=None, dev
 def randperm(n, dtype=None, *, generator=None, device=None, requires_grad=False, out=None):
     """A random permutation of 0..n-1 (int64 unless `dtype` says otherwise)."""
     check_device(device, "randperm")
+    if type(n) is float:
+        raise TypeError(f"randperm(): argument 'n' must be int, not float; got {n!r}, pass "
+                        f"int({n!r})")
     if int(n) < 0:
         raise ArgumentError(f"randperm: n must be non-negative, got {n}")
     np_dtype = dtypes.as_dtype(dtype if dtype is not None else "int64").np
@@ -195,6 +202,7 @@ def randperm(n, dtype=None, *, generator=None, device=None, requires_grad=False,
 
 def _probabilities(x, op):
     if not isinstance(x, Tensor):
+        refuse_python_value(x, op)
         x = Tensor(np.asarray(x, dtype=np.float64))
     if x._data.dtype.kind != "f":
         raise TypeError(f"{op}: the weights must be a floating tensor, got {x.dtype}")
@@ -231,6 +239,10 @@ def normal(mean=0.0, std=1.0, size=None, *, shape=None, generator=None, dtype=No
     check_device(device, "normal")
     size = shape if shape is not None else size
     tensors = [a for a in (mean, std) if isinstance(a, Tensor)]
+    if not tensors and size is None:
+        raise TypeError(f"normal(): with numbers for mean and std ({mean!r}, {std!r}) give a "
+                        "size, as PyTorch: normal(mean, std, size=(n,)); or pass mean or std "
+                        "as a tensor")
     if not isinstance(std, Tensor) and std < 0:
         raise RuntimeError(f"normal: std must be non-negative, got {std}")
     if size is not None:

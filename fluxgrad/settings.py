@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from ._core import dtypes, tensor as _tensor
-from ._core.errors import ShapeError
+from ._core.errors import ShapeError, refuse_python_value
 from ._core.inference_mode import is_inference_mode_enabled
 from ._core.size import Size
 from ._core.tensor import Tensor
@@ -71,19 +71,23 @@ def can_cast(from_, to):
 
 
 def is_floating_point(x):
+    refuse_python_value(x, "is_floating_point")
     return x.is_floating_point()
 
 
 def is_complex(x):
+    refuse_python_value(x, "is_complex")
     return False
 
 
 def is_signed(x):
+    refuse_python_value(x, "is_signed")
     return x.dtype.is_signed
 
 
 def is_nonzero(x):
     """The truth of a one-element tensor."""
+    refuse_python_value(x, "is_nonzero")
     if x.numel() != 1:
         count = "no" if not x.numel() else "more than one"
         raise RuntimeError(f"Boolean value of Tensor with {count} values is ambiguous")

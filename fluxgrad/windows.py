@@ -8,6 +8,7 @@ import collections
 import numpy as np
 
 from ._core import dtypes
+from ._core.errors import refuse_python_value
 from ._core.tensor import Tensor
 
 __all__ = ["hann_window", "hamming_window", "blackman_window", "bartlett_window",
@@ -80,6 +81,7 @@ def histogram(x, bins=100, *, range=None, weight=None, density=False):
     the data's) or between the given edges (a 1-d tensor); the last bin includes its right
     edge. Returns (hist, bin_edges), both of x's floating dtype."""
     from .ops.math_extras import refuse_value_reads
+    refuse_python_value(x, "histogram")
     refuse_value_reads("histogram", x, weight)
     if x._data.dtype.kind != "f":
         raise NotImplementedError(f"histogram: defined for floating tensors, not {x.dtype}; "

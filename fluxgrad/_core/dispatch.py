@@ -3,6 +3,7 @@ import weakref
 
 import numpy as np
 
+from .errors import refuse_python_value
 from .batching import BatchedTensor, apply_batched, state as _batch_state
 from .forward_mode import state as _forward_state
 from .inference_mode import active as _inference_active
@@ -47,7 +48,13 @@ def apply(prim, *inputs, **params):
     try:
         out = prim.impl(*arrays, **params) if params else prim.impl(*arrays)
     except ValueError as err:
+        if len(inputs) == 1:
+            refuse_python_value(inputs[0], prim.name)
         _raise_if_broadcast(prim, arrays, err)
+        raise
+    except AttributeError:
+        if len(inputs) == 1:
+            refuse_python_value(inputs[0], prim.name)
         raise
     if prim.n_outputs == 1:
         if type(out) is not _ndarray:

@@ -3,7 +3,8 @@
 PyTorch reports most misuse of an op (mismatched shapes, bad sizes, an index value out of
 range) as RuntimeError, a few as IndexError; fluxgrad's own callers have caught ValueError,
 IndexError, TypeError and ZeroDivisionError. Each class here is both, so either `except`
-clause catches it.
+clause catches it. `refuse_python_value` is PyTorch's TypeError for a Python number or list
+passed where a function wants a tensor.
 """
 
 
@@ -35,3 +36,15 @@ class DTypeNotImplemented(TypeError, NotImplementedError):
 
 class IntegerDivisionByZero(ZeroDivisionError, RuntimeError):
     """An integer tensor divided (or taken modulo) by zero (PyTorch: RuntimeError)."""
+
+
+_PYTHON_VALUES = (float, int, bool, complex, list, tuple)
+
+
+def refuse_python_value(x, op):
+    """PyTorch's TypeError for a Python number or list where `op` wants a tensor
+    (torch.exp(2.0)); arrays pass, for rules that run on them."""
+    if type(x) in _PYTHON_VALUES:
+        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}; "
+                        f"wrap it: fluxgrad.{op}(fluxgrad.tensor({x!r})) (or use Python's math module "
+                        "for a number)")

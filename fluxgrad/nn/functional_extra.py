@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
-from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError, refuse_python_value
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
 from ..creation import full, rand, zeros
@@ -281,6 +281,7 @@ def threshold(input, threshold, value, inplace=False):
 
 def hardshrink(input, lambd=0.5):
     """`input` where |input| > lambd, else 0."""
+    refuse_python_value(input, "hardshrink")
     x = _tensor(input)
     return _ops.where(_ops.greater(_ops.abs(x), lambd), x, F._const(0.0, x))
 
@@ -331,6 +332,7 @@ threshold_ = _inplace_variant("threshold_", threshold)
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn uniformly from [lower, upper] per element in
     training, and is (lower + upper) / 2 in evaluation."""
+    refuse_python_value(input, "rrelu")
     x = _tensor(input)
     if lower > upper:
         raise ArgumentError(f"rrelu: the lower bound {lower} must be at most the upper bound "

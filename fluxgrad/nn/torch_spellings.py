@@ -5,6 +5,7 @@ functions (`torch.permute_copy(x, dims)` is `x.permute(dims)` as a new tensor), 
 from F's for batch_norm, instance_norm and embedding); and the Tensor methods torch has for
 some of them (`x.hardshrink()`, `x.prelu(w)`, `x.unsafe_split(2)`)."""
 from .._core.tensor import Tensor
+from ..ops._family import refuse_python_value
 from ..ops.shape import chunk, split
 from . import functional as F
 
@@ -19,7 +20,12 @@ COPIES = ("alias detach diagonal expand permute select slice split split_with_si
 
 def _in_place(name):
     def function(input, *args, **kwargs):
-        return getattr(input, name + "_")(*args, **kwargs)
+        try:
+            method = getattr(input, name + "_")
+        except AttributeError:
+            refuse_python_value(input, name + "_")
+            raise
+        return method(*args, **kwargs)
     function.__name__ = name + "_"
     function.__doc__ = f"`input.{name}_(...)`: {name}, written into input."
     return function
@@ -31,6 +37,8 @@ def _copy(name):
     def function(input, *args, **kwargs):
         if name == "alias":
             args = (input,)
+        if not isinstance(input, Tensor):
+            refuse_python_value(input, name + "_copy")
         if name == "slice":  # torch.slice_copy(input, dim=0, start=None, end=None, step=1)
             return _slice(input, *args, **kwargs).clone()
         result = getattr(input, method)(*args, **kwargs)

@@ -15,7 +15,7 @@ The families' VJP rules are `out_bar * derivative`: they run on plain arrays as 
 import numpy as np
 
 from .._core import dtypes
-from .._core.errors import ArgumentError, DTypeNotImplemented, ShapeError
+from .._core.errors import ArgumentError, DTypeNotImplemented, ShapeError, refuse_python_value
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, as_array, is_scalar
@@ -100,6 +100,15 @@ def as_tensor(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
+def tensor_input(x, op):
+    """`x` as the tensor input of the public function `op`: a Tensor as it is, an array
+    converted, a Python number or list refused with PyTorch's TypeError."""
+    if isinstance(x, Tensor):
+        return x
+    refuse_python_value(x, op)
+    return Tensor(x)
+
+
 def promote(x, y):
     """Operands for an elementwise op, cast to PyTorch's result dtype (scalars stay Python)."""
     if isinstance(x, Tensor):
@@ -181,18 +190,6 @@ def _tensor_or_scalar(x):
     if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "fib":
         return Tensor(x)
     return Tensor(x)
-
-
-_PYTHON_VALUES = (float, int, bool, complex, list, tuple)
-
-
-def refuse_python_value(x, op):
-    """PyTorch's TypeError for a Python number or list where `op` wants a tensor
-    (torch.exp(2.0)); arrays pass, for rules that run on them."""
-    if type(x) in _PYTHON_VALUES:
-        raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}; "
-                        f"wrap it: fluxgrad.{op}(fluxgrad.tensor({x!r})) (or use Python's math module "
-                        "for a number)")
 
 
 def float_result(x):

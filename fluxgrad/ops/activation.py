@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError
+from .._core.errors import ArgumentError, refuse_python_value
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from . import _special
@@ -157,6 +157,8 @@ def elu(x, alpha=1.0, inplace=False):
 
 def selu(x, inplace=False, *, scale=_SELU_SCALE, alpha=_SELU_ALPHA):
     """scale * elu(x, alpha), with the self-normalising constants by default."""
+    if not isinstance(x, Tensor):
+        refuse_python_value(x, "selu")
     if inplace:
         return _apply_inplace(x, selu, scale=scale, alpha=alpha)
     return apply(elu_p, float_result(x), alpha=float(alpha), scale=float(scale),
@@ -165,6 +167,8 @@ def selu(x, inplace=False, *, scale=_SELU_SCALE, alpha=_SELU_ALPHA):
 
 def celu(x, alpha=1.0, inplace=False):
     """x for x > 0, alpha * (exp(x / alpha) - 1) otherwise."""
+    if not isinstance(x, Tensor):
+        refuse_python_value(x, "celu")
     if inplace:
         return _apply_inplace(x, celu, alpha)
     alpha = float(alpha)

@@ -18,7 +18,7 @@ with prim on transposes them.
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.errors import ShapeError
+from .._core.errors import ShapeError, refuse_python_value
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import float_result, promote
@@ -53,11 +53,12 @@ def _off_diagonal(x):
 
 
 def _matrix(op, x):
-    x = float_result(_as_tensor(x))
-    if x.ndim < 2:
+    t = float_result(_as_tensor(x))
+    if t.ndim < 2:
+        refuse_python_value(x, op)
         raise ShapeError(f"{op}: expected a matrix or a batch of them (shape [..., m, n]), got "
-                         f"shape {list(x.shape)}")
-    return x
+                         f"shape {list(t.shape)}")
+    return t
 
 
 # --- solve_triangular --------------------------------------------------------------------

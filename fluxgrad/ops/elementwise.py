@@ -269,7 +269,12 @@ def _negative_int_as_float(v, other):
 @tensor_method("negative", "neg", "__neg__")
 def negative(x):
     """-x."""
-    if x._data.dtype is _BOOL:
+    try:
+        dtype = x._data.dtype
+    except AttributeError:
+        refuse_python_value(x, "negative")
+        raise
+    if dtype is _BOOL:
         raise DTypeError("Negation, the `-` operator, on a bool tensor is not supported, as in "
                          "PyTorch; use the `~` operator or logical_not() instead")
     return apply(negative_p, x)
@@ -303,7 +308,12 @@ sub, mul, div, true_divide, neg = subtract, multiply, divide, divide, negative
 @tensor_method("square")
 def square(x):
     """x * x."""
-    if x._data.dtype == np.bool_:
+    try:
+        dtype = x._data.dtype
+    except AttributeError:
+        refuse_python_value(x, "square")
+        raise
+    if dtype == np.bool_:
         x = cast(x, dtypes.int64)
     return x * x
 
@@ -476,14 +486,24 @@ round_p = _piecewise_constant("round", lambda x, *, decimals: np.round(x, decima
 @tensor_method("sign", "sgn")
 def sign(x):
     """-1, 0 or 1 by the sign of x (zero gradient)."""
-    if x._data.dtype == np.bool_:
+    try:
+        dtype = x._data.dtype
+    except AttributeError:
+        refuse_python_value(x, "sign")
+        raise
+    if dtype == np.bool_:
         return _copy(x)
     return apply(sign_p, x)
 
 
 def _rounding(prim, *aliases):
     def op(x):
-        if x._data.dtype.kind != "f":
+        try:
+            kind = x._data.dtype.kind
+        except AttributeError:
+            refuse_python_value(x, prim.name)
+            raise
+        if kind != "f":
             refuse_kinds(x, "b", prim.name)
             return _copy(x)
         return apply(prim, x)
@@ -500,7 +520,12 @@ trunc = fix = _rounding(trunc_p, "fix")
 @tensor_method("round")
 def round(x, decimals=0):
     """Round half to even, to `decimals` decimal places (zero gradient)."""
-    if x._data.dtype.kind != "f":
+    try:
+        kind = x._data.dtype.kind
+    except AttributeError:
+        refuse_python_value(x, "round")
+        raise
+    if kind != "f":
         refuse_kinds(x, "b", "round")
         return _copy(x)
     return apply(round_p, x, decimals=int(decimals))
@@ -654,7 +679,12 @@ bitwise_not_p = no_grad_primitive("bitwise_not", np.invert)
 @tensor_method("bitwise_not", "__invert__")
 def bitwise_not(x):
     """Elementwise ~x: the bits of an integer tensor flipped, a bool tensor negated."""
-    if x._data.dtype.kind == "f":
+    try:
+        kind = x._data.dtype.kind
+    except AttributeError:
+        refuse_python_value(x, "bitwise_not")
+        raise
+    if kind == "f":
         raise DTypeNotImplemented(f"~ (bitwise_not) is defined for integer and bool tensors, not "
                         f"{x.dtype}; use logical_not for truth values")
     return apply(bitwise_not_p, x)
@@ -711,6 +741,7 @@ def clamp(x, min=None, max=None):
     min <= x <= max (boundaries included), otherwise to the bound that was taken.
     """
     if min is None and max is None:
+        refuse_python_value(x, "clamp")
         raise ArgumentError("clamp: give at least one of min and max")
     if x._data.dtype.kind != "f" or type(min) not in _PLAIN or type(max) not in _PLAIN:
         x, min, max = _promote_bounds(x, min, max)
@@ -760,8 +791,10 @@ def where(condition, x=None, y=None):
     `condition` alone, nonzero(condition, as_tuple=True) as in PyTorch."""
     if x is None and y is None:
         from .indexing import nonzero  # indexing builds on this module
-        return nonzero(condition if isinstance(condition, Tensor) else Tensor(condition),
-                       as_tuple=True)
+        if not isinstance(condition, Tensor):
+            refuse_python_value(condition, "where")
+            condition = Tensor(condition)
+        return nonzero(condition, as_tuple=True)
     if not isinstance(condition, Tensor):
         condition = Tensor(np.asarray(condition, dtype=bool))
     elif condition._data.dtype == np.uint8:  # (PyTorch's deprecated byte mask)

@@ -11,7 +11,7 @@ import collections
 
 import numpy as np
 
-from .._core.errors import DTypeError, ShapeError
+from .._core.errors import DTypeError, ShapeError, refuse_python_value
 from .._core.tensor import Tensor, tensor_method
 from ..creation import eye
 from .linalg import matmul, tril
@@ -25,6 +25,7 @@ GeqrfResult = collections.namedtuple("geqrf", ["a", "tau"])
 @tensor_method("geqrf")
 def geqrf(input):
     """The QR factorization of input [..., m, n] in LAPACK's compact form (a, tau)."""
+    refuse_python_value(input, "geqrf")
     if input.ndim < 2:
         raise ShapeError(f"geqrf: input must have at least 2 dimensions, got shape "
                          f"{list(input.shape)}")

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented, IndexOutOfRange,
-                            ShapeError, ShapeIndexError)
+                            ShapeError, ShapeIndexError, refuse_python_value)
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ._family import refuse_kinds
 from .math_extras import as_operand, refuse_value_reads
@@ -316,6 +316,7 @@ def triu_indices(row, col, offset=0, *, dtype="int64", device=None, layout=None)
 def bincount(x, weights=None, minlength=0):
     """How often each value 0, 1, ... occurs in a 1-d non-negative integer x (or the sum of
     `weights` at its occurrences)."""
+    refuse_python_value(x, "bincount")
     refuse_value_reads("bincount", x, weights)
     refuse_kinds(x, "b", "bincount")
     if x._data.dtype.kind not in "iu" or x.ndim != 1:
@@ -339,6 +340,7 @@ def bincount(x, weights=None, minlength=0):
 def histc(x, bins=100, min=0, max=0):
     """Counts of x's elements in `bins` equal bins spanning [min, max] (the data's range when
     min == max); elements outside are ignored. The result has x's (floating) dtype."""
+    refuse_python_value(x, "histc")
     refuse_value_reads("histc", x)
     if x._data.dtype.kind != "f":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{x.dtype}'")
@@ -423,6 +425,7 @@ AminmaxResult = collections.namedtuple("aminmax", ["min", "max"])
 @tensor_method("aminmax")
 def aminmax(x, *, dim=None, keepdim=False):
     """(amin, amax) over `dim` (all elements when None)."""
+    refuse_python_value(x, "aminmax")
     if x.numel() == 0 and dim is None:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
                            "operation has no identity.")
@@ -434,6 +437,7 @@ def aminmax(x, *, dim=None, keepdim=False):
 @tensor_method("nansum")
 def nansum(x, dim=None, keepdim=False, *, dtype=None):
     """The sum treating NaN as 0."""
+    refuse_python_value(x, "nansum")
     if x._data.dtype.kind == "f":
         x = where(isnan(x), 0.0, x)
     return _sum(x, dim, keepdim, dtype=dtype)
@@ -442,6 +446,7 @@ def nansum(x, dim=None, keepdim=False, *, dtype=None):
 @tensor_method("nanmean")
 def nanmean(x, dim=None, keepdim=False, *, dtype=None):
     """The mean of the entries that are not NaN."""
+    refuse_python_value(x, "nanmean")
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
                            f"{x.dtype}")

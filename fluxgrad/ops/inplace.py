@@ -156,6 +156,35 @@ def inplace_method(name, op):
     return method
 
 
+def filling_method(name, op):
+    """`fill_` / `zero_`: as `inplace_method`, and also into a view that broadcasts (stride
+    0, made by expand) outside a graph, as PyTorch: every element of it holds the one value,
+    so it is written into the memory the view reads (its base); other in-place ops refuse
+    such a view."""
+    plain = inplace_method(name, op)
+
+    def method(self, *args, **kwargs):
+        try:
+            return plain(self, *args, **kwargs)
+        except RuntimeError:
+            view = getattr(self, "_view", None)
+            if self._data.flags.writeable or view is None or \
+                    view[1] is not REGISTRY["broadcast_to"] or not _numbers_only(args, kwargs) or \
+                    (self._requires_grad and _grad_state.enabled):
+                raise  # (PyTorch too refuses the write into such a view in a graph)
+        getattr(view[0], name)(*args, **kwargs)  # (nothing was written by the refused try)
+        refresh_view(self)
+        return self
+    method.__name__ = name
+    method.__doc__ = plain.__doc__
+    return method
+
+
+def _numbers_only(args, kwargs):
+    """No tensor among the arguments (PyTorch refuses `fill_(tensor)` into such a view)."""
+    return not any(isinstance(v, Tensor) for v in (*args, *kwargs.values()))
+
+
 def _zero(x):
     return fill(x, 0)
 
@@ -191,7 +220,8 @@ _OPS = {
 }
 
 for _name, _op in _OPS.items():
-    setattr(Tensor, _name, inplace_method(_name, _op))
+    setattr(Tensor, _name, (filling_method if _name in ("fill_", "zero_") else inplace_method)(
+        _name, _op))
 
 Tensor.__iadd__ = Tensor.add_
 Tensor.__isub__ = Tensor.sub_

@@ -14,7 +14,8 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import DTypeError, DTypeNotImplemented, ShapeError, ShapeIndexError
+from .._core.errors import (DTypeError, DTypeNotImplemented, ShapeError, ShapeIndexError,
+                            refuse_python_value)
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
@@ -212,7 +213,11 @@ def _raise_mismatch(op, xs, ys, err):
 
 
 def _as_tensor(x):
-    return x if isinstance(x, Tensor) else Tensor(x)
+    if isinstance(x, Tensor):
+        return x
+    if type(x) is int or type(x) is bool:
+        x = np.asarray(x)  # Tensor(n) would be n uninitialised elements, as torch.Tensor(n)
+    return Tensor(x)
 
 
 def _need_ndim(op, x, ndims, what):
@@ -527,58 +532,62 @@ def diagonal(x, offset=0, dim1=0, dim2=1, *, axis1=None, axis2=None):
 
     `offset` > 0 is above the main diagonal, < 0 below.
     """
-    x = _as_tensor(x)
-    if x.ndim < 2:
+    t = _as_tensor(x)
+    if t.ndim < 2:
+        refuse_python_value(x, "diagonal")
         raise ShapeIndexError(f"diagonal: dimension out of range: it takes two dimensions, the "
-                              f"tensor has shape {list(x.shape)}")
+                              f"tensor has shape {list(t.shape)}")
     dim1 = dim1 if axis1 is None else axis1
     dim2 = dim2 if axis2 is None else axis2
-    dim1, dim2 = _axis_pair("diagonal", x.ndim, dim1, dim2)
-    return apply(diagonal_p, x, offset=int(offset), axis1=dim1, axis2=dim2)
+    dim1, dim2 = _axis_pair("diagonal", t.ndim, dim1, dim2)
+    return apply(diagonal_p, t, offset=int(offset), axis1=dim1, axis2=dim2)
 
 
 @tensor_method("diag_embed")
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """Matrices whose diagonal (over dim1, dim2 of the result) is the last dimension of `x`."""
-    x = _as_tensor(x)
-    if x.ndim < 1:
+    t = _as_tensor(x)
+    if t.ndim < 1:
+        refuse_python_value(x, "diag_embed")
         raise ShapeError("diag_embed: expected at least 1 dimension, got a 0-d tensor")
     offset = int(offset)
-    dim1, dim2 = _axis_pair("diag_embed", x.ndim + 1, dim1, dim2)
-    n = x.shape[-1] + abs(offset)
-    shape = list(x.shape[:-1])
+    dim1, dim2 = _axis_pair("diag_embed", t.ndim + 1, dim1, dim2)
+    n = t.shape[-1] + abs(offset)
+    shape = list(t.shape[:-1])
     for a in sorted((dim1, dim2)):
         shape.insert(a, n)
-    return apply(diag_embed_p, x, shape=tuple(shape), offset=offset, axis1=dim1, axis2=dim2)
+    return apply(diag_embed_p, t, shape=tuple(shape), offset=offset, axis1=dim1, axis2=dim2)
 
 
 @tensor_method("diag")
 def diag(x, diagonal=0, *, offset=None, padding_value=0):
     """1-D -> a square matrix with `x` on the given diagonal (others `padding_value`);
     2-D -> that diagonal as a 1-D tensor."""
-    x = _as_tensor(x)
+    t = _as_tensor(x)
     k = int(diagonal if offset is None else offset)
-    if x.ndim == 1:
-        out = diag_embed(x, k)
+    if t.ndim == 1:
+        out = diag_embed(t, k)
         if padding_value:
             n = out.shape[0]
             off = np.eye(n, k=k, dtype=bool)
             out = where(Tensor(off), out, padding_value)
         return out
-    if x.ndim == 2:
-        return apply(diagonal_p, x, offset=k, axis1=0, axis2=1)
-    raise ShapeError(f"diag: expected a 1-D or 2-D tensor, got shape {list(x.shape)} (use "
+    if t.ndim == 2:
+        return apply(diagonal_p, t, offset=k, axis1=0, axis2=1)
+    refuse_python_value(x, "diag")
+    raise ShapeError(f"diag: expected a 1-D or 2-D tensor, got shape {list(t.shape)} (use "
                      "diagonal / diag_embed for batches)")
 
 
 @tensor_method("trace")
 def trace(x, offset=0, axis1=0, axis2=1):
     """Sum of the diagonal of a matrix (PaddlePaddle: of any diagonal, over any two axes)."""
-    x = _as_tensor(x)
-    refuse_kinds(x, "b", "trace")
-    if x.ndim < 2:
-        raise ShapeError(f"trace: expected a matrix, got shape {list(x.shape)}")
-    return _sum(diagonal(x, offset, axis1, axis2), -1)
+    t = _as_tensor(x)
+    refuse_kinds(t, "b", "trace")
+    if t.ndim < 2:
+        refuse_python_value(x, "trace")
+        raise ShapeError(f"trace: expected a matrix, got shape {list(t.shape)}")
+    return _sum(diagonal(t, offset, axis1, axis2), -1)
 
 
 def _matrix_batch(prim_name):
@@ -602,19 +611,21 @@ triu_p = linear("triu", lambda x, *, k: np.triu(x, k),
 @tensor_method("tril")
 def tril(x, diagonal=0):
     """The lower triangle of the last two axes: elements on and below `diagonal`, others 0."""
-    x = _as_tensor(x)
-    if x.ndim < 2:
-        raise ShapeError(f"tril: expected at least 2 dimensions, got shape {list(x.shape)}")
-    return apply(tril_p, x, k=int(diagonal))
+    t = _as_tensor(x)
+    if t.ndim < 2:
+        refuse_python_value(x, "tril")
+        raise ShapeError(f"tril: expected at least 2 dimensions, got shape {list(t.shape)}")
+    return apply(tril_p, t, k=int(diagonal))
 
 
 @tensor_method("triu")
 def triu(x, diagonal=0):
     """The upper triangle of the last two axes: elements on and above `diagonal`, others 0."""
-    x = _as_tensor(x)
-    if x.ndim < 2:
-        raise ShapeError(f"triu: expected at least 2 dimensions, got shape {list(x.shape)}")
-    return apply(triu_p, x, k=int(diagonal))
+    t = _as_tensor(x)
+    if t.ndim < 2:
+        refuse_python_value(x, "triu")
+        raise ShapeError(f"triu: expected at least 2 dimensions, got shape {list(t.shape)}")
+    return apply(triu_p, t, k=int(diagonal))
 
 
 # --- inverse, determinants, solve, Cholesky ---------------------------------------------
@@ -628,11 +639,12 @@ def _checked(fn, op, trouble):
 
 
 def _square(op, x):
-    x = float_result(_as_tensor(x))
-    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+    t = float_result(_as_tensor(x))
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        refuse_python_value(x, op)
         raise ShapeError(f"{op}: expected a square matrix or a batch of them (shape [..., n, n]), "
-                         f"got shape {list(x.shape)}")
-    return x
+                         f"got shape {list(t.shape)}")
+    return t
 
 
 def _as_matrix(t):

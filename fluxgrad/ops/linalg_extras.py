@@ -10,7 +10,7 @@ import numpy as np
 
 from .._core.errors import DTypeError, DTypeNotImplemented, ShapeError
 from .._core.tensor import Tensor, tensor_method
-from ._family import promote_all, refuse_kinds
+from ._family import promote_all, refuse_kinds, refuse_python_value
 from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, clamp, logical_and, logical_or, sqrt, where
 from .indexing import index_select
@@ -83,6 +83,7 @@ def chain_matmul(*matrices, out=None):
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:
+        refuse_python_value(m, "chain_matmul")
         if m.ndim != 2:
             raise ShapeError(f"chain_matmul(): expected 2-D matrices, got shape {list(m.shape)}")
     result = matrices[0]
@@ -135,6 +136,7 @@ def dist(x, y, p=2):
 
 def pdist(x, p=2):
     """The p-norm distances between the rows of a 2-D x, pairs i < j in row order."""
+    refuse_python_value(x, "pdist")
     if x.ndim != 2:
         raise ShapeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
     if x._data.dtype.kind != "f":
@@ -168,6 +170,8 @@ def renorm(x, p, dim, maxnorm):
 def block_diag(*tensors):
     """The tensors (0-d, 1-d as a row, or 2-d) as blocks along the diagonal of a matrix."""
     blocks = []
+    for t in tensors:
+        refuse_python_value(t, "block_diag")
     for t in promote_all(*tensors) if tensors else ():
         if t.ndim > 2:
             raise ShapeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
@@ -189,6 +193,7 @@ def block_diag(*tensors):
 def cartesian_prod(*tensors):
     """Every combination of one element from each 1-D tensor, as rows (a single tensor: itself)."""
     for t in tensors:
+        refuse_python_value(t, "cartesian_prod")
         if t.ndim != 1:
             raise ShapeError(f"cartesian_prod: expected 1-D tensors, got shape {list(t.shape)}")
     if len(tensors) == 1:
@@ -199,6 +204,7 @@ def cartesian_prod(*tensors):
 
 def combinations(x, r=2, with_replacement=False):
     """The r-element combinations of a 1-D tensor's elements, as rows (itertools' order)."""
+    refuse_python_value(x, "combinations")
     if x.ndim != 1:
         raise ShapeError(f"Expect a 1D vector, but got shape {list(x.shape)}")
     if r < 0:
@@ -215,6 +221,7 @@ def combinations(x, r=2, with_replacement=False):
 
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D x: columns x**0 ... x**(N-1) (decreasing by default)."""
+    refuse_python_value(x, "vander")
     if x.ndim != 1:
         raise ShapeError(f"x must be a one-dimensional tensor, got shape {list(x.shape)}")
     n = x.shape[0] if N is None else N
@@ -238,6 +245,7 @@ def diagflat(x, offset=0):
 def cov(x, *, correction=1, fweights=None, aweights=None):
     """The covariance of the rows (variables) of x over its columns (observations), with
     optional integer frequency weights and floating observation weights."""
+    refuse_python_value(x, "cov")
     if x.ndim > 2:
         raise ShapeError(f"cov(): expected input to have two or fewer dimensions but got an "
                          f"input with {x.ndim} dimensions")
@@ -290,6 +298,7 @@ def cov(x, *, correction=1, fweights=None, aweights=None):
 @tensor_method("corrcoef")
 def corrcoef(x):
     """Pearson's correlation coefficients of the rows of x (clamped to [-1, 1])."""
+    refuse_python_value(x, "corrcoef")
     c = cov(x)
     if c.ndim == 0:
         return c / c
@@ -299,7 +308,12 @@ def corrcoef(x):
 
 
 def _along(y, dim):
-    dim = _dim(dim, y.ndim, "trapezoid")
+    try:
+        ndim = y.ndim
+    except AttributeError:
+        refuse_python_value(y, "trapezoid")
+        raise
+    dim = _dim(dim, ndim, "trapezoid")
     n = y.shape[dim]
     return dim, n
 

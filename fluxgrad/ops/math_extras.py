@@ -14,7 +14,7 @@ import numpy as np
 from .._core import dtypes
 from .._core.batching import BatchedTensor
 from .._core.dispatch import apply
-from .._core.errors import DTypeError
+from .._core.errors import DTypeError, refuse_python_value
 from .._core.primitive import Primitive
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor, as_array, tensor_method
@@ -67,6 +67,7 @@ def rsub(x, other, *, alpha=1):
 @tensor_method("positive")
 def positive(x):
     """x itself (refused for bool tensors, as PyTorch's unary +)."""
+    refuse_python_value(x, "positive")
     if x._data.dtype == np.bool_:
         raise RuntimeError("positive: the unary + is not supported on a bool tensor; use "
                            "logical_not / bitwise ops for truth values")
@@ -103,6 +104,7 @@ FrexpResult = collections.namedtuple("frexp", ["mantissa", "exponent"])
 def frexp(x):
     """(mantissa, exponent) with x = mantissa * 2**exponent, |mantissa| in [0.5, 1); the
     exponent is int32. Floating tensors only."""
+    refuse_python_value(x, "frexp")
     refuse_value_reads("frexp", x)
     if x._data.dtype.kind != "f":
         raise DTypeError(f"frexp: expected a floating tensor, got {x.dtype}; convert it with "
@@ -209,12 +211,14 @@ def xlogy(x, y):
 @tensor_method("isneginf")
 def isneginf(x):
     """Where x is -inf, a bool tensor."""
+    refuse_python_value(x, "isneginf")
     return eq(x, -math.inf) if x._data.dtype.kind == "f" else _nowhere(x)
 
 
 @tensor_method("isposinf")
 def isposinf(x):
     """Where x is +inf, a bool tensor."""
+    refuse_python_value(x, "isposinf")
     return eq(x, math.inf) if x._data.dtype.kind == "f" else _nowhere(x)
 
 
@@ -225,6 +229,7 @@ def _nowhere(x):
 @tensor_method("isreal")
 def isreal(x):
     """True everywhere (fluxgrad has no complex dtypes), a bool tensor."""
+    refuse_python_value(x, "isreal")
     return Tensor._make(np.ones(x._data.shape, dtype=bool))
 
 

@@ -14,7 +14,7 @@ from .._core.errors import DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ..creation import eye, zeros
 from ._family import float_result, promote
-from .decompositions import _tolerance, eigvalsh, pinv, solve_triangular, svdvals
+from .decompositions import _matrix, _tolerance, eigvalsh, pinv, solve_triangular, svdvals
 from .decompositions import qr as _linalg_qr, svd as _linalg_svd
 from .elementwise import abs as _abs, cast, maximum
 from .linalg import _as_tensor, _mT, _square, inverse, matmul
@@ -357,7 +357,7 @@ def svd(input, some=True, compute_uv=True):
     linalg.svd's Vh; some=False gives full U and V. With compute_uv=False, U and V are zero
     matrices ([..., m, m] and [..., n, n]), as PyTorch. Degenerate points are as linalg.svd's.
     """
-    x = _as_tensor(input)
+    x = _matrix("svd", input)
     if not compute_uv:
         s = svdvals(x)
         m, n = x.shape[-2:]

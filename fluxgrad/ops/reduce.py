@@ -22,7 +22,7 @@ from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import arange, ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
-from ._family import float_result, linear, normalize_axis, promote_all
+from ._family import float_result, linear, normalize_axis, promote_all, refuse_python_value
 from .elementwise import (abs, cast, eq, exp, isnan, log, logical_and, logical_or, maximum,
                           minimum, sign, sqrt, where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
@@ -40,8 +40,13 @@ def _axis_args(x, axis, dim, keepdim, keepdims, op):
         if axis is not None:
             raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
         axis = dim
-    axis = normalize_axis(axis, x.ndim, op)
-    if x.ndim == 0 or axis == ():
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+    axis = normalize_axis(axis, ndim, op)
+    if ndim == 0 or axis == ():
         axis = None  # a 0-d tensor reduces to itself; an empty axis list means all, as torch
     return axis, bool(keepdim or keepdims)
 
@@ -97,7 +102,12 @@ def _accumulating(x, dtype):
     """`x` in the dtype a sum or product accumulates in: `dtype`, else int64 for bools/ints."""
     if dtype is not None:
         return cast(x, dtype)
-    return cast(x, dtypes.int64) if x._data.dtype.kind in "biu" else x
+    try:
+        kind = x._data.dtype.kind
+    except AttributeError:
+        refuse_python_value(x, "cumsum")
+        raise
+    return cast(x, dtypes.int64) if kind in "biu" else x
 
 
 @tensor_method("sum")
@@ -193,7 +203,12 @@ min_all_p = _reduction("min_all", lambda x, *, axis, keepdims:
 
 
 def _check_nonempty(x, axis, op):
-    if x.numel() == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
+    try:
+        numel = x.numel()
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+    if numel == 0 and (axis is None or builtins.any(x.shape[a] == 0 for a in axis)):
         # PyTorch: IndexError along an empty dim (and from a full argmax / argmin),
         # RuntimeError from the other full reductions
         error = ShapeIndexError if axis is not None or op in ("argmax", "argmin") else ShapeError
@@ -203,7 +218,12 @@ def _check_nonempty(x, axis, op):
 
 
 def _check_floating(x, op, hint):
-    if x._data.dtype.kind != "f":
+    try:
+        kind = x._data.dtype.kind
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+    if kind != "f":
         raise DTypeError(f"{op}: expected a floating point tensor, got {x.dtype}; convert it "
                          f"first (x.float()){hint}")
 
@@ -256,7 +276,12 @@ def _arg_extremum(prim, x, axis, keepdim, dim, keepdims, dtype, op):
 
 
 def _refuse_bool(x, op):
-    if x._data.dtype == np.bool_:
+    try:
+        dtype = x._data.dtype
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+    if dtype == np.bool_:
         raise DTypeError(f"{op}(): does not support bool input, as in PyTorch; convert it "
                          "first (x.long())")
 

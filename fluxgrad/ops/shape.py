@@ -14,12 +14,12 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, DTypeError, IndexOutOfRange, ShapeError
+from .._core.errors import ArgumentError, DTypeError, IndexOutOfRange, ShapeError, refuse_python_value
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
-from ._family import as_tensor, linear, promote_all
+from ._family import as_tensor, linear, promote_all, tensor_input
 
 __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
            "expand", "expand_as", "broadcast_tensors", "squeeze", "unsqueeze", "flatten",
@@ -71,7 +71,12 @@ def reshape(x, *shape):
     """The same elements in a new shape (one entry may be -1)."""
     shape = _sizes(shape)
     try:
-        target = _resolve(x.shape, shape)
+        x_shape = x.shape
+    except AttributeError:
+        refuse_python_value(x, "reshape")
+        raise
+    try:
+        target = _resolve(x_shape, shape)
     except ValueError as err:
         raise ShapeError(f"reshape: can't reshape a tensor of shape {list(x.shape)} "
                          f"({x.numel()} elements) to {list(shape)}") from err
@@ -169,7 +174,12 @@ def squeeze(x, axis=None, *, dim=None):
     """Drop size-1 dimensions: all of them, or those among `axis` (others are left alone)."""
     if dim is not None:
         axis = dim
-    axes = range(x.ndim) if axis is None else _dims(axis, x.ndim, "squeeze")
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "squeeze")
+        raise
+    axes = range(ndim) if axis is None else _dims(axis, ndim, "squeeze")
     shape = x.shape
     for i in axes:
         if i < len(shape) and type(shape[i]) is not int:  # an unknown static size
@@ -202,7 +212,12 @@ def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
         start_dim = start_axis
     if stop_axis is not None:
         end_dim = stop_axis
-    start, end = _dim(start_dim, x.ndim, "flatten"), _dim(end_dim, x.ndim, "flatten")
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "flatten")
+        raise
+    start, end = _dim(start_dim, ndim, "flatten"), _dim(end_dim, ndim, "flatten")
     if x.ndim == 0:
         return reshape(x, (1,))
     if start > end:
@@ -333,7 +348,7 @@ def broadcast_tensors(*tensors):
     """The tensors broadcast against each other (NumPy rules), as a tuple."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
-    tensors = [as_tensor(t) for t in tensors]
+    tensors = [tensor_input(t, "broadcast_tensors") for t in tensors]
     try:
         shape = np.broadcast_shapes(*(t.shape for t in tensors))
     except ValueError:
@@ -357,7 +372,12 @@ permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
 def permute(x, *dims):
     """The dimensions of `x` reordered: output dimension i is input dimension dims[i]."""
     dims = _sizes(dims)
-    perm = _dims(dims, x.ndim, "permute")
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "permute")
+        raise
+    perm = _dims(dims, ndim, "permute")
     if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
         raise ShapeError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
                          f"dimensions of a tensor of shape {list(x.shape)}")
@@ -375,7 +395,12 @@ def transpose(x, dim0=None, dim1=None, *, perm=None):
     if perm is not None:
         return permute(x, perm)
     if dim0 is None and dim1 is None:
-        return permute(x, tuple(range(x.ndim))[::-1])
+        try:
+            ndim = x.ndim
+        except AttributeError:
+            refuse_python_value(x, "transpose")
+            raise
+        return permute(x, tuple(range(ndim))[::-1])
     if dim0 is None or dim1 is None:
         raise TypeError("transpose: give two dimensions to swap, or a full permutation list")
     return swapaxes(x, dim0, dim1)
@@ -524,7 +549,12 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
         dim = axis
     if split_size is not None:  # the name of Tensor.split's argument
         split_size_or_sections = split_size
-    if x.ndim == 0:
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "split")
+        raise
+    if ndim == 0:
         raise ShapeError("split: can't split a 0-d tensor")
     dim = _dim(dim, x.ndim, "split")
     n = x.shape[dim]
@@ -587,7 +617,12 @@ def unbind(x, dim=0, *, axis=None, num=None):
     """The slices of `x` along `dim`, as a tuple of tensors with that dimension removed."""
     if axis is not None:
         dim = axis
-    dim = _dim(dim, x.ndim, "unbind")
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "unbind")
+        raise
+    dim = _dim(dim, ndim, "unbind")
     _count_known(x.shape[dim], dim, "unbind")
     if x.shape[dim] == 0:
         return ()
@@ -643,7 +678,12 @@ def tile(x, *reps, repeat_times=None):
     reps = _sizes((repeat_times,)) if repeat_times is not None else _sizes(reps)
     if any(r < 0 for r in reps):
         raise ShapeError(f"tile: repetitions must be non-negative, got {list(reps)}")
-    n = max(len(reps), x.ndim)
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "tile")
+        raise
+    n = max(len(reps), ndim)
     reps = (1,) * (n - len(reps)) + reps
     shape = (1,) * (n - x.ndim) + x.shape
     if all(r == 1 for r in reps):
@@ -675,6 +715,7 @@ def repeat_interleave(x, repeats=None, dim=None, *, axis=None, output_size=None)
     if repeats is None:
         counts = x.numpy() if isinstance(x, Tensor) else np.asarray(x)
         if counts.ndim != 1 or counts.dtype.kind not in "iu" or np.any(counts < 0):
+            refuse_python_value(x, "repeat_interleave")
             raise ShapeError(f"repeat_interleave: without repeats, the input holds the counts "
                              f"and must be a 1-d tensor of non-negative integers, got shape "
                              f"{list(counts.shape)} {counts.dtype}")
@@ -726,6 +767,7 @@ def flip(x, dims=None, *more_dims, axis=None):
 @tensor_method("flipud")
 def flipud(x):
     """`x` upside down: its first dimension reversed."""
+    refuse_python_value(x, "flipud")
     if x.ndim < 1:
         raise ShapeError("flipud: expects a tensor of at least 1 dimension, got a 0-d tensor")
     return flip(x, 0)
@@ -734,6 +776,7 @@ def flipud(x):
 @tensor_method("fliplr")
 def fliplr(x):
     """`x` mirrored left to right: its second dimension reversed."""
+    refuse_python_value(x, "fliplr")
     if x.ndim < 2:
         raise ShapeError(f"fliplr: expects a tensor of at least 2 dimensions, got shape "
                          f"{list(x.shape)}")
@@ -744,6 +787,7 @@ def fliplr(x):
 def rot90(x, k=1, dims=(0, 1)):
     """`x` rotated by 90 degrees k times in the plane of `dims`, from the first towards the
     second."""
+    refuse_python_value(x, "rot90")
     dims = tuple(dims)
     if len(dims) != 2:
         raise ShapeError(f"rot90: dims must name 2 dimensions, got {list(dims)}")
@@ -874,6 +918,8 @@ clone_p = linear("clone", np.copy, lambda out_bar, x: out_bar, batch=broadcastin
 @tensor_method("clone")
 def clone(x, *, memory_format=None):
     """A copy of `x` that stays in the graph (gradients flow back to `x`)."""
+    if not isinstance(x, Tensor):
+        refuse_python_value(x, "clone")
     return apply(clone_p, x)
 
 
@@ -914,7 +960,7 @@ def meshgrid(*tensors, indexing="ij"):
         tensors = tensors[0]
     if indexing not in ("ij", "xy"):
         raise ArgumentError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
-    tensors = [as_tensor(x) for x in tensors]
+    tensors = [tensor_input(x, "meshgrid") for x in tensors]
     for i, x in enumerate(tensors):
         if x.ndim > 1:
             raise ShapeError(f"meshgrid: expects 0-D or 1-D tensors, tensor {i} has shape "
@@ -936,6 +982,7 @@ def meshgrid(*tensors, indexing="ij"):
 def diff(x, n=1, dim=-1, prepend=None, append=None, *, axis=None):
     """The n-th forward difference along `dim`: out[i] = x[i+1] - x[i], applied n times
     (`prepend`/`append` are joined to `x` along `dim` first; bool tensors use !=)."""
+    refuse_python_value(x, "diff")
     dim = dim if axis is None else axis
     if x.ndim == 0:
         raise ShapeError("diff: expects a tensor of at least 1 dimension, got a 0-D tensor")
@@ -963,7 +1010,7 @@ def gradient(x, *, spacing=1, dim=None, edge_order=1):
     from ._family import float_result
     if edge_order not in (1, 2):
         raise ArgumentError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
-    x = float_result(as_tensor(x))
+    x = float_result(tensor_input(x, "gradient"))
     dims = range(x.ndim) if dim is None else _dims(dim, x.ndim, "gradient")
     dims = tuple(dims)
     if len(set(dims)) != len(dims):
@@ -1011,7 +1058,12 @@ def _gradient_along(x, d, step, edge_order):
 @tensor_method("t")
 def t(x):
     """The transpose of a matrix (a tensor of 0 or 1 dimensions is returned as it is)."""
-    if x.ndim > 2:
+    try:
+        ndim = x.ndim
+    except AttributeError:
+        refuse_python_value(x, "t")
+        raise
+    if ndim > 2:
         raise ShapeError(f"t: expects a tensor of at most 2 dimensions, got shape "
                          f"{list(x.shape)}; use transpose(x, dim0, dim1) or .mT for batches")
     return transpose(x, 0, 1) if x.ndim == 2 else x

@@ -11,7 +11,7 @@ from .._core.errors import DTypeError, ShapeError
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
-from ._family import refuse_kinds
+from ._family import refuse_kinds, refuse_python_value
 from .elementwise import no_grad_primitive
 from .indexing import example_by_example, take_along_dim
 from .reduce import ValuesIndices, _reduction, evenly_distributed, sum as sum_
@@ -23,7 +23,11 @@ __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode",
 
 
 def _dim(x, dim, op):
-    ndim = max(x.ndim, 1)
+    try:
+        ndim = max(x.ndim, 1)
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
     if not -ndim <= dim < ndim:
         raise IndexError(f"{op}: dim {dim} is out of range for a tensor of {x.ndim} dimensions")
     return dim % ndim
@@ -131,7 +135,12 @@ def _lower_median(x, dim, keepdim, op, *, skip_nan):
 
 
 def _refuse_bool(x, op):
-    if x._data.dtype == np.bool_:
+    try:
+        dtype = x._data.dtype
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+    if dtype == np.bool_:
         raise NotImplementedError(f"{op}: not implemented for bool tensors, as in PyTorch; "
                                   "convert first (x.long())")
 

@@ -5,16 +5,16 @@ every mode) through those ops' rules.
 """
 from .._core.errors import ArgumentError
 from .._core.tensor import Tensor
-from ._family import as_tensor
+from ._family import as_tensor, tensor_input
 from .shape import concat, reshape
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack",
            "column_stack"]
 
 
-def _atleast(shapes, tensors):
+def _atleast(shapes, tensors, op):
     def lift(x):
-        x = as_tensor(x)
+        x = tensor_input(x, op)
         return x if x.ndim >= len(shapes) else reshape(x, shapes[x.ndim](x.shape))
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
@@ -28,15 +28,15 @@ _TO_3D = (lambda s: (1, 1, 1), lambda s: (1, s[0], 1), lambda s: (s[0], s[1], 1)
 
 
 def atleast_1d(*tensors):
-    return _atleast(_TO_1D, tensors)
+    return _atleast(_TO_1D, tensors, "atleast_1d")
 
 
 def atleast_2d(*tensors):
-    return _atleast((lambda s: (1, 1),) + _TO_2D[1:], tensors)
+    return _atleast((lambda s: (1, 1),) + _TO_2D[1:], tensors, "atleast_2d")
 
 
 def atleast_3d(*tensors):
-    return _atleast(_TO_3D, tensors)
+    return _atleast(_TO_3D, tensors, "atleast_3d")
 
 
 def _list(tensors, op):
