@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import fluxgrad as fg
+from fluxgrad import static
 from fluxgrad.static import nn
 
 X0 = np.array([0.3, -1.2, 0.7])
@@ -60,3 +61,25 @@ def test_a_loop_under_no_grad_in_eager_mode_hands_back_no_graph():
     assert not out.requires_grad and isinstance(branch, tuple)
     assert not any(b.requires_grad for b in branch)
     np.testing.assert_array_equal(out.numpy(), X0)
+
+
+def test_a_mask_from_the_second_output_of_a_split_stages_in_a_static_program():
+    """x[x > 0] on a later output of a multi-output op (chunk, split): staging it looked up
+    the output's position with ==, which staged an elementwise `equal` of two outputs and
+    called bool() on it (mixed program seeds 492, 509)."""
+    data = np.array([[True, False, True], [False, True, True], [True, True, False]])
+    main = static.Program()
+    fg.enable_static()
+    try:
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", shape=(3, 3), dtype="bool")
+            first, second, third = x.chunk(3, dim=0)
+            picked = third[third]
+            before = len(main.equations)
+            again = third[third]  # (the same mask again: the same unknown size)
+    finally:
+        fg.disable_static()
+    assert "equal" not in [eq.prim.name for eq in main.equations]
+    assert again.shape == picked.shape and len(main.equations) > before
+    got, = static.Executor().run(main, feed={"x": data}, fetch_list=[picked])
+    np.testing.assert_array_equal(got, data[2][data[2]])
