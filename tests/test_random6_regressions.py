@@ -83,3 +83,15 @@ def test_a_mask_from_the_second_output_of_a_split_stages_in_a_static_program():
     assert again.shape == picked.shape and len(main.equations) > before
     got, = static.Executor().run(main, feed={"x": data}, fetch_list=[picked])
     np.testing.assert_array_equal(got, data[2][data[2]])
+
+
+@pytest.mark.parametrize("dim", [1, (0, 1), None])
+def test_the_inf_norm_over_an_empty_dimension_is_refused_as_torch_does(dim):
+    """torch: 'cannot compute the inf norm ... the operation does not have an identity'
+    (fluxgrad gave 0; reduction seed 3390); over a dim that is not empty it is computed."""
+    x = fg.tensor(np.zeros((1, 0), np.float32))
+    with pytest.raises(RuntimeError, match="empty"):
+        fg.linalg.vector_norm(x, float("inf"), dim=dim)
+    with pytest.raises(RuntimeError, match="empty"):
+        fg.norm(x, float("inf"), dim=dim)
+    assert fg.linalg.vector_norm(x, float("inf"), dim=0).shape == (0,)
