@@ -515,7 +515,7 @@ def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtyp
     else:
         x = cast(x, dtype)
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "norm")
-    if p < 0:
+    if p < 0 or p == math.inf:  # (no identity: torch refuses these over an empty dim)
         _check_nonempty(x, axis, f"norm(p={p})")
     return apply(norm_p, x, p=float(p), axis=axis, keepdims=keepdims)
 

@@ -27,7 +27,7 @@ import numpy as np
 from .._core.batching import BatchedTensor, batch_size, close_level, is_batched_at, layers, \
     open_level, rebuild, take_level, to_physical_like, wrap
 from .._core.dispatch import apply
-from .._core.grad_mode import enable_grad
+from .._core.grad_mode import enable_grad, state as _grad_state
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from . import staging
@@ -106,7 +106,10 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     """`true_fn()` if `pred` else `false_fn()`, decided when the program runs. Both branches
     return the same number of tensors, of the same shapes and dtypes."""
     if not isinstance(pred, Variable):
-        return (true_fn if bool(pred) else false_fn)()
+        out = (true_fn if bool(pred) else false_fn)()
+        if isinstance(out, (list, tuple)):
+            return type(out)(_cut_under_no_grad(out))
+        return _cut_under_no_grad([out])[0]
     if pred._data.size != 1:
         raise ValueError(f"cond: pred must hold one value, got {pred.type_str}")
     outer = staging.programs.main
@@ -208,9 +211,20 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     staged = None
     if _static_state.enabled or any(_is_static(v) for v in loop_vars):
         staged = _stage_while(cond, body, loop_vars)
-    if staged is None:
-        return _python_loop(cond, body, loop_vars)  # eager mode (or nothing static)
+    if staged is None:  # eager mode (or nothing static)
+        return _cut_under_no_grad(_python_loop(cond, body, loop_vars))
     return list(staged.out[:-1])
+
+
+def _cut_under_no_grad(values):
+    """Eager control flow's results as the staged op's: under no_grad none carries a graph
+    (compile and static mode follow the op by stop_gradient there), also a value passed
+    through untouched (a loop of 0 trips, a branch returning what it captured)."""
+    if _grad_state.enabled:
+        return values
+    from ._ops import stop_gradient
+    return [stop_gradient(v) if isinstance(v, Tensor) and v.requires_grad else v
+            for v in values]
 
 
 def _python_loop(cond, body, loop_vars):

@@ -202,7 +202,8 @@ def _computed_from(x, producers, depth=0):
     if eq is None or depth > 32 or getattr(eq.prim, "draws", False) or \
             getattr(eq.prim, "effect", False):
         return id(x)
-    return (eq.prim.name, eq.outputs.index(x), repr(eq.params),
+    position = next(k for k, o in enumerate(eq.outputs) if o is x)  # (== would stage `equal`)
+    return (eq.prim.name, position, repr(eq.params),
             tuple(_computed_from(i, producers, depth + 1) for i in eq.inputs))
 
 
