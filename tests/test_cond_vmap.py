@@ -235,3 +235,28 @@ def test_the_other_branchs_nan_and_inf_reach_neither_values_nor_gradients(mode):
 def test_a_predicate_of_several_values_per_example_is_refused():
     with pytest.raises(ValueError, match="one value per example"):
         fg.func.vmap(lambda x: nn.cond(x > 0, lambda: x, lambda: -x))(fg.tensor(XS))
+
+
+@pytest.mark.parametrize("transform", ["jacrev_of_jacrev", "hessian"])
+def test_compiled_hessian_through_a_cond_in_a_loop_body(transform):
+    # the loop is staged without vmap; its derivatives replay the body, cond equation
+    # included, on batches of tangents and cotangents (the cond's batching rule)
+    second = fg.func.jacrev(fg.func.jacrev(_halve)) if transform == "jacrev_of_jacrev" else \
+        fg.func.hessian(_halve)
+    compiled = fg.compile(second, fullgraph=True)
+    for row in XS:
+        want = torch.autograd.functional.hessian(
+            lambda t: _halve_torch(t, torch.tensor(WV)), torch.tensor(row))
+        _close([compiled(fg.tensor(row), fg.tensor(WV))], [want.numpy()], 1e-9)
+
+
+def test_batched_predicate_matches_torch_cond_under_torch_vmap():
+    def first_torch_cond(x, w):
+        return torch.cond(x.sum() > 0, lambda x, w: (x * w).sin(), lambda x, w: x * x * w,
+                          (x, w))
+    want = torch.func.vmap(first_torch_cond, in_dims=(0, None))(torch.tensor(XS),
+                                                                torch.tensor(WV))
+    for mode in ("eager", "compiled"):
+        got = _maybe_compile(fg.func.vmap(_pair, in_dims=(0, None)), mode)(fg.tensor(XS),
+                                                                            fg.tensor(WV))
+        _close([got[0]], [want.numpy()], 1e-12)
