@@ -20,6 +20,9 @@ cond is transposed by the same VJP, restricted to its tangent inputs.
 Under vmap (values batched by its levels, seen through BatchedTensors), a loop runs once over
 the whole batch, each value batched only where it has to be; a predicate that differs between
 examples runs it until none holds, each finished example keeping its values (JAX's rule).
+A cond whose predicate differs between examples runs both branches on the batch and selects
+each example's values (`where`); one whose predicate doesn't stays a single cond, run once
+for the whole batch.
 In eager mode (no Variables), cond, while_loop and scan are plain Python control flow.
 """
 import numpy as np
@@ -104,7 +107,11 @@ def _is_float(v):
 # --- cond -----------------------------------------------------------------------------------
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """`true_fn()` if `pred` else `false_fn()`, decided when the program runs. Both branches
-    return the same number of tensors, of the same shapes and dtypes."""
+    return the same number of tensors, of the same shapes and dtypes. Under vmap, a `pred`
+    that differs between the examples runs both branches on the whole batch and takes each
+    example's result from its own branch (`_select`)."""
+    if type(pred) is BatchedTensor:
+        return _select(pred, true_fn, false_fn)
     if not isinstance(pred, Variable):
         out = (true_fn if bool(pred) else false_fn)()
         if isinstance(out, (list, tuple)):
@@ -120,12 +127,39 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             out, single = _flat(fn())
         subs.append(sub)
         outs.append(tuple(out))
+    _check_branches(outs)
+    result = _stage_cond(pred, subs, outs)
+    return result[0] if single else list(result)
+
+
+def _check_branches(outs):
     if len(outs[0]) != len(outs[1]) or any(
             _type(a) != _type(b) for a, b in zip(*outs)):
         raise TypeError("cond: the branches return different types: "
                         f"{[_type(a) for a in outs[0]]} and {[_type(b) for b in outs[1]]}")
-    result = _stage_cond(pred, subs, outs)
-    return result[0] if single else list(result)
+
+
+def _select(pred, true_fn, false_fn):
+    """cond with a predicate batched by vmap (JAX's rule): both branches run on the whole
+    batch and `where` takes each example's values from its own branch, so the other
+    branch's values (inf or NaN, say) reach neither the result nor the gradients: `where`
+    passes each branch the cotangent of its own examples and exact zeros elsewhere (a zero
+    that a branch's infinite derivative still turns into NaN, as in JAX: the branches are
+    closures, whose inputs this can't guard)."""
+    from ..ops import where
+    if pred._data.size != 1:
+        raise ValueError(f"cond: pred must hold one value per example, got shape "
+                         f"{list(pred.shape)}")
+    if pred._data.dtype != np.bool_:
+        pred = pred != 0
+    outs, single = [], True
+    for fn in (true_fn, false_fn):
+        out, single = _flat(fn())
+        outs.append(tuple(out))
+    _check_branches(outs)
+    pred = pred.reshape(())
+    result = [where(pred, a, b) for a, b in zip(*outs)]
+    return result[0] if single else result
 
 
 def _needed_captures(sub, outs):
@@ -139,9 +173,32 @@ def _needed_captures(sub, outs):
 
 
 def _stage_cond(pred, subs, outs):
+    """The cond_op choosing between the values `outs` of sub-programs `subs`. Values batched by
+    vmap among them (branches reading batched values, cotangents of a jacrev's rows) are
+    returned, over every level either branch has, as the plain tensors underneath: the cond
+    runs once for the whole batch."""
+    found = _flat_levels([o for branch in outs for o in branch])
+    if found:
+        outs = list(outs)
+        for k, sub in enumerate(subs):
+            with staging.guard(sub):
+                outs[k] = tuple(to_physical_like(o, found) for o in outs[k])
     captures = tuple(_union(*(_needed_captures(s, o) for s, o in zip(subs, outs))))
-    return apply(cond_op, pred, *captures, branches=tuple(subs), outs=tuple(outs),
-                 captures=captures)
+    result = apply(cond_op, pred, *captures, branches=tuple(subs), outs=tuple(outs),
+                   captures=captures)
+    return [rebuild(r, found) for r in result] if found else result
+
+
+def _cond_batch(bdims, pred, *captured, branches, outs, captures):
+    """A cond whose equation is replayed on batched values: `cond` again on them, its
+    branches replayed (a batched predicate selects per example, `_select`)."""
+    def run(logical):
+        mapping = {id(c): v for c, v in zip(captures, logical[1:])}
+        return _flat(cond(logical[0], *(
+            (lambda k=k: tuple(_replay(branches[k], mapping, list(outs[k]))))
+            for k in (0, 1))))[0]
+    out = _in_own_level(bdims, (pred,) + captured, run)
+    return out, (0,) * len(out)
 
 
 def _cond_impl(pred, *values, branches, outs, captures):
@@ -191,6 +248,7 @@ def _cond_vjp(out_bar, out, inputs, needs, params):
 # to those inputs)
 cond_op = ControlOp("cond", _cond_impl, _cond_abstract, jvp=_cond_jvp, vjp=_cond_vjp,
                     linear="all")
+cond_op.batch = _cond_batch
 
 
 # --- while_loop -----------------------------------------------------------------------------
