@@ -10,7 +10,6 @@ fluxgrad must share (the same exception type). `Case.run(m, x)` returns the op's
 a list of tensors.
 """
 import numpy as np
-import torch
 
 REFUSALS = (ValueError, RuntimeError, IndexError, TypeError)
 DTYPES = ("float64", "float32", "int64", "int32", "bool", "uint8")

@@ -166,7 +166,6 @@ def _random_program(rng, n_leaves):
 
 
 def _run_program(lib, steps, leaves, kept, seen):
-    tensor = fg.tensor if lib is fg else torch.tensor
     scale = _Scale if lib is fg else _TorchScale
     values = list(leaves)
     for kind, i, c in steps:

@@ -92,22 +92,6 @@ def _grad_of_grad(x, w, n, v, u):
     return fg.func.grad(along, argnums=(0, 1))(x, w)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32"])
-def test_compiled_grad_of_grad_through_a_while_loop_matches_torch(dtype):
-    compiled = fg.compile(_grad_of_grad, fullgraph=True)
-    args = [fg.tensor(a, dtype=dtype) for a in (XV, WV)]
-    directions = [fg.tensor(a, dtype=dtype) for a in (VV, UV)]
-    rtol, atol = (1e-10, 1e-12) if dtype == "float64" else (2e-4, 1e-5)
-    for trips in TRIPS:
-        for _ in range(2):  # the trace's run, then the generated code
-            hx, hw = compiled(*args, fg.tensor(trips), *directions)
-            assert hx.dtype == hw.dtype == getattr(fg, dtype)
-            _assert_close(_numpy(hx, hw), _torch_derivatives(trips)[3:], rtol, atol)
-    assert compiled.trace_count == 1
-    names = [eq.prim.name for eq in compiled.program(*args, fg.tensor(5), *directions).equations]
-    assert "while_loop_grad" in names and len(names) < 60  # loops, not unrolled iterations
-
-
 @pytest.mark.parametrize("compiled", [False, True])
 def test_autograd_grad_with_create_graph_twice_through_a_while_loop_matches_torch(compiled):
     f = fg.compile(_loop, fullgraph=True) if compiled else _loop
@@ -179,9 +163,21 @@ def _jvp_of_grad(x, w, n, v, u):
     return fg.func.jvp(gradient, (x, w), (v, u))[1]
 
 
+def test_compiled_jvp_through_a_while_loop_matches_torch():
+    compiled = fg.compile(lambda x, w, n, v, u: fg.func.jvp(lambda x, w: _loop(x, w, n),
+                                                            (x, w), (v, u)), fullgraph=True)
+    x, w, v, u = (fg.tensor(a) for a in (XV, WV, VV, UV))
+    for trips in TRIPS:
+        y, y_dot = compiled(x, w, fg.tensor(trips), v, u)
+        ty, tx, tw, _, _ = _torch_derivatives(trips)
+        _assert_close(_numpy(y, y_dot), [ty, tx @ VV + tw @ UV])
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
-@pytest.mark.parametrize("fn", [_hvp, _jvp_of_grad])
-def test_compiled_forward_over_reverse_through_a_while_loop_matches_torch(fn, dtype):
+@pytest.mark.parametrize("fn", [_grad_of_grad, _hvp, _jvp_of_grad])
+def test_compiled_second_order_through_a_while_loop_matches_torch(fn, dtype):
+    """Reverse over reverse (`_grad_of_grad`) and forward over reverse (`_hvp`,
+    `_jvp_of_grad`)."""
     compiled = fg.compile(fn, fullgraph=True)
     args = [fg.tensor(a, dtype=dtype) for a in (XV, WV)]
     directions = [fg.tensor(a, dtype=dtype) for a in (VV, UV)]
@@ -194,16 +190,6 @@ def test_compiled_forward_over_reverse_through_a_while_loop_matches_torch(fn, dt
     assert compiled.trace_count == 1
     names = [eq.prim.name for eq in compiled.program(*args, fg.tensor(5), *directions).equations]
     assert "while_loop_grad" in names and len(names) < 60  # loops, not unrolled iterations
-
-
-def test_compiled_jvp_through_a_while_loop_matches_torch():
-    compiled = fg.compile(lambda x, w, n, v, u: fg.func.jvp(lambda x, w: _loop(x, w, n),
-                                                            (x, w), (v, u)), fullgraph=True)
-    x, w, v, u = (fg.tensor(a) for a in (XV, WV, VV, UV))
-    for trips in TRIPS:
-        y, y_dot = compiled(x, w, fg.tensor(trips), v, u)
-        ty, tx, tw, _, _ = _torch_derivatives(trips)
-        _assert_close(_numpy(y, y_dot), [ty, tx @ VV + tw @ UV])
 
 
 @pytest.mark.parametrize("compiled", [False, True])
