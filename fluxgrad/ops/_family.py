@@ -109,6 +109,24 @@ def tensor_input(x, op):
     return Tensor(x)
 
 
+def ndim_of(x, op):
+    """`x.ndim`, a Python number or list refused as `op`'s input with PyTorch's TypeError."""
+    try:
+        return x.ndim
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+
+
+def dtype_of(x, op):
+    """The NumPy dtype of the tensor `x`, refused as `ndim_of` refuses."""
+    try:
+        return x._data.dtype
+    except AttributeError:
+        refuse_python_value(x, op)
+        raise
+
+
 def promote(x, y):
     """Operands for an elementwise op, cast to PyTorch's result dtype (scalars stay Python)."""
     if isinstance(x, Tensor):

@@ -22,8 +22,8 @@ from .._core.tensor import Tensor, is_scalar, tensor_method
 from ..creation import zeros_like
 from . import _special
 from ._batch import broadcasting
-from ._family import (binary, cast_to, elementwise, float_result, from_output, fused_backward,
-                      promote, promote_all, refuse_kinds, refuse_python_value)
+from ._family import (binary, cast_to, dtype_of, elementwise, float_result, from_output,
+                      fused_backward, promote, promote_all, refuse_kinds, refuse_python_value)
 
 __all__ = ["cast", "add", "subtract", "multiply", "divide", "negative", "pow", "square", "exp",
            "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "reciprocal", "sin",
@@ -269,11 +269,7 @@ def _negative_int_as_float(v, other):
 @tensor_method("negative", "neg", "__neg__")
 def negative(x):
     """-x."""
-    try:
-        dtype = x._data.dtype
-    except AttributeError:
-        refuse_python_value(x, "negative")
-        raise
+    dtype = dtype_of(x, "negative")
     if dtype is _BOOL:
         raise DTypeError("Negation, the `-` operator, on a bool tensor is not supported, as in "
                          "PyTorch; use the `~` operator or logical_not() instead")
@@ -308,11 +304,7 @@ sub, mul, div, true_divide, neg = subtract, multiply, divide, divide, negative
 @tensor_method("square")
 def square(x):
     """x * x."""
-    try:
-        dtype = x._data.dtype
-    except AttributeError:
-        refuse_python_value(x, "square")
-        raise
+    dtype = dtype_of(x, "square")
     if dtype == np.bool_:
         x = cast(x, dtypes.int64)
     return x * x
@@ -486,11 +478,7 @@ round_p = _piecewise_constant("round", lambda x, *, decimals: np.round(x, decima
 @tensor_method("sign", "sgn")
 def sign(x):
     """-1, 0 or 1 by the sign of x (zero gradient)."""
-    try:
-        dtype = x._data.dtype
-    except AttributeError:
-        refuse_python_value(x, "sign")
-        raise
+    dtype = dtype_of(x, "sign")
     if dtype == np.bool_:
         return _copy(x)
     return apply(sign_p, x)
@@ -498,11 +486,7 @@ def sign(x):
 
 def _rounding(prim, *aliases):
     def op(x):
-        try:
-            kind = x._data.dtype.kind
-        except AttributeError:
-            refuse_python_value(x, prim.name)
-            raise
+        kind = dtype_of(x, prim.name).kind
         if kind != "f":
             refuse_kinds(x, "b", prim.name)
             return _copy(x)
@@ -520,11 +504,7 @@ trunc = fix = _rounding(trunc_p, "fix")
 @tensor_method("round")
 def round(x, decimals=0):
     """Round half to even, to `decimals` decimal places (zero gradient)."""
-    try:
-        kind = x._data.dtype.kind
-    except AttributeError:
-        refuse_python_value(x, "round")
-        raise
+    kind = dtype_of(x, "round").kind
     if kind != "f":
         refuse_kinds(x, "b", "round")
         return _copy(x)
@@ -679,11 +659,7 @@ bitwise_not_p = no_grad_primitive("bitwise_not", np.invert)
 @tensor_method("bitwise_not", "__invert__")
 def bitwise_not(x):
     """Elementwise ~x: the bits of an integer tensor flipped, a bool tensor negated."""
-    try:
-        kind = x._data.dtype.kind
-    except AttributeError:
-        refuse_python_value(x, "bitwise_not")
-        raise
+    kind = dtype_of(x, "bitwise_not").kind
     if kind == "f":
         raise DTypeNotImplemented(f"~ (bitwise_not) is defined for integer and bool tensors, not "
                         f"{x.dtype}; use logical_not for truth values")

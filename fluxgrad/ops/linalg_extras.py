@@ -10,7 +10,7 @@ import numpy as np
 
 from .._core.errors import DTypeError, DTypeNotImplemented, ShapeError
 from .._core.tensor import Tensor, tensor_method
-from ._family import promote_all, refuse_kinds, refuse_python_value
+from ._family import ndim_of, promote_all, refuse_kinds, refuse_python_value
 from .math_extras import as_operand, refuse_value_reads
 from .elementwise import cast, clamp, logical_and, logical_or, sqrt, where
 from .indexing import index_select
@@ -308,11 +308,7 @@ def corrcoef(x):
 
 
 def _along(y, dim):
-    try:
-        ndim = y.ndim
-    except AttributeError:
-        refuse_python_value(y, "trapezoid")
-        raise
+    ndim = ndim_of(y, "trapezoid")
     dim = _dim(dim, ndim, "trapezoid")
     n = y.shape[dim]
     return dim, n

@@ -22,7 +22,8 @@ from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import arange, ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
-from ._family import float_result, linear, normalize_axis, promote_all, refuse_python_value
+from ._family import (dtype_of, float_result, linear, ndim_of, normalize_axis, promote_all,
+                      refuse_python_value)
 from .elementwise import (abs, cast, eq, exp, isnan, log, logical_and, logical_or, maximum,
                           minimum, sign, sqrt, where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
@@ -40,11 +41,7 @@ def _axis_args(x, axis, dim, keepdim, keepdims, op):
         if axis is not None:
             raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")
         axis = dim
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, op)
-        raise
+    ndim = ndim_of(x, op)
     axis = normalize_axis(axis, ndim, op)
     if ndim == 0 or axis == ():
         axis = None  # a 0-d tensor reduces to itself; an empty axis list means all, as torch
@@ -102,11 +99,7 @@ def _accumulating(x, dtype):
     """`x` in the dtype a sum or product accumulates in: `dtype`, else int64 for bools/ints."""
     if dtype is not None:
         return cast(x, dtype)
-    try:
-        kind = x._data.dtype.kind
-    except AttributeError:
-        refuse_python_value(x, "cumsum")
-        raise
+    kind = dtype_of(x, "cumsum").kind
     return cast(x, dtypes.int64) if kind in "biu" else x
 
 
@@ -218,11 +211,7 @@ def _check_nonempty(x, axis, op):
 
 
 def _check_floating(x, op, hint):
-    try:
-        kind = x._data.dtype.kind
-    except AttributeError:
-        refuse_python_value(x, op)
-        raise
+    kind = dtype_of(x, op).kind
     if kind != "f":
         raise DTypeError(f"{op}: expected a floating point tensor, got {x.dtype}; convert it "
                          f"first (x.float()){hint}")
@@ -276,11 +265,7 @@ def _arg_extremum(prim, x, axis, keepdim, dim, keepdims, dtype, op):
 
 
 def _refuse_bool(x, op):
-    try:
-        dtype = x._data.dtype
-    except AttributeError:
-        refuse_python_value(x, op)
-        raise
+    dtype = dtype_of(x, op)
     if dtype == np.bool_:
         raise DTypeError(f"{op}(): does not support bool input, as in PyTorch; convert it "
                          "first (x.long())")

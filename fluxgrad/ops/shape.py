@@ -14,12 +14,13 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import ArgumentError, DTypeError, IndexOutOfRange, ShapeError, refuse_python_value
+from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
+                            refuse_python_value)
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
-from ._family import as_tensor, linear, promote_all, tensor_input
+from ._family import as_tensor, linear, ndim_of, promote_all, tensor_input
 
 __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
            "expand", "expand_as", "broadcast_tensors", "squeeze", "unsqueeze", "flatten",
@@ -174,11 +175,7 @@ def squeeze(x, axis=None, *, dim=None):
     """Drop size-1 dimensions: all of them, or those among `axis` (others are left alone)."""
     if dim is not None:
         axis = dim
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "squeeze")
-        raise
+    ndim = ndim_of(x, "squeeze")
     axes = range(ndim) if axis is None else _dims(axis, ndim, "squeeze")
     shape = x.shape
     for i in axes:
@@ -212,11 +209,7 @@ def flatten(x, start_dim=0, end_dim=-1, *, start_axis=None, stop_axis=None):
         start_dim = start_axis
     if stop_axis is not None:
         end_dim = stop_axis
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "flatten")
-        raise
+    ndim = ndim_of(x, "flatten")
     start, end = _dim(start_dim, ndim, "flatten"), _dim(end_dim, ndim, "flatten")
     if x.ndim == 0:
         return reshape(x, (1,))
@@ -372,11 +365,7 @@ permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
 def permute(x, *dims):
     """The dimensions of `x` reordered: output dimension i is input dimension dims[i]."""
     dims = _sizes(dims)
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "permute")
-        raise
+    ndim = ndim_of(x, "permute")
     perm = _dims(dims, ndim, "permute")
     if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
         raise ShapeError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
@@ -395,11 +384,7 @@ def transpose(x, dim0=None, dim1=None, *, perm=None):
     if perm is not None:
         return permute(x, perm)
     if dim0 is None and dim1 is None:
-        try:
-            ndim = x.ndim
-        except AttributeError:
-            refuse_python_value(x, "transpose")
-            raise
+        ndim = ndim_of(x, "transpose")
         return permute(x, tuple(range(ndim))[::-1])
     if dim0 is None or dim1 is None:
         raise TypeError("transpose: give two dimensions to swap, or a full permutation list")
@@ -549,11 +534,7 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
         dim = axis
     if split_size is not None:  # the name of Tensor.split's argument
         split_size_or_sections = split_size
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "split")
-        raise
+    ndim = ndim_of(x, "split")
     if ndim == 0:
         raise ShapeError("split: can't split a 0-d tensor")
     dim = _dim(dim, x.ndim, "split")
@@ -617,11 +598,7 @@ def unbind(x, dim=0, *, axis=None, num=None):
     """The slices of `x` along `dim`, as a tuple of tensors with that dimension removed."""
     if axis is not None:
         dim = axis
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "unbind")
-        raise
+    ndim = ndim_of(x, "unbind")
     dim = _dim(dim, ndim, "unbind")
     _count_known(x.shape[dim], dim, "unbind")
     if x.shape[dim] == 0:
@@ -678,11 +655,7 @@ def tile(x, *reps, repeat_times=None):
     reps = _sizes((repeat_times,)) if repeat_times is not None else _sizes(reps)
     if any(r < 0 for r in reps):
         raise ShapeError(f"tile: repetitions must be non-negative, got {list(reps)}")
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "tile")
-        raise
+    ndim = ndim_of(x, "tile")
     n = max(len(reps), ndim)
     reps = (1,) * (n - len(reps)) + reps
     shape = (1,) * (n - x.ndim) + x.shape
@@ -1058,11 +1031,7 @@ def _gradient_along(x, d, step, edge_order):
 @tensor_method("t")
 def t(x):
     """The transpose of a matrix (a tensor of 0 or 1 dimensions is returned as it is)."""
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, "t")
-        raise
+    ndim = ndim_of(x, "t")
     if ndim > 2:
         raise ShapeError(f"t: expects a tensor of at most 2 dimensions, got shape "
                          f"{list(x.shape)}; use transpose(x, dim0, dim1) or .mT for batches")

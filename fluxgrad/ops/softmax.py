@@ -9,7 +9,7 @@ from .._core.dispatch import apply
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import tensor_method
 from ._batch import front, shifted_axes
-from ._family import float_result, normalize_axis, refuse_kinds, refuse_python_value
+from ._family import float_result, ndim_of, normalize_axis, refuse_kinds
 from .elementwise import cast, exp
 from .reduce import sum
 from .shape import reshape
@@ -67,11 +67,7 @@ def _prepare(x, axis, dim, dtype, op):
         axis = dim
     if not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{op} works along one axis; got axis={axis!r}, pass an int")
-    try:
-        ndim = x.ndim
-    except AttributeError:
-        refuse_python_value(x, op)
-        raise
+    ndim = ndim_of(x, op)
     axis = normalize_axis(axis, ndim, op)
     if not x.ndim:
         axis = None

@@ -11,7 +11,7 @@ from .._core.errors import DTypeError, ShapeError
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
-from ._family import refuse_kinds, refuse_python_value
+from ._family import dtype_of, refuse_kinds, refuse_python_value
 from .elementwise import no_grad_primitive
 from .indexing import example_by_example, take_along_dim
 from .reduce import ValuesIndices, _reduction, evenly_distributed, sum as sum_
@@ -135,11 +135,7 @@ def _lower_median(x, dim, keepdim, op, *, skip_nan):
 
 
 def _refuse_bool(x, op):
-    try:
-        dtype = x._data.dtype
-    except AttributeError:
-        refuse_python_value(x, op)
-        raise
+    dtype = dtype_of(x, op)
     if dtype == np.bool_:
         raise NotImplementedError(f"{op}: not implemented for bool tensors, as in PyTorch; "
                                   "convert first (x.long())")
