@@ -20,6 +20,14 @@ Limits: a size computed from two unknown sizes other than by multiplication (N0 
 when the op is staged; a static size that is a multiple of a sentinel (10007) or of a Size's
 stand-in would be mistaken for it; a Size's stand-in is numbered in the order Sizes are made,
 so a program saved with one (`static.save`) loads into a process that makes them in that order.
+Python reads a size without a call fluxgrad sees, and so decides unseen, in: a float on the
+left (`2.5 < n`, `1.0 / n`: float's operator reads the size as a plain int: write `n > 2.5`,
+`1 / n`), set and dict lookups (`n in {1, 2}`: hashing; a tuple is seen), a size times an int
+(`2 * n`: a plain multiple of the sentinel, re-bound where an op takes it, compared as the
+stand-in), NumPy and C code (`np.sqrt(n)`, `range(n)`: the Executor refuses a program in which
+one line staged about k times a stand-in's count of equations, a Python loop over
+`range(x.shape[0])`), and fluxgrad's own code (a model of fluxgrad.vision deciding from a size);
+a comparison made after static mode is turned off decides nothing the program holds.
 
 A size that depends on the values of the data (the count of entries `x[x > 0]` selects) is a
 `produced` Dim of its own (U0, U1, ..., `PRODUCED`: sentinels and probes of their own, above
@@ -28,13 +36,28 @@ the same one to the same op on masks computed alike (its JVP, `x > 0` written tw
 Executor binds it from the shape of the first result that has it; every other rule above holds
 for it as for a fed size.
 
-A number computed in Python from an unknown size while a program is built (`1.0 /
-x.shape[0]`, `x.shape[0] - 1`) is a `Derived` int or float: the stand-in value, plus how
-to recompute it from the bound sizes. An op that takes one is staged as symbolic, and
-`bind` recomputes it at run time, so that the program is right for every size. Python
-gives a float on the left the first word (`1.0 / x.shape[0]`, `0.5 * x.shape[0]`): float's
-operator reads the size as a plain int, so that number stays the stand-in's. Write
-`1 / x.shape[0]` or keep the size in a tensor op (`x / x.shape[0]`).
+A number computed in Python from an unknown size while a program is built (`1 /
+x.shape[0]`, `x.shape[0] - 1`, `-n`, `n ** 2`, `n % 2`, `abs`, `round`, `math.ceil`) is a
+`Derived` int or float: the stand-in value, plus its `formula` (data: Dims, Sizes, numbers and
+the operators) to recompute it from the bound sizes. An op that takes one is staged as
+symbolic, and `bind` recomputes it at run time, so that the program is right for every size.
+float() and int() must give plain numbers: in user code, float() of a SymInt or Derived and
+int() of a Derived are refused (`int(x.shape[0])` stays the sentinel, re-bound as a multiple).
+
+Python code that decides something from an unknown size while a program is built (`if
+x.shape[0] > 64:`, `x.shape == (5, 3)`, `min(x.shape[0], 5)`, `x.shape[0] % 2 == 0`, `if
+x.shape[0]:`, on SymInts, Derived numbers and SizeInts alike) gets the stand-ins' answer, and
+the program is right only for the sizes that give the same one. So each comparison and bool()
+made in user code while static mode is on is a `Condition` (`left rel right`, the relation found
+true, as formulas) of the program being built (`decide`: the enclosing program, for a branch),
+with the user's line; the Executor refuses a run whose sizes break one. A decision true for every
+size (a size compared with a negative number, a formula with itself: `settled`) is none; one
+that no size makes true (a clamped Size's stand-in above its clamp) is refused at once. User
+code is a frame outside fluxgrad (`user_frame`, NumPy's frames passed through): fluxgrad's own
+shape checks compare sizes all the time (a size against 1 to broadcast), and a condition of
+theirs would refuse sizes the staging proves right (N0 = 1 in 9 of the 66 programs of
+test_static_unknown_sizes/sizes/random_programs); the sizes they would decide otherwise
+(below 3, a Size's) are the Executor's shape checks' to refuse.
 
 For `fluxgrad.compile`, which must never give a silently wrong result: `alternate_sentinels()`
 lets a function be traced a second time with other sentinels (two traces that differ beyond
@@ -42,13 +65,18 @@ the multiples of the sentinels used a size in a way the program can't re-bind), 
 `recorder` is a list, a SymInt compared or combined in Python (`x.shape[0] > 64`, `n - 1`)
 is noted there as text (such a use can't be re-bound either), except a comparison for
 equality with a small int (`x.shape == (3,)`), noted as (Dim, int): the trace holds for
-every size but that one. In static mode an op whose staging depends on an unknown size
-being 1 (`squeeze`) calls `assume_not`: the Executor refuses to bind that size.
+every size but that one (the static Conditions above are not made while `recorder` is a list:
+a compile trace keeps its own guards). In static mode an op whose staging depends on an unknown
+size being 1 (`squeeze`) calls `assume_not`: the Executor refuses to bind that size.
 """
 import contextlib
+import math
 import operator
+import sys
 
 import numpy as np
+
+from .._core.static_mode import state as _static
 
 recorder = None
 refuse_sizes = None  # set by staging: refuse_sizes(Dim, sizes) tells the program being built
@@ -72,6 +100,130 @@ def assume_not(size, sizes):
         refuse_sizes(expr.dim, {n for ns in solutions for n in ns})
 
 
+decide = None  # set by staging: decide(Condition) adds it to the program being built
+_RELATIONS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+              ">": operator.gt, ">=": operator.ge}
+_NEGATION = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+_METHODS = {"==": "__eq__", "!=": "__ne__", "<": "__lt__", "<=": "__le__", ">": "__gt__",
+            ">=": "__ge__"}
+_OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+              operator.floordiv: "//", operator.mod: "%", operator.pow: "**"}
+
+
+class Condition:
+    """`left rel right`, formulas of unknown sizes (see `formula`) that user code found true
+    while the program was built, deciding at `source` ('file:line'); the program is right
+    only for sizes where it holds (`holds(sizes)`), the Executor refuses the others."""
+    __slots__ = ("rel", "left", "right", "source", "symbols")
+
+    def __init__(self, rel, left, right, source):
+        self.rel, self.left, self.right, self.source = rel, left, right, source
+        self.symbols = _formula_symbols(left) | _formula_symbols(right)
+
+    def holds(self, sizes):
+        return bool(_RELATIONS[self.rel](evaluate(self.left, sizes),
+                                         evaluate(self.right, sizes)))
+
+    def key(self):
+        return self.rel, self.left, self.right
+
+    def __str__(self):
+        return f"{formula_text(self.left)} {self.rel} {formula_text(self.right)}"
+
+    __repr__ = __str__
+
+
+def decided(rel, left, right, frame):
+    """User code at `frame` found `left rel right` true of numbers computed from unknown sizes
+    (SymInts, Derived) while static mode is on: a Condition of the program being built,
+    unless it is true whatever the sizes (`settled`)."""
+    left, right = formula(left), formula(right)
+    if decide is None or settled(rel, left, right):
+        return
+    condition = Condition(rel, left, right, f"{frame.f_code.co_filename}:{frame.f_lineno}")
+    if settled(_NEGATION[rel], left, right):  # (a clamped size's stand-in exceeds its clamp)
+        raise ValueError(
+            f"{condition.source}: Python code compared unknown sizes while a static program was "
+            f"built and found {condition} of the stand-in sizes ({evaluate(left, {})} {rel} "
+            f"{evaluate(right, {})}), which no size fed makes true: give static.data a known "
+            "size, or make the choice inside the program with tensor ops (fluxgrad.where) or "
+            "static.nn.cond")
+    decide(condition)
+
+
+def formula(v):
+    """A number computed from unknown sizes as data: a Dim, a Size, a plain number,
+    (operator, formula, formula) or (function, formula) (`abs`, `math.ceil`): picklable;
+    `evaluate` computes it under bound sizes."""
+    if type(v) is SymInt:
+        return v.dim
+    if isinstance(v, Derived):
+        return v.formula
+    if isinstance(v, (np.integer, np.floating)):
+        return v.item()
+    return v
+
+
+def evaluate(f, sizes):
+    """The value of formula `f` under `sizes` (sentinel -> size)."""
+    t = type(f)
+    if t is tuple:
+        return f[0](*[evaluate(a, sizes) for a in f[1:]])
+    if t is Dim:
+        return sizes.get(f.sentinel, f.sentinel)
+    if t is Size:
+        return f.evaluate(sizes)
+    if t is int:
+        return rebind_int(f, sizes)  # (a multiple of sentinels, `2 * n`, is a plain int)
+    return f
+
+
+def formula_text(f, inner=False):
+    if type(f) is tuple:
+        if f[0] not in _OPERATORS:
+            return f"{f[0].__name__}({', '.join(map(formula_text, f[1:]))})"
+        op, a, b = f
+        text = f"{formula_text(a, True)} {_OPERATORS[op]} {formula_text(b, True)}"
+        return f"({text})" if inner else text
+    if type(f) is Size:
+        return f"({f.name})" if inner and not f.name.startswith(("(", "min(")) else f.name
+    if type(f) is Dim:
+        return f.name
+    return _format_dim(f) if type(f) is int else repr(f)
+
+
+def _formula_symbols(f):
+    t = type(f)
+    if t is tuple:
+        return frozenset().union(*map(_formula_symbols, f[1:]))
+    if t is Dim:
+        return frozenset((f,))
+    if t is Size:
+        return frozenset((f.dim,))
+    return symbols_in(f) if t is int else frozenset()
+
+
+def settled(rel, left, right):
+    """Whether `left rel right` is true for every size: a formula equals itself, and a size
+    (from 0 up, at most a Size's clamp) compared with a number outside its range."""
+    if left == right:
+        return rel in ("==", "<=", ">=")
+    for size, number, flipped in ((left, right, False), (right, left, True)):
+        if type(size) in (Dim, Size) and type(number) in (int, float) and not (
+                type(number) is int and number >= 10007 and _sentinel_multiple(number)):
+            low = size.evaluate({size.dim.sentinel: 0}) if type(size) is Size else 0
+            high = size.hi if type(size) is Size and size.hi is not None else float("inf")
+            if rel == "!=":
+                return number < low or number > high or number % 1 != 0
+            if rel == "==":
+                return False
+            compare = _RELATIONS[rel]  # (monotone in the size: true at both ends, throughout)
+            if flipped:
+                return compare(number, low) and compare(number, high)
+            return compare(low, number) and compare(high, number)
+    return False
+
+
 def _derive(op, a, b):
     """op(a, b) for numbers of which one or both are SymInts or Derived: a Derived number
     (NotImplemented where the other operand is no number, so that it can take over)."""
@@ -81,8 +233,7 @@ def _derive(op, a, b):
     kind = DerivedInt if type(value) is int else DerivedFloat if type(value) is float else None
     if kind is None:
         return value
-    return kind(value, lambda sizes: op(_bound_value(a, sizes), _bound_value(b, sizes)),
-                symbols_in((a, b)))
+    return kind(value, (op, formula(a), formula(b)), symbols_in((a, b)))
 
 
 def _stand_in_value(v):
@@ -91,12 +242,13 @@ def _stand_in_value(v):
     return int.__int__(v) if isinstance(v, int) else float.__float__(v)
 
 
-def _bound_value(v, sizes):
-    if isinstance(v, Derived):
-        return v.compute(sizes)
-    if type(v) is SymInt:
-        return rebind_int(int.__int__(v), sizes)
-    return v
+def _unary(function):
+    """function(self) (abs, round, math.ceil, ...) of a SymInt or Derived: a Derived number."""
+    def method(self, *args):
+        value = function(_stand_in_value(self), *args)
+        kind = DerivedInt if type(value) is int else DerivedFloat
+        return kind(value, (function, formula(self), *args), symbols_in(self))
+    return method
 
 
 def _forward(op):
@@ -107,38 +259,131 @@ def _reflected(op):
     return lambda self, other: _derive(op, other, self)
 
 
+def _decision(rel):
+    """A comparison operator of SymInt and Derived while a program is built: the stand-ins'
+    result, which user code's comparison (not fluxgrad's own shape checks) makes a condition
+    of the program (see `decided`); noted as `SymInt._note` says while a compile trace
+    records."""
+    compare = _RELATIONS[rel]
+    noted = getattr(int, _METHODS[rel])
+
+    def method(self, other):
+        if recorder is not None and type(self) is SymInt:
+            return self._note(rel, other, noted(self, other))
+        if not isinstance(other, (int, float)):
+            if not isinstance(other, (np.integer, np.floating)) or isinstance(other, np.bool_):
+                return NotImplemented
+            other = other.item()
+        result = compare(_stand_in_value(self), _stand_in_value(other))
+        if _static.enabled:
+            frame = user_frame()
+            if frame is not None:
+                decided(rel if result else _NEGATION[rel], self, other, frame)
+        return result
+    return method
+
+
+def _truth(self):
+    """bool() of a SymInt or Derived: a decision as `_decision`'s, `size != 0`."""
+    result = _stand_in_value(self) != 0
+    if _static.enabled and recorder is None:
+        frame = user_frame()
+        if frame is not None:
+            decided("!=" if result else "==", self, 0, frame)
+    return result
+
+
+def _plain_float(v):
+    """float() of a SymInt or Derived: refused in user code while static mode is on (a plain
+    float can't follow the size fed, and float() must give one)."""
+    if _static.enabled and user_frame(3) is not None:
+        text, term = formula_text(formula(v)), formula_text(formula(v), inner=True)
+        raise TypeError(
+            f"float() of {text}, a number computed from an unknown size, gives the stand-in "
+            f"{_stand_in_value(v)!r}, which the program can't recompute for the size fed (math "
+            "functions call float() too); compute with operators instead "
+            f"(`{term} * 1.0`, `1 / {term}`: numbers the program recomputes), keep it in a tensor "
+            "op (x / x.shape[0]), or give static.data a known size")
+    return float(_stand_in_value(v))
+
+
+def user_frame(depth=2):
+    """The frame that called the caller (depth 2), if it is user code, else None: fluxgrad's
+    own shape checks compare sizes too, and are right for every size the Executor lets
+    through; NumPy's Python code is passed through to the code that called it (np.prod of
+    a shape in fluxgrad is fluxgrad's)."""
+    frame = sys._getframe(depth)
+    name = frame.f_globals.get("__name__", "")
+    while name.startswith("numpy") and frame.f_back is not None:
+        frame = frame.f_back
+        name = frame.f_globals.get("__name__", "")
+    return None if name.startswith("fluxgrad") else frame
+
+
 class Derived:
     """A number computed from unknown sizes in Python while a program is built: its stand-in
-    value, `compute(sizes)` to recompute it from the bound sizes, and `symbols`, the Dims it
-    was computed from."""
+    value, `formula` (see `formula`) to recompute it from the bound sizes (`compute(sizes)`),
+    and `symbols`, the Dims it was computed from. Comparing one is a decision (`_decision`)."""
     __slots__ = ()
     __add__, __radd__ = _forward(operator.add), _reflected(operator.add)
     __sub__, __rsub__ = _forward(operator.sub), _reflected(operator.sub)
     __mul__, __rmul__ = _forward(operator.mul), _reflected(operator.mul)
     __truediv__, __rtruediv__ = _forward(operator.truediv), _reflected(operator.truediv)
-    __floordiv__ = _forward(operator.floordiv)
+    __floordiv__, __rfloordiv__ = _forward(operator.floordiv), _reflected(operator.floordiv)
+    __mod__, __rmod__ = _forward(operator.mod), _reflected(operator.mod)
     __pow__, __rpow__ = _forward(operator.pow), _reflected(operator.pow)
+    __eq__, __ne__ = _decision("=="), _decision("!=")
+    __lt__, __le__ = _decision("<"), _decision("<=")
+    __gt__, __ge__ = _decision(">"), _decision(">=")
+    __bool__ = _truth
+    __abs__, __round__ = _unary(abs), _unary(round)
+    __ceil__, __floor__, __trunc__ = _unary(math.ceil), _unary(math.floor), _unary(math.trunc)
 
     def __neg__(self):
         return _derive(operator.mul, self, -1)
 
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __float__(self):
+        return _plain_float(self)
+
+    def __int__(self):
+        if _static.enabled and user_frame() is not None:
+            text = formula_text(self.formula)
+            raise TypeError(
+                f"int() of {text}, a number computed from an unknown size, gives the plain "
+                f"stand-in {_stand_in_value(self)!r}, which the program can't recompute for the "
+                f"size fed; drop the int() (`//`, round() and math.floor keep the number one "
+                "the program recomputes), or give static.data a known size")
+        return int(_stand_in_value(self))
+
+    def compute(self, sizes):
+        return evaluate(self.formula, sizes)
+
 
 class DerivedInt(Derived, int):
-    def __new__(cls, value, compute, symbols):
+    def __new__(cls, value, formula, symbols):
         self = int.__new__(cls, value)
-        self.compute, self.symbols = compute, symbols
+        self.formula, self.symbols = formula, symbols
         return self
 
     __hash__ = int.__hash__
 
+    def __reduce__(self):
+        return DerivedInt, (int.__int__(self), self.formula, self.symbols)
+
 
 class DerivedFloat(Derived, float):
-    def __new__(cls, value, compute, symbols):
+    def __new__(cls, value, formula, symbols):
         self = float.__new__(cls, value)
-        self.compute, self.symbols = compute, symbols
+        self.formula, self.symbols = formula, symbols
         return self
 
     __hash__ = float.__hash__
+
+    def __reduce__(self):
+        return DerivedFloat, (float.__float__(self), self.formula, self.symbols)
 
 
 def _arithmetic(op, text, reflected=False):
@@ -184,23 +429,10 @@ class SymInt(int):
             recorder.append(f"{self.dim.name} {op} {other!r}")
         return result
 
-    def __eq__(self, other):
-        return self._note("==", other, int.__eq__(self, other))
-
-    def __ne__(self, other):
-        return self._note("!=", other, int.__ne__(self, other))
-
-    def __lt__(self, other):
-        return self._note("<", other, int.__lt__(self, other))
-
-    def __le__(self, other):
-        return self._note("<=", other, int.__le__(self, other))
-
-    def __gt__(self, other):
-        return self._note(">", other, int.__gt__(self, other))
-
-    def __ge__(self, other):
-        return self._note(">=", other, int.__ge__(self, other))
+    __eq__, __ne__ = _decision("=="), _decision("!=")
+    __lt__, __le__ = _decision("<"), _decision("<=")
+    __gt__, __ge__ = _decision(">"), _decision(">=")
+    __bool__ = _truth
 
     __add__ = _arithmetic(operator.add, "+")
     __radd__ = _arithmetic(operator.add, "+", reflected=True)
@@ -210,6 +442,10 @@ class SymInt(int):
     __truediv__ = _arithmetic(operator.truediv, "/")
     __rtruediv__ = _arithmetic(operator.truediv, "(divides)", reflected=True)
     __mod__ = _arithmetic(operator.mod, "%")
+    __rmod__ = _arithmetic(operator.mod, "(modulo)", reflected=True)
+    __pow__ = _arithmetic(operator.pow, "**")
+    __rpow__ = _arithmetic(operator.pow, "(raised to)", reflected=True)
+    __rfloordiv__ = _arithmetic(operator.floordiv, "(floor-divides)", reflected=True)
     _float_mul = _arithmetic(operator.mul, "*")
 
     def __mul__(self, other):
@@ -219,7 +455,15 @@ class SymInt(int):
 
     __rmul__ = __mul__
 
+    def __neg__(self):
+        return _derive(operator.mul, self, -1) if recorder is None else int.__neg__(self)
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
     def __float__(self):
+        if recorder is None:
+            return _plain_float(self)
         return self._note("float()", None, int.__float__(self))
 
 
@@ -328,7 +572,7 @@ class SizeInt(DerivedInt):
     """A Size as `Variable.shape` gives it: its stand-in, recomputed from the bound sizes."""
 
     def __new__(cls, expr):
-        self = DerivedInt.__new__(cls, expr.stand_in, expr.evaluate, frozenset((expr.dim,)))
+        self = DerivedInt.__new__(cls, expr.stand_in, expr, frozenset((expr.dim,)))
         self.expr = expr
         return self
 

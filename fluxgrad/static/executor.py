@@ -13,12 +13,19 @@
   are checked so at every size;
 - binds a size that depends on the data (`dims.Dim.produced`: `x[mask]`) from the shape of
   the first result that has it, and checks every later result's shape under it;
+- refuses sizes for which a decision user code made from an unknown size while the program
+  was built (`Program.size_conditions`, see `dims.Condition`) doesn't hold, before running
+  anything (after the run, before any update, for one on a size bound from a result), and a
+  program in which one line staged about a stand-in's count of equations (a Python loop over
+  `range(x.shape[0])`);
 - reads persistable Variables from the scope (`global_scope()` unless `scope=` is
   given) and writes the updates back only after every equation has run, so a run
   that fails changes nothing;
 - returns a list with one NumPy array per fetched Variable (Tensors with
   `return_numpy=False`); a nested fetch list is flattened.
 """
+from collections import Counter
+
 import numpy as np
 
 from .._core.tensor import Tensor
@@ -122,6 +129,9 @@ class Executor:
             raise RuntimeError(
                 f"Executor.run: the fetched values have the unknown size {names}, which the "
                 f"feed does not give: feed one of the data variables {carriers} as well")
+        conditions = program.size_conditions
+        if conditions:
+            _check_conditions(conditions.values(), sizes, produced=False)
         for slot, var in plan.states:
             value = scope.values.get(var.name)
             if value is None:
@@ -166,6 +176,8 @@ class Executor:
                 _check_shapes(eq, [env[slot] for slot in outs], expected[n], sizes)
             for slot in frees:
                 env[slot] = None
+        if conditions and plan.produced:
+            _check_conditions(conditions.values(), sizes, produced=True)
         results = [env[s] for s in plan.fetch_slots]
         for name, slot in plan.updates:
             value = env[slot]
@@ -213,7 +225,7 @@ class Executor:
             if name not in program.vars:
                 raise KeyError(f"Executor.run: feed names {name!r}, which is not a variable of "
                                f"the program (its data: {[v.name for v in program.data]})")
-        if plan.symbols:  # a size may also come from a feed no fetched value reads
+        if plan.symbols or program.size_conditions:  # (a size from a feed no fetch reads)
             fed = {id(var) for _, var in plan.feeds}
             for var in program.data:
                 if id(var) not in fed and var.name in feed:
@@ -240,6 +252,49 @@ def _check_shapes(eq, values, shapes, sizes):
                 f"{list(value.shape)} for the sizes fed ({bound}), where the program was built "
                 f"for {v.type_str} (a size below 3, or one a size of the op depends on, takes "
                 "another path there); feed a larger size, or give static.data a known size")
+
+
+def _check_conditions(conditions, sizes, produced):
+    """Refuse sizes for which a decision user code made while building the program (a
+    `dims.Condition`) doesn't hold; `produced`: only the ones on sizes bound from results."""
+    for condition in conditions:
+        if any(d.produced for d in condition.symbols) is not produced or \
+                any(d.sentinel not in sizes for d in condition.symbols):
+            continue  # (a size this run doesn't bind: no value fetched depends on it)
+        if not condition.holds(sizes):
+            bound = ", ".join(f"{d.name} = {sizes[d.sentinel]}" for d in
+                              sorted(condition.symbols, key=lambda d: d.index))
+            raise ValueError(
+                f"Executor.run: the program holds only where {condition}: Python code at "
+                f"{condition.source} compared the unknown size while the program was built and "
+                f"took the path for {condition}, which the sizes of this run ({bound}) don't "
+                "meet, so the program would give another path's numbers. Run it at sizes where "
+                f"{condition}, give static.data a known size (a program per size), or make the "
+                "choice inside the program with tensor ops (fluxgrad.where) or static.nn.cond")
+
+
+def _refuse_unrolled_over_a_size(program, equations):
+    """Refuse a program in which one line staged about k * N's stand-in equations (k <= 8): a
+    Python loop over `range(x.shape[0])` (C code reads the size as a plain int, so no decision
+    is seen) ran the stand-in's count of times, whatever size is fed. (A count that is a
+    multiple of 10, or far from one of the program's stand-ins, is taken for a known one.)"""
+    sentinels = {d.sentinel: d for v in program.data for d in v.dims if isinstance(d, _dims.Dim)}
+    if not sentinels or len(equations) < min(sentinels) - 64:
+        return
+    for source, count in Counter(eq.source for eq in equations).items():
+        if count < min(sentinels) - 64 or count % 10 == 0:
+            continue
+        for sentinel, d in sentinels.items():
+            k = round(count / sentinel)
+            if 1 <= k <= 8 and abs(count - k * sentinel) <= 64:
+                raise ValueError(
+                    f"Executor.run: the line {source} staged {count} equations, about {k} x "
+                    f"{sentinel}, the stand-in of the unknown size {d.name}: a Python loop over "
+                    "range(x.shape[0]) (which reads the size where fluxgrad can't see it) ran "
+                    "the stand-in's count of times while the program was built, whatever size "
+                    "is fed. Loop inside the program (static.nn.while_loop, or tensor ops over "
+                    "the axis), or "
+                    "give static.data a known size")
 
 
 def _flatten(fetch_list):
@@ -296,6 +351,7 @@ def _make_plan(program, fetches):
                 needed.update(id(producer_of[d]) for d in _dims.symbols_in((eq.params, [
                     x for x in eq.inputs if not isinstance(x, Tensor)])) if d in producer_of)
     steps_eqs.reverse()
+    _refuse_unrolled_over_a_size(program, steps_eqs)
     slots = {}
     constants = []
 

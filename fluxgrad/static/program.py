@@ -5,7 +5,8 @@
   function and Tensor method reads its shape and dtype as usual; its value exists
   only inside an `Executor` run. `dims` holds ints and `Dim`s; `persistable`
   Variables (parameters, optimizer state) live in a `Scope` between runs; data
-  Variables are fed.
+  Variables are fed. len() of one whose first size is unknown is refused in user code (it
+  must be a plain int): x.shape[0] follows the size fed.
 - `Equation(prim, inputs, outputs, params)`: one application of a registered
   primitive. Inputs are Variables or constants (Tensors, Python scalars); params are
   the primitive's static keywords; `source` is the user's line that staged it.
@@ -17,7 +18,9 @@
   `check()` verifies it is well formed (every transform and pass ends with it).
   `aliases` maps (the id of) a Variable a pass removed to its replacement (a Variable or a
   constant Tensor), so that it stays fetchable. `abstract_types` is staging's memo of the
-  output types of the ops staged into the program (see `staging.infer`).
+  output types of the ops staged into the program (see `staging.infer`). `refused_sizes`
+  (ops' `dims.assume_not`) and `size_conditions` (user code's decisions, `dims.Condition`)
+  are the sizes the program holds for, which the Executor checks.
 """
 import contextlib
 import sys
@@ -125,6 +128,14 @@ class Variable(Tensor):
                         "can't be staged. Use fluxgrad.static.nn.cond(pred, true_fn, false_fn) "
                         "or fluxgrad.static.nn.while_loop(cond, body, loop_vars) instead.")
 
+    def __len__(self):
+        if self.dims and isinstance(self.dims[0], (_dims.Dim, _dims.Size)) and \
+                _dims.user_frame() is not None:
+            raise TypeError(f"len() of the static Variable {self.name!r} ({self.type_str}): its "
+                            f"first size is unknown, and len() must give a plain int (the "
+                            "stand-in), which can't follow the size fed; use x.shape[0]")
+        return super().__len__()
+
     def __iter__(self):
         if isinstance(self.dims[0] if self.dims else None, _dims.Dim) or not self.dims:
             raise TypeError(f"can't iterate over the static Variable {self.name!r} "
@@ -226,6 +237,7 @@ class Program:
         self.abstract_types = {}  # staging's memo of the output types of the ops staged here
         self.test_values = {}  # a layer's training result -> its inference one (`for_test`)
         self.refused_sizes = {}  # Dim -> sizes an op staged here assumed it isn't (dims.assume_not)
+        self.size_conditions = {}  # what user code decided from unknown sizes: dims.Condition
         self.produced_dims = {}  # staging's data-dependent sizes: op, inputs -> [(out, axis, Dim)]
         self.random_seed = 0  # not 0: every run draws the same numbers (`Executor.run`)
 
@@ -306,6 +318,11 @@ class Program:
         """An op staged here assumed `dim` isn't one of `sizes`: the Executor refuses them."""
         self.refused_sizes.setdefault(dim, set()).update(sizes)
 
+    def add_condition(self, condition):
+        """User code decided `condition` (a `dims.Condition`) while building this program: the
+        Executor refuses sizes where it doesn't hold (the first line that decided it is named)."""
+        self.size_conditions.setdefault(condition.key(), condition)
+
     def set_update(self, var, value):
         """After each run, the persistable `var` takes `value` (a Variable or constant)."""
         self.updates[var.name] = (var, value)
@@ -384,6 +401,7 @@ class Program:
         p.updates = dict(self.updates)
         p.aliases = dict(self.aliases)
         p.refused_sizes = {d: set(v) for d, v in self.refused_sizes.items()}
+        p.size_conditions = dict(self.size_conditions)
         p.produced_dims = dict(self.produced_dims)
         p._counter = self._counter
         p.random_seed = self.random_seed

@@ -26,7 +26,9 @@ of such a size into the entries a mask selects (`SCATTERS_BY_MASK`: the VJP of x
 
 The programs equations go to: `current()` (the `program_guard` one, else the default
 main program); `guard(program)` switches temporarily (transforms use it to stage
-into the program they transform).
+into the program they transform). The sizes an op assumes (`dims.assume_not`) and the
+decisions user code makes from unknown sizes (`dims.decide`) go to the program being built:
+the enclosing one of a branch's or loop body's sub-program, which the Executor checks.
 """
 import contextlib
 
@@ -51,7 +53,18 @@ class _Programs:
 
 
 programs = _Programs()
-_dims.refuse_sizes = lambda dim, sizes: programs.main.refuse_sizes(dim, sizes)
+
+
+def _root():
+    """The program being built (a branch's or loop body's is its enclosing program's)."""
+    program = programs.main
+    while program.parent is not None:
+        program = program.parent
+    return program
+
+
+_dims.refuse_sizes = lambda dim, sizes: _root().refuse_sizes(dim, sizes)
+_dims.decide = lambda condition: _root().add_condition(condition)
 
 
 def current():
