@@ -287,3 +287,16 @@ def test_len_of_a_variable_of_unknown_first_size_is_refused():
 def test_int_of_a_number_computed_from_an_unknown_size_in_user_code_is_refused(convert):
     with pytest.raises(TypeError, match=r"int\(\) of N0 . \d.*drop the int\(\)"):
         _build(lambda m, x: x * convert(x.shape[0]), (None, 3))
+
+
+def test_an_inference_model_saved_and_loaded_keeps_its_conditions(tmp_path):
+    main, out = _build(lambda m, x: x.sum(0) if x.shape[0] > 64 else x.mean(0), (None, 3))
+    exe = static.Executor()
+    prefix = str(tmp_path / "model")
+    static.save_inference_model(prefix, [main.data[0]], [out], exe, program=main)
+    program, feeds, fetches = static.load_inference_model(prefix, exe)
+    x = np.ones((80, 3))
+    np.testing.assert_allclose(exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)[0],
+                               torch.ones(80, 3, dtype=torch.float64).sum(0).numpy())
+    with pytest.raises(ValueError, match=f"N0 > 64: Python code at .*{HERE}"):
+        exe.run(program, feed={feeds[0]: np.ones((3, 3))}, fetch_list=fetches)

@@ -166,6 +166,7 @@ def _pruned(program, outputs):
     p.data = [v for v in program.data if id(v) in needed]
     p.aliases = {k: v for k, v in program.aliases.items() if k in needed}
     p.refused_sizes = {d: set(v) for d, v in program.refused_sizes.items()}
+    p.size_conditions = dict(program.size_conditions)
     p._counter = program._counter
     return p
 
