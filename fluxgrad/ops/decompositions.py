@@ -15,6 +15,8 @@ PyTorch's svdvals and eigvalsh). JVPs divide by the gaps as PyTorch's do (entrie
 repeated value are not finite), so that they stay linear in the tangent: static reverse mode
 with prim on transposes them.
 """
+import functools
+
 import numpy as np
 
 from .._core.dispatch import apply
@@ -23,9 +25,10 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import float_result, promote
 from .elementwise import where
-from .linalg import (LinAlgError, _as_tensor, _from_columns, _into_columns,
+from .linalg import (_as_tensor, _from_columns, _into_columns,
                      _matrix_batch, _mT, _same_rank, _square, diag_embed, diagonal, matmul,
                      tril, triu)
+from .linalg_errors import eigh_failure, guarded, svd_failure
 from ._batch import aligned, broadcasting
 from .shape import concat, pad, unsqueeze
 
@@ -157,6 +160,15 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 
 # --- singular value decomposition --------------------------------------------------------
+def _svd_failure(x, **params):
+    return svd_failure("linalg.svd", x, np.linalg.svd)
+
+
+def _eigh_failure(x, **params):
+    return eigh_failure("linalg.eigh", x, np.linalg.eigh)
+
+
+@functools.partial(guarded, explain=_svd_failure)
 def _svd_impl(x, *, full_matrices):
     return tuple(np.linalg.svd(x, full_matrices=full_matrices))
 
@@ -260,7 +272,8 @@ def _svdvals_jvp(tangents, out, x):
 
 
 # the values alone (several times faster than the full SVD); the rules compute the vectors
-svdvals_p = Primitive("svdvals", lambda x: np.linalg.svd(x, compute_uv=False),
+svdvals_p = Primitive("svdvals", guarded(lambda x: np.linalg.svd(x, compute_uv=False),
+                                         _svd_failure),
                       vjp=(_svdvals_vjp,), jvp=_svdvals_jvp, batch=_matrix_batch("svdvals"))
 
 
@@ -272,11 +285,9 @@ def svdvals(A, *, driver=None):
 
 
 # --- symmetric eigendecomposition --------------------------------------------------------
+@functools.partial(guarded, explain=_eigh_failure)
 def _eigh_impl(x, *, upper):
-    try:
-        return tuple(np.linalg.eigh(x, UPLO="U" if upper else "L"))
-    except LinAlgError as err:
-        raise LinAlgError(f"eigh: the eigenvalues did not converge (NumPy: {err})") from None
+    return tuple(np.linalg.eigh(x, UPLO="U" if upper else "L"))
 
 
 def _eigh_vjp(out_bar, out, x, *, upper):
@@ -341,7 +352,8 @@ def _eigvalsh_jvp(tangents, out, x, *, upper):
 
 
 eigvalsh_p = Primitive(
-    "eigvalsh", lambda x, *, upper: np.linalg.eigvalsh(x, UPLO="U" if upper else "L"),
+    "eigvalsh", guarded(lambda x, *, upper: np.linalg.eigvalsh(x, UPLO="U" if upper else "L"),
+                        _eigh_failure),
     vjp=(_eigvalsh_vjp,), jvp=_eigvalsh_jvp, batch=_matrix_batch("eigvalsh"))
 
 
@@ -432,6 +444,8 @@ def qr(A, mode="reduced"):
 
 
 # --- pseudoinverse -----------------------------------------------------------------------
+@functools.partial(guarded, explain=lambda x, *, hermitian, **params: (
+    _eigh_failure if hermitian else _svd_failure)(x))
 def _pinv_impl(x, *, atol, rtol, hermitian):
     m, n = x.shape[-2:]
     if rtol is None:

@@ -19,6 +19,8 @@ from .._core.errors import (DTypeError, DTypeNotImplemented, ShapeError, ShapeIn
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
+from .linalg_errors import (INVERSE_SINGULAR, NOT_POSITIVE_DEFINITE, SOLVE_SINGULAR,
+                            LinAlgError, blame, cholesky_info, guarded, lu_info)
 from ._family import float_result, linear, promote, promote_all, refuse_kinds
 from .elementwise import where
 from .reduce import norm
@@ -30,7 +32,6 @@ __all__ = ["matmul", "dot", "outer", "mm", "mv", "bmm", "einsum", "trace", "diag
            "diag_embed", "tril", "triu", "inverse", "det", "slogdet", "solve", "cholesky",
            "tensordot", "cross", "kron", "cdist"]
 
-LinAlgError = np.linalg.LinAlgError
 
 
 def _mT(x):
@@ -629,15 +630,6 @@ def triu(x, diagonal=0):
 
 
 # --- inverse, determinants, solve, Cholesky ---------------------------------------------
-def _checked(fn, op, trouble):
-    def impl(*arrays):
-        try:
-            return fn(*arrays)
-        except LinAlgError as err:
-            raise LinAlgError(f"{op}: {trouble} (NumPy: {err})") from None
-    return impl
-
-
 def _square(op, x):
     t = float_result(_as_tensor(x))
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
@@ -658,7 +650,8 @@ def _trace_of_product(a, b):
 
 
 inverse_p = Primitive(
-    "inverse", _checked(np.linalg.inv, "inverse", "the matrix is singular"),
+    "inverse", guarded(np.linalg.inv, lambda x: blame(
+        "linalg.inv", lu_info(x), INVERSE_SINGULAR, " (linalg.inv_ex returns info instead)")),
     vjp=(lambda out_bar, out, x: -matmul(_mT(out), matmul(out_bar, _mT(out))),),
     jvp=lambda tangents, out, x: -matmul(out, matmul(tangents[0], out)),
     saves_out=True, batch=_matrix_batch("inverse"))
@@ -759,7 +752,8 @@ def _same_rank(a, b):
 
 
 # b is a matrix or a batch of them ([..., n, k]); `solve` makes vectors columns
-solve_p = Primitive("solve", _checked(np.linalg.solve, "solve", "the matrix is singular"),
+solve_p = Primitive("solve", guarded(np.linalg.solve, lambda a, b: blame(
+    "torch.linalg.solve", lu_info(a), SOLVE_SINGULAR, " (linalg.solve_ex returns info instead)")),
                     vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, linear=(1,),
                     batch=_solve_batch)
 
@@ -811,9 +805,20 @@ def _cholesky_jvp(tangents, out, x):
     return matmul(out, _phi(inner))
 
 
+def _not_positive_definite(x):
+    return blame("linalg.cholesky", cholesky_info(x), NOT_POSITIVE_DEFINITE,
+                 " (linalg.cholesky_ex returns info instead)")
+
+
+def _cholesky_impl(x):
+    out = np.linalg.cholesky(x)
+    if not (np.diagonal(out, axis1=-2, axis2=-1) > 0).all():  # NaN: LAPACK refuses, NumPy not
+        raise _not_positive_definite(x)
+    return out
+
+
 cholesky_p = Primitive(
-    "cholesky", _checked(np.linalg.cholesky, "cholesky",
-                         "the matrix is not symmetric positive-definite"),
+    "cholesky", guarded(_cholesky_impl, _not_positive_definite),
     vjp=(_cholesky_vjp,), jvp=_cholesky_jvp, saves_out=True, batch=_matrix_batch("cholesky"))
 
 

@@ -16,9 +16,10 @@ from ..creation import eye, zeros
 from ._family import float_result, promote
 from .decompositions import _matrix, _tolerance, eigvalsh, pinv, solve_triangular, svdvals
 from .decompositions import qr as _linalg_qr, svd as _linalg_svd
-from .elementwise import abs as _abs, cast, maximum
+from .elementwise import abs as _abs, cast, maximum, where
 from .linalg import _as_tensor, _mT, _square, inverse, matmul
 from .linalg import cross as _cross
+from .linalg_ex import inv_ex
 from .reduce import amax, amin, norm as _norm, sum as _sum
 from .shape import broadcast_to, clone, movedim, reshape, unsqueeze
 
@@ -151,14 +152,19 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None)
 
 def cond(A, p=None):
     """The condition number of A in the norm `p` (None: 2, the ratio of the largest to the
-    smallest singular value), as torch.linalg.cond."""
+    smallest singular value), as torch.linalg.cond: inf for a singular A (other than in the
+    2-norms and 'nuc', which come from the singular values)."""
     x = float_result(_as_tensor(A))
     if p is None or p in (2, -2):
         s = svdvals(x)
         ratio = s[..., 0] / s[..., -1]
         return ratio if p != -2 else 1 / ratio
     x = _square("linalg.cond", x)
-    return matrix_norm(x, p) * matrix_norm(inverse(x), p)
+    if p == "nuc":  # as PyTorch, from the singular values: finite where A is near-singular
+        s = svdvals(x)
+        return _sum(s, -1) * _sum(1 / s, -1)
+    inv, info = inv_ex(x)  # a singular A has condition number inf, as in PyTorch
+    return where(info != 0, math.inf, matrix_norm(x, p) * matrix_norm(inv, p))
 
 
 # --- rank, least squares -----------------------------------------------------------------
