@@ -22,9 +22,11 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
     from ..incubate.autograd import prim_enabled
     from ..static.transforms import grad_prim, vjp
     from ..static.parameters import to_static_parameter
-    if opt.grad_clip is not None:
-        raise NotImplementedError(f"{type(opt).__name__}.minimize in static mode: grad_clip is "
-                                  "not supported yet; clip in the program instead")
+    clip = opt.grad_clip
+    if clip is not None and not hasattr(clip, "clipped"):
+        raise NotImplementedError(f"{type(opt).__name__}.minimize in static mode: a grad_clip "
+                                  f"of type {type(clip).__name__} is not supported; use "
+                                  "nn.ClipGradByGlobalNorm, ClipGradByNorm or ClipGradByValue")
     program = loss.program
     given = parameters if parameters is not None else [
         p for g in opt.param_groups for p in g["params"]]
@@ -45,7 +47,8 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
     with program.transaction(), startup.transaction(), staging.guard(program):
         grads = (grad_prim if prim_enabled() else vjp)([loss], params)
         pairs = [(p, g) for p, g in zip(params, grads) if g is not None]
-        for p, g in pairs:
+        # as PaddlePaddle's, minimize returns the gradients before clipping
+        for p, g in (pairs if clip is None else clip.clipped(pairs)):
             if group.get("maximize"):
                 g = -g
             g, options = adjusted(p, p, g, group)  # PaddlePaddle's per-parameter attributes
