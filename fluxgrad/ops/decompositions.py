@@ -15,8 +15,6 @@ PyTorch's svdvals and eigvalsh). JVPs divide by the gaps as PyTorch's do (entrie
 repeated value are not finite), so that they stay linear in the tangent: static reverse mode
 with prim on transposes them.
 """
-import functools
-
 import numpy as np
 
 from .._core.dispatch import apply
@@ -168,7 +166,6 @@ def _eigh_failure(x, **params):
     return eigh_failure("linalg.eigh", x, np.linalg.eigh)
 
 
-@functools.partial(guarded, explain=_svd_failure)
 def _svd_impl(x, *, full_matrices):
     return tuple(np.linalg.svd(x, full_matrices=full_matrices))
 
@@ -232,8 +229,8 @@ def _svd_jvp(tangents, out, x, *, full_matrices):
     return u_dot, s_dot, vh_dot
 
 
-svd_p = Primitive("svd", _svd_impl, n_outputs=3, vjp=_svd_vjp, jvp=_svd_jvp,
-                  batch=_matrix_batch("svd"))
+svd_p = Primitive("svd", guarded(_svd_impl, _svd_failure), n_outputs=3, vjp=_svd_vjp,
+                  jvp=_svd_jvp, batch=_matrix_batch("svd"))
 
 
 class SVDResult(tuple):
@@ -285,7 +282,6 @@ def svdvals(A, *, driver=None):
 
 
 # --- symmetric eigendecomposition --------------------------------------------------------
-@functools.partial(guarded, explain=_eigh_failure)
 def _eigh_impl(x, *, upper):
     return tuple(np.linalg.eigh(x, UPLO="U" if upper else "L"))
 
@@ -309,8 +305,8 @@ def _eigh_jvp(tangents, out, x, *, upper):
     return diagonal(p, 0, -2, -1), matmul(q, _off_diagonal(p) / _tangent_gaps(eigenvalues))
 
 
-eigh_p = Primitive("eigh", _eigh_impl, n_outputs=2, vjp=_eigh_vjp, jvp=_eigh_jvp,
-                   batch=_matrix_batch("eigh"))
+eigh_p = Primitive("eigh", guarded(_eigh_impl, _eigh_failure), n_outputs=2, vjp=_eigh_vjp,
+                   jvp=_eigh_jvp, batch=_matrix_batch("eigh"))
 
 
 class EighResult(tuple):
@@ -444,8 +440,10 @@ def qr(A, mode="reduced"):
 
 
 # --- pseudoinverse -----------------------------------------------------------------------
-@functools.partial(guarded, explain=lambda x, *, hermitian, **params: (
-    _eigh_failure if hermitian else _svd_failure)(x))
+def _pinv_failure(x, *, hermitian, **params):
+    return (_eigh_failure if hermitian else _svd_failure)(x)
+
+
 def _pinv_impl(x, *, atol, rtol, hermitian):
     m, n = x.shape[-2:]
     if rtol is None:
@@ -486,8 +484,8 @@ def _pinv_jvp(tangents, out, x, **params):
         p, matmul(x, second))
 
 
-pinv_p = Primitive("pinv", _pinv_impl, vjp=(_pinv_vjp,), jvp=_pinv_jvp, saves_out=True,
-                   batch=_matrix_batch("pinv"))
+pinv_p = Primitive("pinv", guarded(_pinv_impl, _pinv_failure), vjp=(_pinv_vjp,),
+                   jvp=_pinv_jvp, saves_out=True, batch=_matrix_batch("pinv"))
 
 
 def _tolerance(value, op, name):

@@ -115,5 +115,4 @@ def guarded(fn, explain):
             return fn(*arrays, **params)
         except np.linalg.LinAlgError:
             raise explain(*arrays, **params) from None
-    impl.__name__ = getattr(fn, "__name__", "impl")
     return impl

@@ -4,9 +4,9 @@ solve_ex return (result, info) instead of raising on a matrix that can't be fact
 info (int32, one per matrix of the batch) is 0 where the matrix was factored, else LAPACK's
 1-based index: for cholesky_ex the order of the first leading minor that is not positive
 definite, for inv_ex and solve_ex the first zero on the diagonal of the LU factor's U. With
-check_errors=True a nonzero info raises LinAlgError with PyTorch's message. The results are composites
-of cholesky, inverse and solve (differentiable as they are); where info is not 0 they are
-NaN (PyTorch leaves LAPACK's partial result there).
+check_errors=True a nonzero info raises LinAlgError with PyTorch's message. The results
+are composites of cholesky, inverse and solve (differentiable as they are); where info is
+not 0 they are NaN (PyTorch leaves LAPACK's partial result there).
 """
 
 from .._core.dispatch import apply
