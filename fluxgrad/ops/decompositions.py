@@ -18,7 +18,7 @@ with prim on transposes them.
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.errors import ShapeError, refuse_python_value
+from .._core.errors import ArgumentError, ShapeError, refuse_python_value
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import float_result, promote
@@ -147,12 +147,12 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         return _mT(solve_triangular(_mT(a), _mT(b), upper=not upper, unitriangular=unitriangular))
     n = a.shape[-1]
     if b.ndim < 2 or b.shape[-2] != n:
-        raise ValueError(f"solve_triangular: A has shape {list(a.shape)}, so B needs {n} rows "
+        raise ArgumentError(f"solve_triangular: A has shape {list(a.shape)}, so B needs {n} rows "
                          f"(shape [..., {n}, k]), got shape {list(b.shape)}")
     try:
         np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
-        raise ValueError(f"solve_triangular: batch dimensions of A {list(a.shape)} and B "
+        raise ArgumentError(f"solve_triangular: batch dimensions of A {list(a.shape)} and B "
                          f"{list(b.shape)} don't broadcast") from None
     return apply(solve_triangular_p, a, b, upper=bool(upper), unitriangular=bool(unitriangular))
 
@@ -318,7 +318,7 @@ class EighResult(tuple):
 
 def _uplo(op, UPLO):
     if UPLO not in ("L", "U"):
-        raise ValueError(f"{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
+        raise ArgumentError(f"{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
     return UPLO == "U"
 
 
@@ -431,7 +431,7 @@ def qr(A, mode="reduced"):
     error, as PyTorch). With mode='r', R is differentiable (PyTorch refuses).
     """
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        raise ArgumentError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     x = _matrix("qr", A)
     q, r = apply(qr_p, x, complete=mode == "complete")
     if mode == "r":
@@ -493,7 +493,7 @@ def _tolerance(value, op, name):
         return None
     if isinstance(value, Tensor):
         if value.numel() != 1:
-            raise ValueError(f"{op}: {name} must be a number (or a one-element tensor), got a "
+            raise ArgumentError(f"{op}: {name} must be a number (or a one-element tensor), got a "
                              f"tensor of shape {list(value.shape)}")
         value = value.item()
     return float(value)
@@ -514,7 +514,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         rtol = rcond
     x = _matrix("pinv", A)
     if hermitian and x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"pinv: hermitian=True needs square matrices, got shape "
+        raise ArgumentError(f"pinv: hermitian=True needs square matrices, got shape "
                          f"{list(x.shape)}")
     return apply(pinv_p, x, atol=_tolerance(atol, "pinv", "atol"),
                  rtol=_tolerance(rtol, "pinv", "rtol"), hermitian=bool(hermitian))

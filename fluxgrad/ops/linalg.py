@@ -14,8 +14,8 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import (DTypeError, DTypeNotImplemented, ShapeError, ShapeIndexError,
-                            refuse_python_value)
+from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented, ShapeError,
+                            ShapeIndexError, refuse_python_value)
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
@@ -406,7 +406,7 @@ def _sublist_form(args):
             elif isinstance(label, (int, np.integer)) and 0 <= label < 52:
                 out.append(string.ascii_letters[int(label)])
             else:
-                raise ValueError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
+                raise ArgumentError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
                                  f"got {label!r} in {list(sublist)}")
         return "".join(out)
     operands, terms = args[0::2], args[1::2]
@@ -772,12 +772,12 @@ def solve(a, b, *, left=True):
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     b2 = reshape(b, b.shape + (1,)) if vector else b
     if b2.ndim < 2 or b2.shape[-2] != n:
-        raise ValueError(f"solve: a has shape {list(a.shape)}, so b needs {n} rows (shape "
+        raise ArgumentError(f"solve: a has shape {list(a.shape)}, so b needs {n} rows (shape "
                          f"[..., {n}, k] or [..., {n}]), got shape {list(b.shape)}")
     try:
         np.broadcast_shapes(a.shape[:-2], b2.shape[:-2])
     except ValueError:
-        raise ValueError(f"solve: batch dimensions of a {list(a.shape)} and b {list(b.shape)} "
+        raise ArgumentError(f"solve: batch dimensions of a {list(a.shape)} and b {list(b.shape)} "
                          "don't broadcast") from None
     out = apply(solve_p, a, b2)
     return reshape(out, out.shape[:-1]) if vector else out
@@ -840,16 +840,16 @@ def tensordot(a, b, dims=2):
     if isinstance(dims, (int, np.integer)):
         n = int(dims)
         if not 0 <= n <= min(a.ndim, b.ndim):
-            raise ValueError(f"tensordot: dims={n} must be between 0 and the smaller rank "
+            raise ArgumentError(f"tensordot: dims={n} must be between 0 and the smaller rank "
                              f"({min(a.ndim, b.ndim)}) of shapes {list(a.shape)} and "
                              f"{list(b.shape)}")
         dims_a, dims_b = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
         if len(dims) != 2:
-            raise ValueError(f"tensordot: dims must be an int or a pair of lists, got {dims!r}")
+            raise ArgumentError(f"tensordot: dims must be an int or a pair of lists, got {dims!r}")
         dims_a, dims_b = ([d] if isinstance(d, (int, np.integer)) else list(d) for d in dims)
         if len(dims_a) != len(dims_b):
-            raise ValueError(f"tensordot: dims lists {dims_a} and {dims_b} differ in length")
+            raise ArgumentError(f"tensordot: dims lists {dims_a} and {dims_b} differ in length")
     letters = string.ascii_letters
     try:
         dims_a = [int(d) + a.ndim if d < 0 else int(d) for d in dims_a]
@@ -858,7 +858,7 @@ def tensordot(a, b, dims=2):
         sub_b = list(letters[a.ndim:a.ndim + b.ndim])
         for da, db in zip(dims_a, dims_b):
             if a.shape[da] != b.shape[db]:
-                raise ValueError(f"tensordot: dimension {da} of a (size {a.shape[da]}) and "
+                raise ArgumentError(f"tensordot: dimension {da} of a (size {a.shape[da]}) and "
                                  f"dimension {db} of b (size {b.shape[db]}) can't be contracted: "
                                  f"sizes differ (shapes {list(a.shape)} and {list(b.shape)})")
             sub_b[db] = sub_a[da]
@@ -879,13 +879,13 @@ def cross(input, other, dim=None, *, axis=None):
     if dim is None:
         dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
         if dim is None:
-            raise ValueError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
+            raise ArgumentError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
                              "dim= naming the dimension that holds the 3-vectors")
     if not -a.ndim <= dim < a.ndim:
         raise IndexError(f"cross: dim {dim} is out of range for a tensor of {a.ndim} "
                          f"dimensions (expected one in [{-a.ndim}, {a.ndim - 1}])")
     if a.shape[dim] != 3:
-        raise ValueError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
+        raise ArgumentError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
                          "size 3 (it holds the 3-vectors)")
     x0, x1, x2 = (select(a, dim, i) for i in range(3))
     y0, y1, y2 = (select(b, dim, i) for i in range(3))
@@ -919,8 +919,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise DTypeError(f"cdist: x1 is {x1.dtype} and x2 is {x2.dtype}; PyTorch wants one "
                          "dtype: convert one of them (x2.to(x1.dtype))")
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
-        raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
+        raise ArgumentError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
                          f"got shapes {list(x1.shape)} and {list(x2.shape)}")
     if p < 0:
-        raise ValueError(f"cdist: p must be >= 0, got {p}")
+        raise ArgumentError(f"cdist: p must be >= 0, got {p}")
     return norm(unsqueeze(x1, -2) - unsqueeze(x2, -3), p, -1)
