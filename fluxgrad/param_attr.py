@@ -7,8 +7,10 @@ nn.Embedding, static.nn.fc): `initializer` fills the new parameter (see
 it. `learning_rate` (a factor on the optimizer's) and `regularizer` (in place of the
 optimizer's `weight_decay`) are kept per parameter here (`attr_of`) and read by the
 optimizers' steps (`adjusted`). A layer also takes, as Paddle's do: a str (the name), an
-initializer alone, and `bias_attr=False` (no bias). `need_clip` is kept and not read:
-gradient clipping clips every parameter.
+initializer alone, and `bias_attr=False` (no bias). `need_clip=False` keeps the
+parameter's gradient out of an optimizer's `grad_clip=` (nn.ClipGradByNorm /
+ClipGradByGlobalNorm / ClipGradByValue: neither clipped nor counted in the global norm),
+as in PaddlePaddle (`needs_clip`).
 """
 import weakref
 
@@ -16,8 +18,8 @@ from ._core.tensor import Tensor
 
 __all__ = ["ParamAttr"]
 
-# id(parameter) -> (weak reference, its ParamAttr), for the ones with a learning rate or
-# regularizer of their own (by identity: == on tensors is elementwise)
+# id(parameter) -> (weak reference, its ParamAttr), for the ones with a learning rate,
+# regularizer or need_clip=False of their own (by identity: == on tensors is elementwise)
 _attrs = {}
 
 
@@ -74,7 +76,7 @@ def apply(param, attr, paddle_view=None):
         param.name = attr.name
     if not attr.trainable:
         param.requires_grad = False
-    if attr.learning_rate != 1.0 or attr.regularizer is not None:
+    if attr.learning_rate != 1.0 or attr.regularizer is not None or not attr.need_clip:
         key = id(param)
         _attrs[key] = (weakref.ref(param, lambda _: _attrs.pop(key, None)), attr)
     return param
@@ -98,8 +100,15 @@ def attr_of(param):
     return None
 
 
+def needs_clip(param):
+    """Whether gradient clipping (an optimizer's grad_clip=) applies to `param`: not where
+    its ParamAttr says need_clip=False."""
+    attr = attr_of(param)
+    return attr is None or bool(attr.need_clip)
+
+
 def active():
-    """Whether any parameter has a learning rate or regularizer of its own."""
+    """Whether any parameter has a learning rate, regularizer or need_clip of its own."""
     return bool(_attrs)
 
 

@@ -7,7 +7,10 @@ ops on the physical tensors (so autograd and forward mode see only physical
 tensors and work unchanged) and says where the result's batch dimension is.
 
 Every open vmap has a level; nested vmaps nest BatchedTensors, the highest level
-outermost. A tensor not batched at a level is the same for every example of it.
+outermost. A tensor not batched at a level is the same for every example of it. So is a
+batched tensor marked `_uniform` (spread from an unbatched one, e.g. a primal whose tangent
+alone is batched in jacfwd / hessian, or computed by non-random ops from such alone): its
+value can be read inside the vmapped function (a Python branch on it), as in torch.func.
 
 Physical tensors may be static Variables (static mode, `fluxgrad.compile`): the ops the
 rules issue then stage. A level's size may be a program's unknown dimension (`unknown`):
@@ -15,6 +18,7 @@ a constant repeated over it is then staged too.
 """
 import threading
 
+import numpy as np
 
 from . import open_levels
 from .forward_mode import state as _forward_state
@@ -35,7 +39,7 @@ state = _State()
 
 
 class BatchedTensor(Tensor):
-    __slots__ = ("_physical", "_bdim", "_level")
+    __slots__ = ("_physical", "_bdim", "_level", "_uniform")
 
     @property
     def requires_grad(self):
@@ -88,7 +92,7 @@ class BatchedTensor(Tensor):
             plain._tangent = result._tangent
         return self
 
-    def _values(self, *_, **__):
+    def _refuse_read(self):
         raise RuntimeError(
             f"vmap: this tensor of shape {list(self.shape)} holds a different value for each of "
             f"the {self._physical.shape[self._bdim]} examples of the batch, so its value cannot "
@@ -96,12 +100,58 @@ class BatchedTensor(Tensor):
             "express the computation with tensor ops instead (e.g. fluxgrad.where for a "
             "data-dependent choice)")
 
-    numpy = item = tolist = __array__ = __bool__ = __float__ = __int__ = __index__ = _values
-    __dlpack__ = _values
+    def _read(name):
+        def read(self, *args, **kwargs):
+            if not shared_by_all_examples(self):
+                self._refuse_read()
+            return getattr(Tensor, name)(self, *args, **kwargs)
+        read.__name__ = name
+        return read
+
+    numpy, item, tolist, __array__ = _read("numpy"), _read("item"), _read("tolist"), _read(
+        "__array__")
+    __bool__, __float__, __int__, __index__ = _read("__bool__"), _read("__float__"), _read(
+        "__int__"), _read("__index__")
+    __dlpack__ = _read("__dlpack__")
+    del _read
 
     def __repr__(self):
         return (f"BatchedTensor(level={self._level}, bdim={self._bdim}, "
                 f"physical={self._physical!r})")
+
+
+def shared_by_all_examples(t):
+    """Whether `t` is marked uniform at each of its levels and its examples there do hold one
+    value (a tensor written in place since it was marked may no longer): then its value is
+    example 0's. Never for a static Variable, whose values are stand-ins."""
+    while type(t) is BatchedTensor:
+        if not t._uniform:
+            return False
+        data = np.moveaxis(t._physical._data, t._bdim, 0)
+        if not np.array_equal(data, np.broadcast_to(data[:1], data.shape),
+                              equal_nan=data.dtype.kind in "fc"):
+            return False
+        t = t._physical
+    return getattr(t, "program", None) is None
+
+
+def _uniform_levels(t):
+    found = set()
+    while type(t) is BatchedTensor:
+        if t._uniform:
+            found.add(t._level)
+        t = t._physical
+    return found
+
+
+def _mark_uniform(t, levels):
+    """`t` with its layers at `levels` marked uniform (returned for chaining)."""
+    layer = t
+    while type(layer) is BatchedTensor:
+        if layer._level in levels:
+            layer._uniform = True
+        layer = layer._physical
+    return t
 
 
 def wrap(physical, level, bdim):
@@ -123,6 +173,7 @@ def _batched(physical, bdim, level):
     t._physical = physical
     t._bdim = bdim
     t._level = level
+    t._uniform = False
     t._requires_grad = False
     t._grad_fn = None
     t._out_index = 0
@@ -135,7 +186,9 @@ def _batched(physical, bdim, level):
 
 
 def _rewrap(batched, physical):
-    return _batched(physical, batched._bdim, batched._level)
+    t = _batched(physical, batched._bdim, batched._level)
+    t._uniform = batched._uniform
+    return t
 
 
 def layers(t):
@@ -215,7 +268,7 @@ def with_tangent(t, tangent):
         tangent = take_level(tangent, level, bdim, state.sizes[level])
     plain = _new_handle(plain)
     plain._tangent = tangent
-    return rebuild(plain, found)
+    return _mark_uniform(rebuild(plain, found), _uniform_levels(t))
 
 
 def _new_handle(t):
@@ -234,7 +287,7 @@ def spread(t, level):
     tangent = tangent_of(t)
     if tangent is not None:
         t = without_tangent(t)
-    out = wrap(take_level(t, level, 0, size), level, 0)
+    out = _mark_uniform(wrap(take_level(t, level, 0, size), level, 0), {level})
     return out if tangent is None else with_tangent(out, tangent)
 
 
@@ -242,7 +295,7 @@ def without_tangent(t):
     found, plain = layers(t)
     plain = _new_handle(plain)
     plain._tangent = None
-    return rebuild(plain, found)
+    return _mark_uniform(rebuild(plain, found), _uniform_levels(t))
 
 
 def peel(inputs, level):
@@ -273,11 +326,18 @@ def apply_batched(prim, inputs, params):
     if prim.batch is None:
         raise NotImplementedError(f"vmap: the op {prim.name!r} has no batching rule yet")
     level = max(x._level for x in inputs if type(x) is BatchedTensor)
+    # inputs not batched at `level` are shared by its examples: so are the outputs, if the
+    # batched ones are too and the op draws no random numbers different in every example
+    different = getattr(prim, "draws", False) and state.randomness[level] == "different"
+    uniform = not different and all(
+        x._uniform for x in inputs if type(x) is BatchedTensor and x._level == level)
     physicals, bdims = peel(inputs, level)
     out, out_bdim = prim.batch(bdims, *physicals, **params)
+    levels = {level} if uniform else ()
     if prim.n_outputs == 1:
-        return out if out_bdim is None else wrap(out, level, out_bdim)
-    return tuple(o if b is None else wrap(o, level, b) for o, b in zip(out, out_bdim))
+        return out if out_bdim is None else _mark_uniform(wrap(out, level, out_bdim), levels)
+    return tuple(o if b is None else _mark_uniform(wrap(o, level, b), levels)
+                 for o, b in zip(out, out_bdim))
 
 
 def batch_size(level):

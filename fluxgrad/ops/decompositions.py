@@ -18,14 +18,15 @@ with prim on transposes them.
 import numpy as np
 
 from .._core.dispatch import apply
-from .._core.errors import ShapeError, refuse_python_value
+from .._core.errors import ArgumentError, ShapeError, refuse_python_value
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._family import float_result, promote
 from .elementwise import where
-from .linalg import (LinAlgError, _as_tensor, _from_columns, _into_columns,
+from .linalg import (_as_tensor, _from_columns, _into_columns,
                      _matrix_batch, _mT, _same_rank, _square, diag_embed, diagonal, matmul,
                      tril, triu)
+from .linalg_errors import eigh_failure, guarded, svd_failure
 from ._batch import aligned, broadcasting
 from .shape import concat, pad, unsqueeze
 
@@ -146,17 +147,25 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
         return _mT(solve_triangular(_mT(a), _mT(b), upper=not upper, unitriangular=unitriangular))
     n = a.shape[-1]
     if b.ndim < 2 or b.shape[-2] != n:
-        raise ValueError(f"solve_triangular: A has shape {list(a.shape)}, so B needs {n} rows "
+        raise ArgumentError(f"solve_triangular: A has shape {list(a.shape)}, so B needs {n} rows "
                          f"(shape [..., {n}, k]), got shape {list(b.shape)}")
     try:
         np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
-        raise ValueError(f"solve_triangular: batch dimensions of A {list(a.shape)} and B "
+        raise ArgumentError(f"solve_triangular: batch dimensions of A {list(a.shape)} and B "
                          f"{list(b.shape)} don't broadcast") from None
     return apply(solve_triangular_p, a, b, upper=bool(upper), unitriangular=bool(unitriangular))
 
 
 # --- singular value decomposition --------------------------------------------------------
+def _svd_failure(x, **params):
+    return svd_failure("linalg.svd", x, np.linalg.svd)
+
+
+def _eigh_failure(x, **params):
+    return eigh_failure("linalg.eigh", x, np.linalg.eigh)
+
+
 def _svd_impl(x, *, full_matrices):
     return tuple(np.linalg.svd(x, full_matrices=full_matrices))
 
@@ -220,8 +229,8 @@ def _svd_jvp(tangents, out, x, *, full_matrices):
     return u_dot, s_dot, vh_dot
 
 
-svd_p = Primitive("svd", _svd_impl, n_outputs=3, vjp=_svd_vjp, jvp=_svd_jvp,
-                  batch=_matrix_batch("svd"))
+svd_p = Primitive("svd", guarded(_svd_impl, _svd_failure), n_outputs=3, vjp=_svd_vjp,
+                  jvp=_svd_jvp, batch=_matrix_batch("svd"))
 
 
 class SVDResult(tuple):
@@ -260,7 +269,8 @@ def _svdvals_jvp(tangents, out, x):
 
 
 # the values alone (several times faster than the full SVD); the rules compute the vectors
-svdvals_p = Primitive("svdvals", lambda x: np.linalg.svd(x, compute_uv=False),
+svdvals_p = Primitive("svdvals", guarded(lambda x: np.linalg.svd(x, compute_uv=False),
+                                         _svd_failure),
                       vjp=(_svdvals_vjp,), jvp=_svdvals_jvp, batch=_matrix_batch("svdvals"))
 
 
@@ -273,10 +283,7 @@ def svdvals(A, *, driver=None):
 
 # --- symmetric eigendecomposition --------------------------------------------------------
 def _eigh_impl(x, *, upper):
-    try:
-        return tuple(np.linalg.eigh(x, UPLO="U" if upper else "L"))
-    except LinAlgError as err:
-        raise LinAlgError(f"eigh: the eigenvalues did not converge (NumPy: {err})") from None
+    return tuple(np.linalg.eigh(x, UPLO="U" if upper else "L"))
 
 
 def _eigh_vjp(out_bar, out, x, *, upper):
@@ -298,8 +305,8 @@ def _eigh_jvp(tangents, out, x, *, upper):
     return diagonal(p, 0, -2, -1), matmul(q, _off_diagonal(p) / _tangent_gaps(eigenvalues))
 
 
-eigh_p = Primitive("eigh", _eigh_impl, n_outputs=2, vjp=_eigh_vjp, jvp=_eigh_jvp,
-                   batch=_matrix_batch("eigh"))
+eigh_p = Primitive("eigh", guarded(_eigh_impl, _eigh_failure), n_outputs=2, vjp=_eigh_vjp,
+                   jvp=_eigh_jvp, batch=_matrix_batch("eigh"))
 
 
 class EighResult(tuple):
@@ -311,7 +318,7 @@ class EighResult(tuple):
 
 def _uplo(op, UPLO):
     if UPLO not in ("L", "U"):
-        raise ValueError(f"{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
+        raise ArgumentError(f"{op}: UPLO must be 'L' or 'U', got {UPLO!r}")
     return UPLO == "U"
 
 
@@ -341,7 +348,8 @@ def _eigvalsh_jvp(tangents, out, x, *, upper):
 
 
 eigvalsh_p = Primitive(
-    "eigvalsh", lambda x, *, upper: np.linalg.eigvalsh(x, UPLO="U" if upper else "L"),
+    "eigvalsh", guarded(lambda x, *, upper: np.linalg.eigvalsh(x, UPLO="U" if upper else "L"),
+                        _eigh_failure),
     vjp=(_eigvalsh_vjp,), jvp=_eigvalsh_jvp, batch=_matrix_batch("eigvalsh"))
 
 
@@ -423,7 +431,7 @@ def qr(A, mode="reduced"):
     error, as PyTorch). With mode='r', R is differentiable (PyTorch refuses).
     """
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+        raise ArgumentError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     x = _matrix("qr", A)
     q, r = apply(qr_p, x, complete=mode == "complete")
     if mode == "r":
@@ -432,6 +440,10 @@ def qr(A, mode="reduced"):
 
 
 # --- pseudoinverse -----------------------------------------------------------------------
+def _pinv_failure(x, *, hermitian, **params):
+    return (_eigh_failure if hermitian else _svd_failure)(x)
+
+
 def _pinv_impl(x, *, atol, rtol, hermitian):
     m, n = x.shape[-2:]
     if rtol is None:
@@ -472,8 +484,8 @@ def _pinv_jvp(tangents, out, x, **params):
         p, matmul(x, second))
 
 
-pinv_p = Primitive("pinv", _pinv_impl, vjp=(_pinv_vjp,), jvp=_pinv_jvp, saves_out=True,
-                   batch=_matrix_batch("pinv"))
+pinv_p = Primitive("pinv", guarded(_pinv_impl, _pinv_failure), vjp=(_pinv_vjp,),
+                   jvp=_pinv_jvp, saves_out=True, batch=_matrix_batch("pinv"))
 
 
 def _tolerance(value, op, name):
@@ -481,7 +493,7 @@ def _tolerance(value, op, name):
         return None
     if isinstance(value, Tensor):
         if value.numel() != 1:
-            raise ValueError(f"{op}: {name} must be a number (or a one-element tensor), got a "
+            raise ArgumentError(f"{op}: {name} must be a number (or a one-element tensor), got a "
                              f"tensor of shape {list(value.shape)}")
         value = value.item()
     return float(value)
@@ -502,7 +514,7 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
         rtol = rcond
     x = _matrix("pinv", A)
     if hermitian and x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"pinv: hermitian=True needs square matrices, got shape "
+        raise ArgumentError(f"pinv: hermitian=True needs square matrices, got shape "
                          f"{list(x.shape)}")
     return apply(pinv_p, x, atol=_tolerance(atol, "pinv", "atol"),
                  rtol=_tolerance(rtol, "pinv", "rtol"), hermitian=bool(hermitian))

@@ -168,10 +168,10 @@ def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     for index in np.ndindex(*batch):
         LD[index], pivots[index], info[index] = _sytf2(data[index])
     if check_errors and info.any():
-        from .linalg import LinAlgError
-        raise LinAlgError(f"ldl_factor: A is singular: D has a zero diagonal entry at "
-                          f"position {info.max() - 1} (info = {info.max()}); call "
-                          "ldl_factor_ex to get the factors and info without raising")
+        from .linalg_errors import failure
+        raise failure("torch.linalg.ldl_factor", info, "A is singular: D has a zero diagonal "
+                      "entry at position {k} (1-based); call ldl_factor_ex to get the factors "
+                      "and info without raising")
     return LDLFactorEx(Tensor(LD), Tensor(pivots), Tensor(info))
 
 

@@ -14,11 +14,13 @@ import numpy as np
 
 from .._core.batching import move_dim
 from .._core.dispatch import apply
-from .._core.errors import (DTypeError, DTypeNotImplemented, ShapeError, ShapeIndexError,
-                            refuse_python_value)
+from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented, ShapeError,
+                            ShapeIndexError, refuse_python_value)
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
+from .linalg_errors import (INVERSE_SINGULAR, NOT_POSITIVE_DEFINITE, SOLVE_SINGULAR,
+                            LinAlgError, blame, cholesky_info, guarded, lu_info)
 from ._family import float_result, linear, promote, promote_all, refuse_kinds
 from .elementwise import where
 from .reduce import norm
@@ -30,7 +32,6 @@ __all__ = ["matmul", "dot", "outer", "mm", "mv", "bmm", "einsum", "trace", "diag
            "diag_embed", "tril", "triu", "inverse", "det", "slogdet", "solve", "cholesky",
            "tensordot", "cross", "kron", "cdist"]
 
-LinAlgError = np.linalg.LinAlgError
 
 
 def _mT(x):
@@ -405,7 +406,7 @@ def _sublist_form(args):
             elif isinstance(label, (int, np.integer)) and 0 <= label < 52:
                 out.append(string.ascii_letters[int(label)])
             else:
-                raise ValueError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
+                raise ArgumentError(f"einsum: sublist labels must be ints in [0, 52) or Ellipsis, "
                                  f"got {label!r} in {list(sublist)}")
         return "".join(out)
     operands, terms = args[0::2], args[1::2]
@@ -629,15 +630,6 @@ def triu(x, diagonal=0):
 
 
 # --- inverse, determinants, solve, Cholesky ---------------------------------------------
-def _checked(fn, op, trouble):
-    def impl(*arrays):
-        try:
-            return fn(*arrays)
-        except LinAlgError as err:
-            raise LinAlgError(f"{op}: {trouble} (NumPy: {err})") from None
-    return impl
-
-
 def _square(op, x):
     t = float_result(_as_tensor(x))
     if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
@@ -658,7 +650,8 @@ def _trace_of_product(a, b):
 
 
 inverse_p = Primitive(
-    "inverse", _checked(np.linalg.inv, "inverse", "the matrix is singular"),
+    "inverse", guarded(np.linalg.inv, lambda x: blame(
+        "linalg.inv", lu_info(x), INVERSE_SINGULAR, " (linalg.inv_ex returns info instead)")),
     vjp=(lambda out_bar, out, x: -matmul(_mT(out), matmul(out_bar, _mT(out))),),
     jvp=lambda tangents, out, x: -matmul(out, matmul(tangents[0], out)),
     saves_out=True, batch=_matrix_batch("inverse"))
@@ -759,7 +752,8 @@ def _same_rank(a, b):
 
 
 # b is a matrix or a batch of them ([..., n, k]); `solve` makes vectors columns
-solve_p = Primitive("solve", _checked(np.linalg.solve, "solve", "the matrix is singular"),
+solve_p = Primitive("solve", guarded(np.linalg.solve, lambda a, b: blame(
+    "torch.linalg.solve", lu_info(a), SOLVE_SINGULAR, " (linalg.solve_ex returns info instead)")),
                     vjp=_solve_vjp, jvp=_solve_jvp, saves_out=True, linear=(1,),
                     batch=_solve_batch)
 
@@ -778,12 +772,12 @@ def solve(a, b, *, left=True):
     vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
     b2 = reshape(b, b.shape + (1,)) if vector else b
     if b2.ndim < 2 or b2.shape[-2] != n:
-        raise ValueError(f"solve: a has shape {list(a.shape)}, so b needs {n} rows (shape "
+        raise ArgumentError(f"solve: a has shape {list(a.shape)}, so b needs {n} rows (shape "
                          f"[..., {n}, k] or [..., {n}]), got shape {list(b.shape)}")
     try:
         np.broadcast_shapes(a.shape[:-2], b2.shape[:-2])
     except ValueError:
-        raise ValueError(f"solve: batch dimensions of a {list(a.shape)} and b {list(b.shape)} "
+        raise ArgumentError(f"solve: batch dimensions of a {list(a.shape)} and b {list(b.shape)} "
                          "don't broadcast") from None
     out = apply(solve_p, a, b2)
     return reshape(out, out.shape[:-1]) if vector else out
@@ -811,9 +805,20 @@ def _cholesky_jvp(tangents, out, x):
     return matmul(out, _phi(inner))
 
 
+def _not_positive_definite(x):
+    return blame("linalg.cholesky", cholesky_info(x), NOT_POSITIVE_DEFINITE,
+                 " (linalg.cholesky_ex returns info instead)")
+
+
+def _cholesky_impl(x):
+    out = np.linalg.cholesky(x)
+    if not (np.diagonal(out, axis1=-2, axis2=-1) > 0).all():  # NaN: LAPACK refuses, NumPy not
+        raise _not_positive_definite(x)
+    return out
+
+
 cholesky_p = Primitive(
-    "cholesky", _checked(np.linalg.cholesky, "cholesky",
-                         "the matrix is not symmetric positive-definite"),
+    "cholesky", guarded(_cholesky_impl, _not_positive_definite),
     vjp=(_cholesky_vjp,), jvp=_cholesky_jvp, saves_out=True, batch=_matrix_batch("cholesky"))
 
 
@@ -835,16 +840,16 @@ def tensordot(a, b, dims=2):
     if isinstance(dims, (int, np.integer)):
         n = int(dims)
         if not 0 <= n <= min(a.ndim, b.ndim):
-            raise ValueError(f"tensordot: dims={n} must be between 0 and the smaller rank "
+            raise ArgumentError(f"tensordot: dims={n} must be between 0 and the smaller rank "
                              f"({min(a.ndim, b.ndim)}) of shapes {list(a.shape)} and "
                              f"{list(b.shape)}")
         dims_a, dims_b = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
         if len(dims) != 2:
-            raise ValueError(f"tensordot: dims must be an int or a pair of lists, got {dims!r}")
+            raise ArgumentError(f"tensordot: dims must be an int or a pair of lists, got {dims!r}")
         dims_a, dims_b = ([d] if isinstance(d, (int, np.integer)) else list(d) for d in dims)
         if len(dims_a) != len(dims_b):
-            raise ValueError(f"tensordot: dims lists {dims_a} and {dims_b} differ in length")
+            raise ArgumentError(f"tensordot: dims lists {dims_a} and {dims_b} differ in length")
     letters = string.ascii_letters
     try:
         dims_a = [int(d) + a.ndim if d < 0 else int(d) for d in dims_a]
@@ -853,7 +858,7 @@ def tensordot(a, b, dims=2):
         sub_b = list(letters[a.ndim:a.ndim + b.ndim])
         for da, db in zip(dims_a, dims_b):
             if a.shape[da] != b.shape[db]:
-                raise ValueError(f"tensordot: dimension {da} of a (size {a.shape[da]}) and "
+                raise ArgumentError(f"tensordot: dimension {da} of a (size {a.shape[da]}) and "
                                  f"dimension {db} of b (size {b.shape[db]}) can't be contracted: "
                                  f"sizes differ (shapes {list(a.shape)} and {list(b.shape)})")
             sub_b[db] = sub_a[da]
@@ -874,13 +879,13 @@ def cross(input, other, dim=None, *, axis=None):
     if dim is None:
         dim = next((i for i, n in enumerate(a.shape) if n == 3), None)
         if dim is None:
-            raise ValueError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
+            raise ArgumentError(f"cross: no dimension of size 3 in shape {list(a.shape)}; pass "
                              "dim= naming the dimension that holds the 3-vectors")
     if not -a.ndim <= dim < a.ndim:
         raise IndexError(f"cross: dim {dim} is out of range for a tensor of {a.ndim} "
                          f"dimensions (expected one in [{-a.ndim}, {a.ndim - 1}])")
     if a.shape[dim] != 3:
-        raise ValueError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
+        raise ArgumentError(f"cross: dimension {dim} of shape {list(a.shape)} must exist and have "
                          "size 3 (it holds the 3-vectors)")
     x0, x1, x2 = (select(a, dim, i) for i in range(3))
     y0, y1, y2 = (select(b, dim, i) for i in range(3))
@@ -914,8 +919,8 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise DTypeError(f"cdist: x1 is {x1.dtype} and x2 is {x2.dtype}; PyTorch wants one "
                          "dtype: convert one of them (x2.to(x1.dtype))")
     if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
-        raise ValueError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
+        raise ArgumentError(f"cdist: expected x1 [..., P, M] and x2 [..., R, M] with the same M, "
                          f"got shapes {list(x1.shape)} and {list(x2.shape)}")
     if p < 0:
-        raise ValueError(f"cdist: p must be >= 0, got {p}")
+        raise ArgumentError(f"cdist: p must be >= 0, got {p}")
     return norm(unsqueeze(x1, -2) - unsqueeze(x2, -3), p, -1)

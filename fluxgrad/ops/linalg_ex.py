@@ -4,45 +4,25 @@ solve_ex return (result, info) instead of raising on a matrix that can't be fact
 info (int32, one per matrix of the batch) is 0 where the matrix was factored, else LAPACK's
 1-based index: for cholesky_ex the order of the first leading minor that is not positive
 definite, for inv_ex and solve_ex the first zero on the diagonal of the LU factor's U. With
-check_errors=True a nonzero info raises LinAlgError, as PyTorch. The results are composites
-of cholesky, inverse and solve (differentiable as they are); where info is not 0 they are
-NaN (PyTorch leaves LAPACK's partial result there).
+check_errors=True a nonzero info raises LinAlgError with PyTorch's message. The results
+are composites of cholesky, inverse and solve (differentiable as they are); where info is
+not 0 they are NaN (PyTorch leaves LAPACK's partial result there).
 """
-import numpy as np
 
 from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from ..creation import eye
 from .elementwise import where
-from .linalg import LinAlgError, _matrix_batch, _square, cholesky, inverse, solve
+from .linalg import _matrix_batch, _square, cholesky, inverse, solve
+from .linalg_errors import (INVERSE_SINGULAR, NOT_POSITIVE_DEFINITE, SOLVE_SINGULAR,
+                            cholesky_info, failure)
 from .lu import lu_pivots_p
 from .shape import reshape
 
 __all__ = []
 
 
-def _cholesky_info_impl(a, *, upper):
-    matrices = np.swapaxes(a, -1, -2) if upper else a
-    flat = matrices.reshape((int(np.prod(a.shape[:-2])),) + a.shape[-2:])
-    info = np.zeros(flat.shape[0], np.int32)
-    for i, matrix in enumerate(flat):
-        try:
-            np.linalg.cholesky(matrix)
-        except np.linalg.LinAlgError:
-            info[i] = next(k for k in range(1, matrix.shape[-1] + 1)
-                           if not _factors(matrix[:k, :k]))
-    return info.reshape(a.shape[:-2])
-
-
-def _factors(matrix):
-    try:
-        np.linalg.cholesky(matrix)
-        return True
-    except np.linalg.LinAlgError:
-        return False
-
-
-cholesky_info_p = Primitive("cholesky_info", _cholesky_info_impl,
+cholesky_info_p = Primitive("cholesky_info", cholesky_info,
                             batch=_matrix_batch("cholesky_info"))
 
 
@@ -61,16 +41,12 @@ InvExResult = _named("inverse")
 SolveExResult = _named("result")
 
 
-def _failed(op, info, check_errors):
+def _failed(op, info, check_errors, reason):
     """The mask of matrices that could not be factored, [..., 1, 1] (None: all were)."""
-    bad = info._data != 0
-    if not bad.any():
+    if not info._data.any():
         return None
     if check_errors:
-        first = int(np.flatnonzero(bad)[0])
-        raise LinAlgError(f"{op}: the matrix at batch index {first} could not be factored "
-                          f"(info = {int(info._data.flat[first])}); check_errors=False returns "
-                          "info instead of raising")
+        raise failure(op, info._data, reason, " (check_errors=False returns info instead)")
     return reshape(info != 0, tuple(info.shape) + (1, 1))
 
 
@@ -89,7 +65,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     """(L, info) as torch.linalg.cholesky_ex."""
     a = _square("linalg.cholesky_ex", A)
     info = apply(cholesky_info_p, a, upper=bool(upper))
-    bad = _failed("linalg.cholesky_ex", info, check_errors)
+    bad = _failed("linalg.cholesky_ex", info, check_errors, NOT_POSITIVE_DEFINITE)
     return CholeskyExResult((_on_good_matrices(a, bad, lambda m: cholesky(m, upper=upper)),
                              info))
 
@@ -98,7 +74,7 @@ def inv_ex(A, *, check_errors=False):
     """(inverse, info) as torch.linalg.inv_ex."""
     a = _square("linalg.inv_ex", A)
     info = apply(lu_pivots_p, a)[1]
-    bad = _failed("linalg.inv_ex", info, check_errors)
+    bad = _failed("linalg.inv_ex", info, check_errors, INVERSE_SINGULAR)
     return InvExResult((_on_good_matrices(a, bad, inverse), info))
 
 
@@ -106,5 +82,5 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     """(result, info) as torch.linalg.solve_ex."""
     a = _square("linalg.solve_ex", A)
     info = apply(lu_pivots_p, a)[1]
-    bad = _failed("linalg.solve_ex", info, check_errors)
+    bad = _failed("torch.linalg.solve_ex", info, check_errors, SOLVE_SINGULAR)
     return SolveExResult((_on_good_matrices(a, bad, lambda m: solve(m, B, left=left)), info))

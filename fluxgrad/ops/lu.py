@@ -172,28 +172,22 @@ def lu_factor_ex(A, *, pivot=True, check_errors=False):
     _, l, u = apply(lu_p, a)
     pivots, info = apply(lu_pivots_p, a)
     if check_errors:
-        _raise_if_singular("linalg.lu_factor_ex", info)
+        _raise_if_singular("torch.linalg.lu_factor_ex", info)
     return LUFactorResult((_packed(l, u), pivots, info))
 
 
 def _raise_if_singular(op, info):
-    bad = np.flatnonzero(info._data)
-    if bad.size:
-        from .linalg import LinAlgError
-        raise LinAlgError(f"{op}: U[{info._data.flat[bad[0]]},{info._data.flat[bad[0]]}] is "
-                          f"zero (batch element {bad[0]}): the matrix is singular; "
-                          "use check_errors=False to get the factorization anyway")
+    """PyTorch's RuntimeError (not a LinAlgError) for the first singular matrix."""
+    from .linalg_errors import LU_ZERO_PIVOT, failure
+    err = failure(op, info._data, LU_ZERO_PIVOT, error=RuntimeError)
+    if err is not None:
+        raise err
 
 
 def lu_factor(A, *, pivot=True):
     """(LU, pivots) as torch.linalg.lu_factor; a singular matrix raises (use lu_factor_ex)."""
     lu_data, pivots, info = lu_factor_ex(A, pivot=pivot)
-    bad = np.flatnonzero(info._data)
-    if bad.size:
-        where = info._data.flat[bad[0]]
-        raise RuntimeError(f"linalg.lu_factor: U[{where},{where}] is zero (batch element "
-                           f"{bad[0]}) and using it on lu_solve would divide by zero; call "
-                           "linalg.lu_factor_ex or linalg.lu to factor it anyway")
+    _raise_if_singular("torch.linalg.lu_factor", info)
     return LUFactorResult((lu_data, pivots))
 
 

@@ -10,15 +10,16 @@ import math
 
 import numpy as np
 
-from .._core.errors import DTypeError, ShapeError
+from .._core.errors import ArgumentError, DTypeError, ShapeError
 from .._core.tensor import Tensor, tensor_method
 from ..creation import eye, zeros
 from ._family import float_result, promote
 from .decompositions import _matrix, _tolerance, eigvalsh, pinv, solve_triangular, svdvals
 from .decompositions import qr as _linalg_qr, svd as _linalg_svd
-from .elementwise import abs as _abs, cast, maximum
+from .elementwise import abs as _abs, cast, maximum, where
 from .linalg import _as_tensor, _mT, _square, inverse, matmul
 from .linalg import cross as _cross
+from .linalg_ex import inv_ex
 from .reduce import amax, amin, norm as _norm, sum as _sum
 from .shape import broadcast_to, clone, movedim, reshape, unsqueeze
 
@@ -76,14 +77,14 @@ def _matrix_dims(x, dim, op):
         raise ShapeError(f"{op}: expected a matrix or a batch of them (at least 2 dimensions), "
                          f"got shape {list(x.shape)}")
     if len(dim) != 2:
-        raise ValueError(f"{op}: dim must name 2 dimensions, got {dim!r}")
+        raise ArgumentError(f"{op}: dim must name 2 dimensions, got {dim!r}")
     for d in dim:
         if not -x.ndim <= d < x.ndim:
             raise IndexError(f"{op}: dimension {d} is out of range for a tensor of "
                              f"{x.ndim} dimensions")
     d0, d1 = (int(d) % x.ndim for d in dim)
     if d0 == d1:
-        raise ValueError(f"{op}: dim must name 2 different dimensions, got {dim!r}")
+        raise ArgumentError(f"{op}: dim must name 2 different dimensions, got {dim!r}")
     return d0, d1
 
 
@@ -114,7 +115,7 @@ def matrix_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axi
     elif ord in (math.inf, -math.inf):
         out = (amax if ord > 0 else amin)(_sum(_abs(x), -1), -1)
     else:
-        raise ValueError(f"linalg.matrix_norm: ord={ord!r} is not supported; use 'fro', "
+        raise ArgumentError(f"linalg.matrix_norm: ord={ord!r} is not supported; use 'fro', "
                          "'nuc', 2, -2, 1, -1, inf or -inf")
     if keepdim:
         for d in sorted((d0, d1)):
@@ -138,7 +139,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None)
         if ord is None:
             return vector_norm(x, 2, None, keepdim, dtype=dtype)
         if x.ndim not in (1, 2):
-            raise ValueError(f"linalg.norm: with ord={ord!r} and no dim, the input must be "
+            raise ArgumentError(f"linalg.norm: with ord={ord!r} and no dim, the input must be "
                              f"1-D or 2-D, got shape {list(x.shape)}; pass dim")
         dim = tuple(range(x.ndim))
     dim = tuple(dim)
@@ -146,19 +147,24 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None)
         return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     if len(dim) == 2:
         return matrix_norm(x, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
-    raise ValueError(f"linalg.norm: dim must name 1 or 2 dimensions, got {dim!r}")
+    raise ArgumentError(f"linalg.norm: dim must name 1 or 2 dimensions, got {dim!r}")
 
 
 def cond(A, p=None):
     """The condition number of A in the norm `p` (None: 2, the ratio of the largest to the
-    smallest singular value), as torch.linalg.cond."""
+    smallest singular value), as torch.linalg.cond: inf for a singular A (other than in the
+    2-norms and 'nuc', which come from the singular values)."""
     x = float_result(_as_tensor(A))
     if p is None or p in (2, -2):
         s = svdvals(x)
         ratio = s[..., 0] / s[..., -1]
         return ratio if p != -2 else 1 / ratio
     x = _square("linalg.cond", x)
-    return matrix_norm(x, p) * matrix_norm(inverse(x), p)
+    if p == "nuc":  # as PyTorch, from the singular values: finite where A is near-singular
+        s = svdvals(x)
+        return _sum(s, -1) * _sum(1 / s, -1)
+    inv, info = inv_ex(x)  # a singular A has condition number inf, as in PyTorch
+    return where(info != 0, math.inf, matrix_norm(x, p) * matrix_norm(inv, p))
 
 
 # --- rank, least squares -----------------------------------------------------------------
@@ -208,7 +214,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """
     driver = "gelsy" if driver is None else driver
     if driver not in _DRIVERS:
-        raise ValueError(f"linalg.lstsq: driver must be one of {list(_DRIVERS)}, got {driver!r}")
+        raise ArgumentError(f"linalg.lstsq: driver must be one of {list(_DRIVERS)}, got {driver!r}")
     a = float_result(_as_tensor(A))
     b = float_result(_as_tensor(B))
     if a._data.dtype != b._data.dtype:
@@ -220,7 +226,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     vector = b.ndim == a.ndim - 1
     b2 = unsqueeze(b, -1) if vector else b
     if b2.ndim < 2 or b2.shape[-2] != m:
-        raise ValueError(f"linalg.lstsq: A has shape {list(a.shape)}, so B needs {m} rows "
+        raise ArgumentError(f"linalg.lstsq: A has shape {list(a.shape)}, so B needs {m} rows "
                          f"(shape [..., {m}, k] or [..., {m}]), got shape {list(b.shape)}")
     rtol = 0.0 if driver == "gels" else rcond
     x = matmul(pinv(a, rtol=rtol), b2)
@@ -295,7 +301,7 @@ def multi_dot(tensors):
     dropped again); the others are 2-D."""
     tensors = [_as_tensor(t) for t in tensors]
     if len(tensors) < 2:
-        raise ValueError(f"linalg.multi_dot: expected at least 2 tensors, got {len(tensors)}")
+        raise ArgumentError(f"linalg.multi_dot: expected at least 2 tensors, got {len(tensors)}")
     first_vector, last_vector = tensors[0].ndim == 1, tensors[-1].ndim == 1
     mats = list(tensors)
     if first_vector:
@@ -304,11 +310,11 @@ def multi_dot(tensors):
         mats[-1] = unsqueeze(mats[-1], -1)
     for i, t in enumerate(mats):
         if t.ndim != 2:
-            raise ValueError(f"linalg.multi_dot: tensor {i} has shape {list(tensors[i].shape)}; "
+            raise ArgumentError(f"linalg.multi_dot: tensor {i} has shape {list(tensors[i].shape)}; "
                              "the first and last may be 1-D or 2-D, the others must be 2-D")
     for i in range(len(mats) - 1):
         if mats[i].shape[1] != mats[i + 1].shape[0]:
-            raise ValueError(f"linalg.multi_dot: tensors {i} and {i + 1} can't be multiplied: "
+            raise ArgumentError(f"linalg.multi_dot: tensors {i} and {i + 1} can't be multiplied: "
                              f"shapes {list(tensors[i].shape)} and {list(tensors[i + 1].shape)}")
     split = _chain_order([t.shape[0] for t in mats] + [mats[-1].shape[1]])
 

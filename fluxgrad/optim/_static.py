@@ -8,13 +8,15 @@ step counts) lives in persistable Variables named `<param>.<slot>`, set to their
 initial values by the startup program. The update formulas (`_update`) take the state
 through an interface (`_State`: `state(slot, init, shape)`, `set`, `on_first_step`) that
 `jit.state` also implements over an eager optimizer's `state`, for compiled training steps. Every new value is a program update, applied to
-the scope after a run. The learning rate is read when `minimize` is called.
+the scope after a run. The learning rate is read when `minimize` is called. A `grad_clip`
+(nn.ClipGradBy*) clips the gradients first, leaving out need_clip=False parameters.
 """
 import numpy as np
 
 from .. import ops
 from ..param_attr import adjusted
 from ..static import staging
+from .lamb import Lamb
 from .optimizer import SGD, Adagrad, Adam, RMSprop
 
 
@@ -22,9 +24,11 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
     from ..incubate.autograd import prim_enabled
     from ..static.transforms import grad_prim, vjp
     from ..static.parameters import to_static_parameter
-    if opt.grad_clip is not None:
-        raise NotImplementedError(f"{type(opt).__name__}.minimize in static mode: grad_clip is "
-                                  "not supported yet; clip in the program instead")
+    clip = opt.grad_clip
+    if clip is not None and not hasattr(clip, "clipped"):
+        raise NotImplementedError(f"{type(opt).__name__}.minimize in static mode: a grad_clip "
+                                  f"of type {type(clip).__name__} is not supported; use "
+                                  "nn.ClipGradByGlobalNorm, ClipGradByNorm or ClipGradByValue")
     program = loss.program
     given = parameters if parameters is not None else [
         p for g in opt.param_groups for p in g["params"]]
@@ -45,7 +49,8 @@ def minimize(opt, loss, parameters=None, no_grad_set=None):
     with program.transaction(), startup.transaction(), staging.guard(program):
         grads = (grad_prim if prim_enabled() else vjp)([loss], params)
         pairs = [(p, g) for p, g in zip(params, grads) if g is not None]
-        for p, g in pairs:
+        # as PaddlePaddle's, minimize returns the gradients before clipping
+        for p, g in (pairs if clip is None else clip.clipped(pairs)):
             if group.get("maximize"):
                 g = -g
             g, options = adjusted(p, p, g, group)  # PaddlePaddle's per-parameter attributes
@@ -90,8 +95,10 @@ def _update(opt, group, p, g, state):
         return _rmsprop(group, p, g, state)
     if isinstance(opt, Adagrad):
         return _adagrad(group, p, g, state)
+    if isinstance(opt, Lamb):
+        return _lamb(opt, group, p, g, state)
     raise NotImplementedError(f"{type(opt).__name__}.minimize has no static-mode update; "
-                              "use SGD, Momentum, Adam, AdamW, RMSprop or Adagrad")
+                              "use SGD, Momentum, Adam, AdamW, RMSprop, Adagrad or Lamb")
 
 
 def _sgd(group, p, g, state):
@@ -168,3 +175,24 @@ def _adagrad(group, p, g, state):
     acc_new = acc + g * g
     state.set(acc, acc_new)
     return p - clr * (g / (ops.sqrt(acc_new) + group["eps"]))
+
+
+def _lamb(opt, group, p, g, state):
+    b1, b2 = group["betas"]
+    step = state("step", shape=())
+    t = step + 1
+    state.set(step, t)
+    m, v = state("moment1"), state("moment2")
+    m_new = b1 * m + (1 - b1) * g
+    v_new = b2 * v + (1 - b2) * (g * g)
+    state.set(m, m_new)
+    state.set(v, v_new)
+    excluded = opt._exclude is not None and bool(opt._exclude(p))
+    wd = 0.0 if excluded else group["lamb_weight_decay"]
+    r = (m_new / (1 - b1 ** t)) / (ops.sqrt(v_new / (1 - b2 ** t)) + group["eps"]) + wd * p
+    if excluded and not group["always_adapt"]:
+        return p - group["lr"] * r
+    p_norm, r_norm = ops.sqrt(ops.sum(p * p)), ops.sqrt(ops.sum(r * r))
+    usable = (p_norm > 0) & (r_norm > 0)  # else the trust ratio is 1
+    ratio = ops.where(usable, p_norm / ops.where(usable, r_norm, 1.0), 1.0)
+    return p - group["lr"] * ratio * r

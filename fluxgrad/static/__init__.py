@@ -47,6 +47,9 @@ __all__ = ["data", "Program", "Variable", "Equation", "program_guard", "default_
            "Print", "name_scope", "device_guard", "CompiledProgram", "BuildStrategy",
            "ExecutionStrategy", "accuracy", "create_global_var"]
 
+from .py_func import py_func  # noqa: E402
+__all__ += ["py_func"]
+
 
 def enable_static():
     _state.armed = True

@@ -101,6 +101,17 @@ class Block:
     def var(self, name):
         return self._program.var(name)
 
+    def create_var(self, name=None, shape=(), dtype="float32", **_):
+        """A Variable of `shape` (None / -1: unknown) and `dtype` for an op to write into
+        (static.py_func's out), as PaddlePaddle's; it joins the program when written."""
+        from .. import _core
+        from . import dims as _dims
+        from .program import Variable
+        shape = [_dims.symbol_for_axis(axis) if s is None or (type(s) is int and s == -1)
+                 else s for axis, s in enumerate(shape)]
+        return Variable._new(self._program, name or self._program._fresh_name(),
+                             _dims.dims_of(tuple(shape)), _core.dtypes.as_dtype(dtype).np)
+
     def has_var(self, name):
         return self._program.has_var(name)
 

@@ -40,6 +40,7 @@ from .._core.errors import IntegerDivisionByZero
 from .._core.grad_mode import state as _grad_state
 from .._core.static_mode import state
 from .._core.tensor import Tensor
+from ..ops.linalg_errors import LinAlgError
 from . import dims as _dims
 from .program import Equation, Program, Variable, user_line
 
@@ -380,7 +381,7 @@ def _probe(prim, inputs, params, sizes, fill="zeros"):
         with np.errstate(all="ignore"):
             try:
                 out = prim.impl(*arrays, **bound)
-            except np.linalg.LinAlgError:
+            except (np.linalg.LinAlgError, LinAlgError):
                 out = prim.impl(*[_stand_in(x, sizes, "eye") for x in inputs], **bound)
             except IntegerDivisionByZero:  # zeros stood in for a divisor: ones won't
                 out = prim.impl(*[_stand_in(x, sizes, "ones") for x in inputs], **bound)

@@ -22,6 +22,7 @@ class Sample:
     args: list
     torch_fn: Optional[Callable] = None
     second_order: bool = True  # False where the second derivative is not defined / not smooth
+    forward: bool = True  # False for an op with a reverse-mode rule only (py_func)
     in_place: bool = False  # fn writes its other arguments into a copy of the first one
     vmap: bool = True  # False where fn writes its arguments into a tensor it creates itself
     rtol: float = 1e-6

@@ -1,9 +1,14 @@
 """`nn.utils`: gradient clipping (outside the graph) and flattening parameters to one vector
-(recorded, as PyTorch's, so the vector differentiates back to the parameters)."""
+(recorded, as PyTorch's, so the vector differentiates back to the parameters).
+
+PaddlePaddle's clipping objects (`grad_clip=` of an optimizer) leave out the parameters whose
+ParamAttr says need_clip=False; `clipped` is their formula in fluxgrad ops, for the
+gradients of a static program's `minimize`."""
 import numpy as np
 
 from ... import ops
 from ..._core.tensor import Tensor
+from ...param_attr import needs_clip
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "get_total_norm", "clip_grads_with_norm_",
            "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
@@ -12,6 +17,15 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "get_total_norm", "clip_grads_wi
 
 def _params(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
+
+
+def _clipped_params(parameters):
+    return [p for p in _params(parameters) if needs_clip(p)]
+
+
+def _scale(norm, clip_norm):
+    """The factor clip_grad_norm_ scales by: min(clip_norm / (norm + 1e-6), 1)."""
+    return ops.minimum(clip_norm / (norm + 1e-6), 1.0)
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -92,7 +106,15 @@ class ClipGradByGlobalNorm:
         self.clip_norm = float(clip_norm)
 
     def __call__(self, parameters):
-        clip_grad_norm_(parameters, self.clip_norm)
+        clip_grad_norm_(_clipped_params(parameters), self.clip_norm)
+
+    def clipped(self, pairs):
+        """[(param, grad)] with the grads clipped, in fluxgrad ops."""
+        chosen = [g for p, g in pairs if needs_clip(p)]
+        if not chosen:
+            return pairs
+        scale = _scale(sum((g * g).sum() for g in chosen) ** 0.5, self.clip_norm)
+        return [(p, g * scale.astype(g.dtype) if needs_clip(p) else g) for p, g in pairs]
 
 
 class ClipGradByNorm:
@@ -102,8 +124,13 @@ class ClipGradByNorm:
         self.clip_norm = float(clip_norm)
 
     def __call__(self, parameters):
-        for p in _params(parameters):
+        for p in _clipped_params(parameters):
             clip_grad_norm_(p, self.clip_norm)
+
+    def clipped(self, pairs):
+        """[(param, grad)] with the grads clipped, in fluxgrad ops."""
+        return [(p, g * _scale((g * g).sum() ** 0.5, self.clip_norm).astype(g.dtype)
+                 if needs_clip(p) else g) for p, g in pairs]
 
 
 class ClipGradByValue:
@@ -114,6 +141,10 @@ class ClipGradByValue:
         self.min = -self.max if min is None else float(min)
 
     def __call__(self, parameters):
-        for p in _params(parameters):
+        for p in _clipped_params(parameters):
             if p.grad is not None:
                 np.clip(p.grad._data, self.min, self.max, out=p.grad._data)
+
+    def clipped(self, pairs):
+        """[(param, grad)] with the grads clipped, in fluxgrad ops."""
+        return [(p, g.clip(self.min, self.max) if needs_clip(p) else g) for p, g in pairs]
