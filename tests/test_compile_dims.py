@@ -214,6 +214,26 @@ def test_the_guards_check_python_scalars_by_type_and_value():
     assert compiled.trace_count == 5  # True is not 1: a bool traces apart from an int
 
 
+def test_the_guards_of_many_arguments_check_each_one():
+    def f(x, k, *ws):
+        return sum((x.sum(0) * w).sum() for w in ws) * k
+    compiled = fluxgrad.compile(f)
+    ws = [Tensor(rng.standard_normal(3)) for _ in range(20)]
+    x = Tensor(rng.standard_normal((4, 3)))
+    base = (x, 3, *ws)
+    others = [(x, 2, *ws), (x, 3.0, *ws), (x, 3, *ws[:-1], ws[-1].float()),
+              (x, 3, *ws[:-1], Tensor(rng.standard_normal(1))),
+              (x, 3, *ws[:-1], Tensor(ws[-1].numpy(), requires_grad=True))]
+    for n, args in enumerate(others, 2):  # each one right after base, whose guards run first
+        compiled(*base)
+        np.testing.assert_allclose(compiled(*args).item(), f(*args).item(), rtol=1e-6)
+        assert compiled.trace_count == n
+    for m in (5, 6, 7):  # the batch size becomes unknown: one more trace serves every size
+        args = (Tensor(rng.standard_normal((m, 3))), 2, *ws)
+        np.testing.assert_allclose(compiled(*args).item(), f(*args).item(), rtol=1e-12)
+    assert compiled.trace_count == len(others) + 2
+
+
 def test_a_compiled_call_under_forward_mode_or_vmap_sees_the_tangents_and_the_batch():
     compiled = fluxgrad.compile(lambda x: x.sin())
     x0 = np.array([0.3, -0.7])

@@ -40,8 +40,12 @@ of `x: f32[N0, 4]`, `w: f32[4, 3]` that reads a layout:
         return _finish(_entry, args, (a0, a1, ), (d0, d1, ))  # or: _make(_code(d0, d1)[0])
 
 For more than a few arguments each kind of check is one comparison of tuples instead
-(`(d0.dtype, d1.dtype, ...) != _tall`).
+(`(d0.dtype, d1.dtype, ...) != _tall`); for many (more than `_MAPPED`), of tuples that `map`
+makes, with no local per argument (`tuple(map(_dtype, ds)) != _tall`: `_mapped`).
 """
+from itertools import compress
+from operator import attrgetter
+
 from .._core.batching import state as _batch_state
 from .._core.forward_mode import state as _forward_state
 from .._core.grad_mode import disabled as _grad_disabled, state as _grad_state
@@ -62,51 +66,25 @@ def runner(entry, specs, grad, finish, forward=None, contiguous=False):
              "MISS": MISS, "_finish": finish, "_entry": entry,
              "_code": forward, "_make": Tensor._make}
     n = len(specs)
-    a = [f"a{i}" for i in range(n)]
     tensors = [i for i, spec in enumerate(specs) if spec[0] == "tensor"]
-    d = [f"d{i}" for i in tensors]
+    known = {i for i in tensors if not any(isinstance(x, _dims.Dim) for x in specs[i][4])}
+    unknown = [i for i in tensors if i not in known]
     # (thread-local reads are slow: `_disabled` and `_open.count` say when none is needed)
     mode = "_disabled and _grad.enabled is not True" if grad else \
         "_grad.enabled is not False"
     lines = [f"if {mode} or _open.count and (_batch.sizes or _forward.level)"
              f"{'' if n else ' or args'}:", "    return MISS"]
-    checks = [_differs([f"type(a{i})" for i in range(n)], [
-        spec[1] if spec[0] == "tensor" else type(spec[1]) for spec in specs], "_c", names)]
-    for i, spec in enumerate(specs):
-        if spec[0] == "value" and spec[1] is not None:
-            names[f"_v{i}"] = spec[1]
-            checks.append(f"a{i} != _v{i}")
-    if n:
-        lines += ["try:", f"    {', '.join(a)}, = args", "except ValueError:", "    return MISS",
-                  f"if {' or '.join(checks)}:", "    return MISS"]
-    if tensors:
-        lines.append(f"{', '.join(d)}, = " + ", ".join(f"a{i}._data" for i in tensors) + ",")
-        checks = [_differs([f"d{i}.dtype" for i in tensors], [specs[i][2] for i in tensors],
-                           "_t", names)]
-        if grad:  # without grad mode, requires_grad changes nothing the code does
-            checks.append(_differs([f"a{i}._requires_grad" for i in tensors],
-                                   [bool(specs[i][3]) for i in tensors], "_r", names))
-        lines += [f"if {' or '.join(checks)}:", "    return MISS"]
-    known = [i for i in tensors if not any(isinstance(x, _dims.Dim) for x in specs[i][4])]
-    if known:
-        shapes = _differs([f"d{i}.shape" for i in known], [tuple(specs[i][4]) for i in known],
-                          "_s", names)
-        lines += [f"if {shapes}:", "    return MISS"]
-        if contiguous:  # the strides of C order (cheaper to read than `flags`)
-            strides = _differs([f"d{i}.strides" for i in known], [
-                _c_strides(specs[i][4], specs[i][2].itemsize) for i in known], "_st", names)
-            lines += [f"if {strides}:", "    return MISS"]
-    unknown = [i for i in tensors if i not in set(known)]
+    if n > _MAPPED:
+        lines += _mapped(specs, tensors, known, grad, contiguous, names)
+    else:
+        lines += _unrolled(specs, tensors, known, grad, contiguous, names)
     if contiguous and unknown:
         lines += [f"if not ({' and '.join(f'd{i}.flags.c_contiguous' for i in unknown)}):",
                   "    return MISS"]
-    known_set = set(known)
     first = {}
-    for i in tensors:
+    for i in unknown:
         spec = specs[i]
         row = spec[4]
-        if i in known_set:
-            continue
         conds = [f"len(s{i}) != {len(row)}"]
         for axis, x in enumerate(row):
             if not isinstance(x, _dims.Dim):
@@ -119,14 +97,97 @@ def runner(entry, specs, grad, finish, forward=None, contiguous=False):
             if isinstance(x, _dims.Dim) and spec[5][axis]:
                 conds.append(f"s{i}[{axis}] in {tuple(sorted(spec[5][axis]))!r}")
         lines += [f"s{i} = d{i}.shape", f"if {' or '.join(conds)}:", "    return MISS"]
-    if forward is not None:  # one Tensor result: no need to call `finish`
-        lines.append(f"return _make(_code({', '.join(d)})[0])")
+    if n > _MAPPED:
+        arrays, tensor_args = "*ds", "ts"
     else:
-        lines.append(f"return _finish(_entry, args, ({''.join(f'a{i}, ' for i in tensors)}), "
-                     f"({''.join(f'd{i}, ' for i in tensors)}))")
+        arrays = ", ".join(f"d{i}" for i in tensors)
+        tensor_args = f"({''.join(f'a{i}, ' for i in tensors)})"
+    if forward is not None:  # one Tensor result: no need to call `finish`
+        lines.append(f"return _make(_code({arrays})[0])")
+    else:
+        lines.append(f"return _finish(_entry, args, {tensor_args}, "
+                     f"{'ds' if n > _MAPPED else '(' + arrays + ', )' if tensors else '()'})")
     source = "def run(args):\n" + "".join(f"    {line}\n" for line in lines)
     exec(compile(source, f"<fluxgrad.compile guard of {entry.name}>", "exec"), names)
     return names["run"]
+
+
+def _unrolled(specs, tensors, known, grad, contiguous, names):
+    """The checks of a few arguments, each its own local (`a0`, its array `d0`): the fastest
+    call."""
+    n = len(specs)
+    checks = [_differs([f"type(a{i})" for i in range(n)], [
+        spec[1] if spec[0] == "tensor" else type(spec[1]) for spec in specs], "_c", names)]
+    checks += _value_checks(specs, "a{}", names)
+    lines = []
+    if n:
+        lines += ["try:", f"    {''.join(f'a{i}, ' for i in range(n))}= args",
+                  "except ValueError:", "    return MISS",
+                  f"if {' or '.join(checks)}:", "    return MISS"]
+    if not tensors:
+        return lines
+    lines.append(f"{''.join(f'd{i}, ' for i in tensors)}= "
+                 f"{''.join(f'a{i}._data, ' for i in tensors)}")
+    checks = [_differs([f"d{i}.dtype" for i in tensors], [specs[i][2] for i in tensors],
+                       "_t", names)]
+    if grad:  # without grad mode, requires_grad changes nothing the code does
+        checks.append(_differs([f"a{i}._requires_grad" for i in tensors],
+                               [bool(specs[i][3]) for i in tensors], "_r", names))
+    lines += [f"if {' or '.join(checks)}:", "    return MISS"]
+    known = [i for i in tensors if i in known]
+    if known:
+        shapes = _differs([f"d{i}.shape" for i in known], [tuple(specs[i][4]) for i in known],
+                          "_s", names)
+        lines += [f"if {shapes}:", "    return MISS"]
+        if contiguous:  # the strides of C order (cheaper to read than `flags`)
+            strides = _differs([f"d{i}.strides" for i in known], [
+                _c_strides(specs[i][4], specs[i][2].itemsize) for i in known], "_st", names)
+            lines += [f"if {strides}:", "    return MISS"]
+    return lines
+
+
+def _mapped(specs, tensors, known, grad, contiguous, names):
+    """The checks of many arguments, each kind one comparison of tuples made by `map` (`ts`:
+    the Tensor arguments, `ds` their arrays; `d<i>` only for those of unknown sizes): code of
+    a few lines, which compiles in a fraction of the time of the unrolled checks (guards of 181
+    arguments: 0.3 ms instead of 4.3 ms) and calls about as fast."""
+    names.update(_type=type, _data=attrgetter("_data"), _dtype=attrgetter("dtype"),
+                 _requires=attrgetter("_requires_grad"), _shape=attrgetter("shape"),
+                 _strides=attrgetter("strides"), _compress=compress,
+                 _call=tuple(spec[1] if spec[0] == "tensor" else type(spec[1]) for spec in specs),
+                 _tensors=tuple(spec[0] == "tensor" for spec in specs),
+                 _known=tuple(i in known for i in tensors),
+                 _tall=tuple(specs[i][2] for i in tensors),
+                 _rall=tuple(bool(specs[i][3]) for i in tensors),
+                 _sall=tuple(tuple(specs[i][4]) for i in tensors if i in known),
+                 _stall=tuple(_c_strides(specs[i][4], specs[i][2].itemsize)
+                              for i in tensors if i in known))
+    checks = [f"len(args) != {len(specs)}", "tuple(map(_type, args)) != _call"]
+    checks += _value_checks(specs, "args[{}]", names)
+    every = len(tensors) == len(specs)
+    lines = [f"if {' or '.join(checks)}:", "    return MISS",
+             f"ts = {'args' if every else 'tuple(_compress(args, _tensors))'}",
+             "ds = tuple(map(_data, ts))"]
+    checks = ["tuple(map(_dtype, ds)) != _tall"]
+    if grad:
+        checks.append("tuple(map(_requires, ts)) != _rall")
+    known_ds = "ds" if len(known) == len(tensors) else "tuple(_compress(ds, _known))"
+    if known:
+        checks.append(f"tuple(map(_shape, {known_ds})) != _sall")
+        if contiguous:
+            checks.append(f"tuple(map(_strides, {known_ds})) != _stall")
+    lines += [f"if {' or '.join(checks)}:", "    return MISS"]
+    lines += [f"d{i} = ds[{k}]" for k, i in enumerate(tensors) if i not in known]
+    return lines
+
+
+def _value_checks(specs, argument, names):
+    checks = []
+    for i, spec in enumerate(specs):
+        if spec[0] == "value" and spec[1] is not None:
+            names[f"_v{i}"] = spec[1]
+            checks.append(f"{argument.format(i)} != _v{i}")
+    return checks
 
 
 def _c_strides(shape, itemsize):
@@ -138,6 +199,7 @@ def _c_strides(shape, itemsize):
 
 
 _UNROLLED = 8
+_MAPPED = 16
 
 
 def _differs(items, expected, prefix, names):

@@ -24,16 +24,29 @@ def fewer_live_bytes(equations, inputs, outputs, fresh):
     equation of compile time)."""
     equations = list(equations)
     held = {id(v) for v in inputs} | {id(o) for o in outputs if isinstance(o, Variable)}
-    facts = {id(eq): _Facts(eq, held, fresh) for eq in equations}
+    made = {id(eq): sum(_nbytes(o) for o in eq.outputs if id(o) in fresh)
+            for eq in equations if _movable(eq)}  # (the equations that may move)
+    facts = {}  # id(equation) -> its _Facts, worked out when first asked
+
+    def facts_of(eq):
+        known = facts.get(id(eq))
+        if known is None:
+            known = facts[id(eq)] = _Facts(eq, made[id(eq)], held, fresh)
+        return known
+
     last_use = {}
     for n, eq in enumerate(equations):
-        for x in facts[id(eq)].reads:
-            last_use[x] = n
+        for x in eq.inputs:
+            if isinstance(x, Variable):
+                last_use[id(x)] = n
     n = 0
     while n + 1 < len(equations):
-        a, b = facts[id(equations[n])], facts[id(equations[n + 1])]
-        if a.movable and b.movable and (a.made or b.made) and not (a.outputs & b.reads) \
-                and _peak(b, a, n, last_use) < _peak(a, b, n, last_use):
+        made_a, made_b = made.get(id(equations[n])), made.get(id(equations[n + 1]))
+        if made_a is None or made_b is None or not (made_a or made_b):
+            n += 1
+            continue
+        a, b = facts_of(equations[n]), facts_of(equations[n + 1])
+        if not (a.outputs & b.reads) and _peak(b, a, n, last_use) < _peak(a, b, n, last_use):
             equations[n], equations[n + 1] = equations[n + 1], equations[n]
             for x in a.reads:
                 if last_use[x] == n:
@@ -48,19 +61,17 @@ def fewer_live_bytes(equations, inputs, outputs, fresh):
 
 
 class _Facts:
-    """What the order of an equation depends on, worked out once: whether it may move, the
-    ids of its outputs and of the Variables it reads, the bytes of the outputs it makes new,
-    and the bytes of each Variable it reads that reading it for the last time frees (a new
+    """What the order of a movable equation depends on, worked out once: the ids of its
+    outputs and of the Variables it reads, the bytes of the outputs it makes new, and the bytes of each Variable it reads that reading it for the last time frees (a new
     array, neither an argument nor returned; else 0)."""
 
-    __slots__ = ("movable", "outputs", "reads", "made", "frees")
+    __slots__ = ("outputs", "reads", "made", "frees")
 
-    def __init__(self, eq, held, fresh):
-        self.movable = _movable(eq)
+    def __init__(self, eq, made, held, fresh):
         self.outputs = {id(o) for o in eq.outputs}
         variables = {id(x): x for x in eq.inputs if isinstance(x, Variable)}
         self.reads = set(variables)
-        self.made = sum(_nbytes(o) for o in eq.outputs if id(o) in fresh)
+        self.made = made
         self.frees = {i: _nbytes(x) if i in fresh and i not in held else 0
                       for i, x in variables.items()}
 
