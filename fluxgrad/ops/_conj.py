@@ -14,6 +14,8 @@ from .._core.primitive import Primitive
 from .._core.tensor import Tensor
 from ._batch import broadcasting
 
+_ndarray = np.ndarray
+
 conj_p = Primitive(
     "conj", np.conjugate,
     vjp=(lambda out_bar, out, x: conj_rule(out_bar),),
@@ -23,10 +25,10 @@ conj_p = Primitive(
 
 def conj_rule(x):
     """conj(x) for a Tensor, an array or a number; `x` itself when it is real."""
+    if type(x) is _ndarray:  # (first: a backward pass that records nothing runs on arrays)
+        return x if x.dtype.kind != "c" else np.conjugate(x)
     if type(x) is Tensor:
-        return apply(conj_p, x) if x._data.dtype.kind == "c" else x
-    if type(x) is np.ndarray:
-        return np.conjugate(x) if x.dtype.kind == "c" else x
+        return x if x._data.dtype.kind != "c" else apply(conj_p, x)
     if isinstance(x, Tensor):  # a batched or staged value
         return apply(conj_p, x) if x.dtype.is_complex else x
     return x.conjugate() if isinstance(x, complex) else x
