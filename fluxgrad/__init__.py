@@ -7,7 +7,7 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) "
                          "encountered", RuntimeWarning, r"fluxgrad(\.|$)")
 from ._core.dtypes import (bool_, uint8, int8, int16, int32, int64, float16, float32, float64,
-                           DType, finfo, iinfo, set_default_dtype, get_default_dtype)
+                           complex64, complex128, DType, finfo, iinfo, set_default_dtype, get_default_dtype)
 from ._core.devices import device
 from ._core.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from ._core.inference_mode import inference_mode
@@ -74,6 +74,8 @@ half = float16
 long = int64
 int = int32
 short = int16
+cfloat = complex64
+cdouble = complex128
 
 # PyTorch's constants (torch.pi, torch.inf, x[:, torch.newaxis])
 import math as _math

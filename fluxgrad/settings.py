@@ -77,7 +77,7 @@ def is_floating_point(x):
 
 def is_complex(x):
     refuse_python_value(x, "is_complex")
-    return False
+    return x.is_complex()
 
 
 def is_signed(x):

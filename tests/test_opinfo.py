@@ -217,10 +217,11 @@ def assert_same(what, ours, theirs, *, values=True, rtol=1e-5, atol=1e-6):
             f"{what}: dtype {ours.dtype} != torch's {theirs.dtype}"
         if values:
             a, b = ours.detach().numpy(), theirs.detach().numpy(force=True)
-            if b.dtype.kind == "f":
-                tol = 10 * rtol if b.dtype == np.float32 else rtol
-                np.testing.assert_allclose(a, b, rtol=tol, atol=atol if b.dtype == np.float64
-                                           else 1e-4, equal_nan=True, err_msg=what)
+            if b.dtype.kind in "fc":  # (complex: compared as its parts' float dtype)
+                single = b.dtype in (np.float32, np.complex64)
+                tol = 10 * rtol if single else rtol
+                np.testing.assert_allclose(a, b, rtol=tol, atol=1e-4 if single else atol,
+                                           equal_nan=True, err_msg=what)
             else:
                 np.testing.assert_array_equal(a, b, err_msg=what)
     elif isinstance(theirs, (list, tuple)):

@@ -80,7 +80,7 @@ def apply(prim, *inputs, **params):
                 return result
         # at the untaped forward level: the output's tangent, from the JVP on arrays
         dtype = out.dtype
-        if dtype.kind != "f":
+        if dtype.kind not in "fc":
             return result
         out_dot = prim.array_jvp(dots, out, *arrays, **params) if params else \
             prim.array_jvp(dots, out, *arrays)
@@ -100,7 +100,7 @@ def apply(prim, *inputs, **params):
     if not record:
         return tuple(_make(o) for o in outs)
     node = _record(prim, inputs, params)
-    results = tuple(_make(o, o.dtype.kind == "f", node, i) for i, o in enumerate(outs))
+    results = tuple(_make(o, o.dtype.kind in "fc", node, i) for i, o in enumerate(outs))
     node.out_ref = tuple(weakref.ref(r) for r in results)
     node.out_data = outs
     if _saved_hooks.pack is not None:
@@ -359,7 +359,7 @@ def _untaped_dots(inputs):
 
 
 def _dual(result, tangent):
-    if tangent is None or not result._data.dtype.kind == "f":
+    if tangent is None or result._data.dtype.kind not in "fc":
         return result
     if not isinstance(tangent, Tensor):
         tangent = Tensor._make(np.broadcast_to(np.asarray(tangent, result._data.dtype),

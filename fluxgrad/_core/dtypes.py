@@ -1,24 +1,26 @@
 """fluxgrad's dtypes and PyTorch-style type promotion.
 
 A `DType` wraps a NumPy dtype. Promotion follows PyTorch: the category
-(bool < integer < floating) decides first, then size; dimensioned tensors
+(bool < integer < floating < complex) decides first, then size; dimensioned tensors
 outrank 0-d tensors, which outrank Python scalars, unless a lower-ranked
-operand brings a higher category.
+operand brings a higher category (a complex one over a floating one gives the complex dtype
+of the floating one's precision: float64 tensor + complex64 scalar is complex128).
 """
 import numpy as np
 
 
 class DType:
     """A fluxgrad dtype (PyTorch's `torch.dtype`, exported as `fluxgrad.dtype`)."""
-    __slots__ = ("name", "np", "category", "is_floating_point", "is_signed", "itemsize")
-    is_complex = False
+    __slots__ = ("name", "np", "category", "is_floating_point", "is_complex", "is_signed",
+                 "itemsize")
 
     def __init__(self, name, category):
         self.name = name
         self.np = np.dtype(name)
         self.category = category
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "if"
+        self.is_complex = category == 3
+        self.is_signed = self.np.kind in "ifc"
         self.itemsize = self.np.itemsize
 
     def __reduce__(self):
@@ -46,13 +48,17 @@ int64 = DType("int64", 1)
 float16 = DType("float16", 2)
 float32 = DType("float32", 2)
 float64 = DType("float64", 2)
+complex64 = DType("complex64", 3)
+complex128 = DType("complex128", 3)
 
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NUMPY = {d.np: d for d in ALL}
 _ALIASES = {"float": float32, "double": float64, "long": int64, "int": int32, "short": int16,
-            "half": float16, "bool": bool_, float: float32, int: int64, bool: bool_}
+            "half": float16, "bool": bool_, float: float32, int: int64, bool: bool_,
+            "cfloat": complex64, "cdouble": complex128}
 _NARROWED = {np.dtype("uint16"): int32, np.dtype("uint32"): int64, np.dtype("uint64"): int64}
-_KNOWN = "fluxgrad.float16, float32, float64, uint8, int8, int16, int32, int64, bool"
+_KNOWN = ("fluxgrad.float16, float32, float64, complex64, complex128, uint8, int8, int16, int32, "
+          "int64, bool")
 
 default_float = float32
 
@@ -64,6 +70,8 @@ def as_dtype(dtype):
     alias = _ALIASES.get(dtype) if isinstance(dtype, (str, type)) else None
     if alias is not None:
         return alias
+    if dtype is complex:
+        return default_complex()
     try:
         npdt = np.dtype(dtype)
     except TypeError:
@@ -86,13 +94,32 @@ def from_numpy_dtype(npdt):
                     "first")
 
 
+def default_complex():
+    """The complex dtype of Python complex numbers: complex64, or complex128 when the default
+    float is float64 (as PyTorch)."""
+    return complex128 if default_float is float64 else complex64
+
+
+def to_complex(dtype):
+    """The complex dtype holding two of the floating `dtype` (float64: complex128)."""
+    return complex128 if dtype is float64 or dtype is complex128 else complex64
+
+
+def to_real(dtype):
+    """The floating dtype of a complex dtype's parts (complex64: float32); others as they are."""
+    return float64 if dtype is complex128 else float32 if dtype is complex64 else dtype
+
+
 def _wider(a, b):
     if a is None:
         return b
     if b is None or a is b:
         return a
     if a.category != b.category:
-        return a if a.category > b.category else b
+        high, low = (a, b) if a.category > b.category else (b, a)
+        if high.category == 3 and low.category == 2 and low.itemsize == 8:
+            return complex128  # float64 with complex64
+        return high
     if a.itemsize == b.itemsize and a.is_signed != b.is_signed:
         return int16 if a.itemsize == 1 else int64  # int8 with uint8: a wider signed type
     return a if a.itemsize >= b.itemsize else b
@@ -103,6 +130,8 @@ def _scalar_dtype(value):
         return bool_
     if isinstance(value, (int, np.integer)):
         return int64
+    if isinstance(value, (complex, np.complexfloating)):
+        return default_complex()
     return default_float
 
 
@@ -120,7 +149,9 @@ def result_type(*operands):
     result = dimensioned
     for lower in (zero_dim, scalars):
         if lower is not None and (result is None or lower.category > result.category):
-            result = lower
+            # a complex operand over a floating one keeps the floating one's precision
+            result = to_complex(result) if lower.category == 3 and result is not None and \
+                result.category == 2 else lower
     return result
 
 
@@ -141,7 +172,7 @@ class finfo:
     """Machine limits of a floating dtype (PyTorch's `torch.finfo`)."""
 
     def __init__(self, dtype=None):
-        dtype = default_float if dtype is None else as_dtype(dtype)
+        dtype = default_float if dtype is None else to_real(as_dtype(dtype))
         if not dtype.is_floating_point:
             raise TypeError(f"finfo: {dtype} is not a floating dtype; use iinfo for integers")
         info = np.finfo(dtype.np)

@@ -355,7 +355,9 @@ def _plain_pullback(node, out_bar):
             x_bar = OPS["sum_to_p"].impl(x_bar, shape=x.shape)
         dtype = x.dtype
         if x_bar.dtype is not dtype and x_bar.dtype != dtype:
-            x_bar = x_bar.astype(dtype)
+            # a real input's cotangent is the real part of a complex one (as PyTorch)
+            x_bar = (x_bar.real if x_bar.dtype.kind == "c" and dtype.kind != "c" else
+                     x_bar).astype(dtype)
         x_bars.append(x_bar)
     return x_bars
 
@@ -616,6 +618,10 @@ def _seeds(tensors, grad_tensors, caller):
                 "requires_grad=True (stop_gradient=False) on the inputs you want gradients for, "
                 "and don't compute it under no_grad().")
         if g is None:
+            if t._data.dtype.kind == "c":
+                raise RuntimeError(f"{caller}(): grad can be implicitly created only for real "
+                                   f"scalar outputs but got {t.dtype}; reduce the output to a "
+                                   "real number first (e.g. out.abs().sum()), or pass a gradient")
             if _strict.pytorch and t._data.size != 1:
                 raise RuntimeError(f"{caller}(): grad can be implicitly created only for scalar "
                                    f"outputs, and outputs[{i}] has shape {list(t.shape)}; pass "

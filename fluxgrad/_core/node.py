@@ -74,7 +74,7 @@ class Node:
             out = refs()
             return out if out is not None else Tensor._make(datas, True, self, 0)
         return tuple(t if (t := r()) is not None
-                     else Tensor._make(d, d.dtype.kind == "f", self, i)
+                     else Tensor._make(d, d.dtype.kind in "fc", self, i)
                      for i, (r, d) in enumerate(zip(refs, datas)))
 
     def check_alive(self):

@@ -88,6 +88,9 @@ class Tensor:
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
 
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
     device = place = CPU  # the only device; here so that PyTorch code reading it runs
     is_cuda = False
 
@@ -212,8 +215,9 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, flag):
         flag = bool(flag)
-        if flag and self._data.dtype.kind != "f":
-            raise RuntimeError(f"Only floating point tensors can require gradients; this one is "
+        if flag and self._data.dtype.kind not in "fc":
+            raise RuntimeError(f"Only Tensors of floating point and complex dtype can require "
+                               f"gradients; this one is "
                                f"{self.dtype}. Convert it first, e.g. x.astype(fluxgrad.float32).")
         if not flag and self._grad_fn is not None:
             raise RuntimeError("requires_grad can only be turned off on a leaf tensor; use "
@@ -452,13 +456,15 @@ def as_array(data, dtype=None):
                 data = _nested_to_arrays(data)
         arr = np.asarray(data)
         if dtype is None:
-            if arr.dtype.kind not in "fiub":
+            if arr.dtype.kind not in "fiubc":
                 raise TypeError(f"can't make a tensor from {type(data).__name__} data "
                                 f"(NumPy read it as {arr.dtype})")
             if inferred is not None:
                 arr = arr.astype(inferred.np, copy=False)
             elif arr.dtype == np.float64:
                 arr = arr.astype(dtypes.default_float.np)
+            elif arr.dtype == np.complex128:  # Python complex numbers: the default complex
+                arr = arr.astype(dtypes.default_complex().np)
     if dtype is not None:
         target = dtypes.as_dtype(dtype).np
         if arr.dtype != target:
@@ -491,11 +497,13 @@ def _inferred(data):
         kind = type(d)
         if kind is float:
             dtype = dtypes.default_float
+        elif kind is complex:
+            dtype = dtypes.default_complex()
         elif kind in _PYTHON_SCALARS:
             dtype = _PYTHON_SCALARS[kind]
         elif isinstance(d, Tensor):
             dtype, has_tensor = d.dtype, True
-        elif isinstance(d, (np.generic, np.ndarray)) and d.dtype.kind in "fiub":
+        elif isinstance(d, (np.generic, np.ndarray)) and d.dtype.kind in "fiubc":
             dtype = dtypes.from_numpy_dtype(d.dtype)
         else:
             return None, has_tensor or any(isinstance(x, Tensor) for x in _flat(data))
@@ -521,7 +529,8 @@ def format_tensor(t):
     body = _format_array(data)
     extras = []
     default = dtypes.default_float.np  # PyTorch leaves out the default dtypes
-    if data.dtype not in (default, dtypes.int64.np, dtypes.bool_.np) or (
+    if data.dtype not in (default, dtypes.default_complex().np, dtypes.int64.np,
+                          dtypes.bool_.np) or (
             data.size == 0 and data.dtype != default):
         extras.append(f"dtype={t.dtype}")
     if t._grad_fn is not None:
@@ -564,6 +573,8 @@ def _format_array(data):
         finite = shown[np.isfinite(shown)]  # (nan and inf set no width, as in PyTorch)
         width = max((len(fmt(v)) for v in finite.flat), default=0)
         options["formatter"] = {"float_kind": lambda v: fmt(v).rjust(width)}
+    elif data.dtype.kind == "c":
+        options["formatter"] = {"complex_kind": _complex_format(shown)}
     elif data.dtype.kind == "b":  # True padded to False's width only where a False is printed
         width = 4 if shown.all() else 5
         options["formatter"] = {"bool": lambda v: str(v).rjust(width)}
@@ -580,6 +591,19 @@ def _shown(data, threshold, edgeitems):
         if n > 2 * edgeitems:
             data = np.take(data, list(range(edgeitems)) + list(range(n - edgeitems, n)), axis)
     return data
+
+
+def _complex_format(data):
+    """PyTorch's: the real parts formatted as a float tensor's (padded to one width), then the
+    imaginary parts, formatted likewise by their own rule, with their sign and a `j`."""
+    real_fmt, imag_fmt = _float_format(data.real), _float_format(data.imag)
+    finite = data.real[np.isfinite(data.real)]
+    width = max((len(real_fmt(v)) for v in finite.flat), default=0)
+
+    def fmt(v):
+        imag = imag_fmt(v.imag).strip() + "j"
+        return real_fmt(v.real).rjust(width) + (imag if imag[0] in "+-" else "+" + imag)
+    return fmt
 
 
 def _float_format(data):

@@ -56,8 +56,8 @@ def make_dual(tensor, tangent):
     if tangent.shape != tensor.shape:
         raise ValueError(f"make_dual: the tangent has shape {list(tangent.shape)} but the tensor "
                          f"has shape {list(tensor.shape)}; they must match")
-    if not tensor.is_floating_point():
-        raise TypeError(f"make_dual: only floating tensors carry tangents, got {tensor.dtype}")
+    if not (tensor.is_floating_point() or tensor.is_complex()):
+        raise TypeError(f"make_dual: only floating and complex tensors carry tangents, got {tensor.dtype}")
     return batching.with_tangent(alias(tensor) if tensor.requires_grad else tensor, tangent)
 
 

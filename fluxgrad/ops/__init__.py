@@ -7,6 +7,7 @@ from . import (activation, alias, conv, decompositions, elementwise, indexing, i
 from . import softmax as _softmax_module  # the name `softmax` is the function, below
 from . import index_extras, linalg_extras, math_extras, special_functions, tensor_extras
 from . import strided
+from . import complex as _complex_module  # the name `complex` is the function, below
 from . import losses  # noqa: F401  (registers the fused cross-entropy)
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
@@ -26,11 +27,12 @@ from .math_extras import *  # noqa: F401,F403
 from .linalg_extras import *  # noqa: F401,F403
 from .index_extras import *  # noqa: F401,F403
 from .strided import *  # noqa: F401,F403
+from .complex import *  # noqa: F401,F403
 
 __all__ = [name for family in (activation, conv, decompositions, elementwise, indexing, inplace,
                                linalg, matrix_functions, reduce, shape, _softmax_module, sorting,
                                stacks, special_functions, math_extras, linalg_extras, index_extras,
-                               strided)
+                               strided, _complex_module)
            for name in family.__all__]
 
 engine.OPS.update(sum_to=shape.sum_to, cast=elementwise.cast, add=elementwise.add,

@@ -9,7 +9,9 @@
 
 Ops that fit no family build `Primitive` directly, with both rules side by side.
 
-The families' VJP rules are `out_bar * derivative`: they run on plain arrays as well
+For complex inputs the VJP multiplies by the conjugate derivative (PyTorch's convention,
+see `_conj`); `conj_rule` of a real value is the value itself. The families' VJP rules are
+`out_bar * conj(derivative)`: they run on plain arrays as well
 (`array_rules`), which a backward pass that records nothing uses.
 """
 import numpy as np
@@ -20,12 +22,13 @@ from .._core.dispatch import apply
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, as_array, is_scalar
 from ._batch import broadcasting
+from ._conj import conj_rule
 
 
 def elementwise(name, impl, derivative, *, saves_out=False, saves_inputs=True, array_rules=True):
     return Primitive(
         name, impl,
-        vjp=(lambda out_bar, out, x: out_bar * derivative(x, out),),
+        vjp=(lambda out_bar, out, x: out_bar * conj_rule(derivative(x, out)),),
         jvp=lambda tangents, out, x: tangents[0] * derivative(x, out),
         saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name),
         array_rules=array_rules)
@@ -51,8 +54,8 @@ def fused_backward(name, impl, d_y):
         return terms[1] if terms[0] is None else terms[0] if terms[1] is None else (
             terms[0] + terms[1])
     prim = Primitive(name, impl,
-                     vjp=(lambda out_bar, out, g, y: op(out_bar, y),
-                          lambda out_bar, out, g, y: out_bar * d_y(g, y)),
+                     vjp=(lambda out_bar, out, g, y: op(out_bar, conj_rule(y)),
+                          lambda out_bar, out, g, y: out_bar * conj_rule(d_y(g, y))),
                      jvp=jvp, batch=broadcasting(name), linear=(0,), array_rules=True)
     return prim, op
 
@@ -60,7 +63,7 @@ def fused_backward(name, impl, d_y):
 def from_output(name, impl, backward):
     """An elementwise op whose VJP and JVP are `backward(t, out)`, i.e. t * f'(x) from out."""
     return Primitive(name, impl,
-                     vjp=(lambda out_bar, out, x: backward(out_bar, out),),
+                     vjp=(lambda out_bar, out, x: backward(out_bar, conj_rule(out)),),
                      jvp=lambda tangents, out, x: backward(tangents[0], out),
                      saves_out=True, saves_inputs=False, batch=broadcasting(name),
                      array_rules=True)
@@ -77,8 +80,8 @@ def binary(name, impl, dx, dy, *, saves_out=False, saves_inputs=True, linear=Non
         return terms[0] if len(terms) == 1 else terms[0] + terms[1]
     return Primitive(
         name, impl,
-        vjp=(lambda out_bar, out, x, y: out_bar * dx(x, y, out),
-             lambda out_bar, out, x, y: out_bar * dy(x, y, out)),
+        vjp=(lambda out_bar, out, x, y: out_bar * conj_rule(dx(x, y, out)),
+             lambda out_bar, out, x, y: out_bar * conj_rule(dy(x, y, out))),
         jvp=jvp, saves_out=saves_out, saves_inputs=saves_inputs, batch=broadcasting(name),
         linear=linear, array_rules=True)
 
@@ -133,6 +136,8 @@ def promote(x, y):
         if isinstance(y, Tensor):
             if x._data.dtype == y._data.dtype:
                 return x, y
+        elif type(y) is complex:
+            pass  # PyTorch's promotion, below (NumPy would make float32 + 1j complex128)
         elif type(y) is float or type(y) is int or (is_scalar(y) and
                                                       not isinstance(y, np.generic)):
             kind = x._data.dtype.kind
@@ -211,8 +216,9 @@ def _tensor_or_scalar(x):
 
 
 def float_result(x):
-    """Integer and bool inputs of a floating op (exp, sqrt, true division) become float32."""
-    if isinstance(x, Tensor) and x._data.dtype.kind != "f":
+    """Integer and bool inputs of a floating op (exp, sqrt, true division) become float32
+    (complex ones stay complex)."""
+    if isinstance(x, Tensor) and x._data.dtype.kind not in "fc":
         return cast_to(x, dtypes.default_float)
     return x
 

@@ -38,6 +38,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def _sigmoid(x):
     # float16 is computed in float32 and rounded once, as PyTorch
     wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    if wide.dtype.kind == "c":
+        return 1 / (1 + np.exp(-wide))
     return (1 / (1 + np.exp(np.minimum(-wide, _EXP_LIMIT[wide.dtype])))).astype(x.dtype,
                                                                                 copy=False)
 

@@ -22,6 +22,7 @@ from .._core.tensor import Tensor, is_scalar, tensor_method
 from ..creation import zeros_like
 from . import _special
 from ._batch import broadcasting
+from ._conj import conj_rule, refuse_complex
 from ._family import (binary, cast_to, dtype_of, elementwise, float_result, from_output,
                       fused_backward, promote, promote_all, refuse_kinds, refuse_python_value)
 
@@ -46,7 +47,8 @@ _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
 
 # --- dtype conversion -------------------------------------------------------------------
 cast_p = Primitive(
-    "cast", lambda x, *, dtype: x.astype(dtype.np),
+    "cast", lambda x, *, dtype: (x.real if x.dtype.kind == "c" and not dtype.is_complex else
+                                 x).astype(dtype.np),
     vjp=(lambda out_bar, out, x, *, dtype: cast(out_bar, x.dtype),),
     jvp=lambda tangents, out, x, *, dtype: cast(tangents[0], dtype), saves_inputs=False,
     linear="all", batch=broadcasting("cast"))
@@ -58,7 +60,7 @@ def cast(x, dtype):
     dtype = dtypes.as_dtype(dtype)
     if x._data.dtype == dtype.np:
         return x
-    if dtype.category != 2:
+    if dtype.category < 2:
         return apply(cast_p, x.detach(), dtype=dtype)
     return apply(cast_p, x, dtype=dtype)
 
@@ -108,7 +110,8 @@ subtract_p = Primitive(
 
 multiply_p = Primitive(
     "mul", np.multiply,
-    vjp=(lambda out_bar, out, x, y: out_bar * y, lambda out_bar, out, x, y: out_bar * x),
+    vjp=(lambda out_bar, out, x, y: out_bar * conj_rule(y),
+         lambda out_bar, out, x, y: out_bar * conj_rule(x)),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         None if tangents[0] is None else tangents[0] * y,
         None if tangents[1] is None else tangents[1] * x),
@@ -118,8 +121,8 @@ multiply_p = Primitive(
 # the quotient in place before backward is allowed.
 divide_p = Primitive(
     "div", np.true_divide,
-    vjp=(lambda out_bar, out, x, y: out_bar / y,
-         lambda out_bar, out, x, y: -out_bar * (x / y) / y),
+    vjp=(lambda out_bar, out, x, y: out_bar / conj_rule(y),
+         lambda out_bar, out, x, y: -out_bar * conj_rule(x / y / y)),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         tangents[0], None if tangents[1] is None else -tangents[1] * (x / y)) / y,
     saves_inputs=((1,), (0, 1)), linear=(0,), batch=broadcasting("div"), array_rules=True)
@@ -150,8 +153,11 @@ def _pow_dy(x, y, out):
         x = Tensor._make(np.asarray(x, y._data.dtype)) if isinstance(y, Tensor) else \
             np.asarray(x, y.dtype)
     zero = x == 0
+    log_x = _op_or_impl(log, log_p, _op_or_impl(where, where_p, zero, 1.0, x))
+    if y.dtype.is_complex if isinstance(y, Tensor) else y.dtype.kind == "c":
+        return _op_or_impl(where, where_p, zero, 0.0, out * log_x)  # (PyTorch's, at x == 0)
     return _op_or_impl(where, where_p, zero, _op_or_impl(where, where_p, y >= 0, 0.0, -math.inf),
-                       out * _op_or_impl(log, log_p, _op_or_impl(where, where_p, zero, 1.0, x)))
+                       out * log_x)
 
 
 def _op_or_impl(op, prim, *operands):
@@ -176,8 +182,8 @@ def _power(x, y):
 
 pow_p = Primitive(
     "pow", _power,
-    vjp=(lambda out_bar, out, x, y: out_bar * _pow_dx(x, y),
-         lambda out_bar, out, x, y: out_bar * _pow_dy(x, y, out)),
+    vjp=(lambda out_bar, out, x, y: out_bar * conj_rule(_pow_dx(x, y)),
+         lambda out_bar, out, x, y: out_bar * conj_rule(_pow_dy(x, y, out))),
     jvp=lambda tangents, out, x, y: _sum_tangents(
         None if tangents[0] is None else tangents[0] * _pow_dx(x, y),
         None if tangents[1] is None else tangents[1] * _pow_dy(x, y, out)),
@@ -377,6 +383,8 @@ def _unary_float(prim, *aliases):
     def op(x):
         if type(x) is not Tensor or x._data.dtype.kind != "f":  # (a float tensor: as it is)
             refuse_python_value(x, prim.name)
+            if prim in _REAL_ONLY:
+                refuse_complex(x, prim.name)
             x = float_result(x)
         return apply(prim, x)
     op.__name__ = prim.name
@@ -384,6 +392,7 @@ def _unary_float(prim, *aliases):
     return tensor_method(prim.name, *aliases)(op)
 
 
+_REAL_ONLY = {erf_p, erfc_p}  # (PyTorch has no complex kernel of these)
 exp = _unary_float(exp_p)
 exp2 = _unary_float(exp2_p)
 expm1 = _unary_float(expm1_p)
@@ -412,9 +421,12 @@ erfc = _unary_float(erfc_p)
 
 @tensor_method("abs", "absolute", "__abs__")
 def abs(x):
-    """|x|, with gradient sign(x) (0 at 0)."""
+    """|x|, with gradient sign(x) (0 at 0); of a complex x its modulus, a real tensor."""
     refuse_kinds(x, "b", "abs")
     refuse_python_value(x, "abs")
+    if x._data.dtype.kind == "c":
+        from .complex import complex_abs  # (complex builds on this module)
+        return complex_abs(x)
     return apply(abs_p, x)
 
 
@@ -433,6 +445,7 @@ atan2_p = binary("atan2", np.arctan2, lambda x, y, out: y * _atan2_scale(x, y),
 def atan2(x, y):
     """The angle of the point (y, x): atan(x / y) in the right quadrant (x is the ordinate)."""
     x, y = promote(x, y)
+    refuse_complex(x if isinstance(x, Tensor) else y, "atan2")
     return apply(atan2_p, float_result(x), float_result(y))
 
 
@@ -489,6 +502,7 @@ def _rounding(prim, *aliases):
         kind = dtype_of(x, prim.name).kind
         if kind != "f":
             refuse_kinds(x, "b", prim.name)
+            refuse_complex(x, prim.name)
             return _copy(x)
         return apply(prim, x)
     op.__name__ = prim.name
@@ -507,6 +521,7 @@ def round(x, decimals=0):
     kind = dtype_of(x, "round").kind
     if kind != "f":
         refuse_kinds(x, "b", "round")
+        refuse_complex(x, "round")
         return _copy(x)
     return apply(round_p, x, decimals=int(decimals))
 
@@ -538,12 +553,24 @@ def _no_grad_binary(np_fn, name, *dunders):
     return tensor_method(name, *dunders)(op)
 
 
+def _ordering(np_fn, name, *dunders):
+    """A comparison by order, refused for complex operands as PyTorch refuses it."""
+    prim = no_grad_primitive(name, np_fn)
+
+    def op(x, y):
+        x, y = promote(x, y)
+        refuse_complex(x if isinstance(x, Tensor) else y, name)
+        return apply(prim, x, y)
+    op.__name__ = name
+    return tensor_method(name, *dunders)(op)
+
+
 eq = _no_grad_binary(np.equal, "equal", "__eq__", "eq")  # Tensor.equal: torch's, below
 not_equal = _no_grad_binary(np.not_equal, "not_equal", "__ne__", "ne")
-less = _no_grad_binary(np.less, "less", "__lt__", "lt", "less_than")
-less_equal = _no_grad_binary(np.less_equal, "less_equal", "__le__", "le")
-greater = _no_grad_binary(np.greater, "greater", "__gt__", "gt", "greater_than")
-greater_equal = _no_grad_binary(np.greater_equal, "greater_equal", "__ge__", "ge")
+less = _ordering(np.less, "less", "__lt__", "lt", "less_than")
+less_equal = _ordering(np.less_equal, "less_equal", "__le__", "le")
+greater = _ordering(np.greater, "greater", "__gt__", "gt", "greater_than")
+greater_equal = _ordering(np.greater_equal, "greater_equal", "__ge__", "ge")
 # x == None is False and x != None is True, as PyTorch (so `x in [None, ...]` works)
 Tensor.__eq__ = lambda self, other: False if other is None else eq(self, other)
 Tensor.__ne__ = lambda self, other: True if other is None else not_equal(self, other)
@@ -721,6 +748,7 @@ def clamp(x, min=None, max=None):
         raise ArgumentError("clamp: give at least one of min and max")
     if x._data.dtype.kind != "f" or type(min) not in _PLAIN or type(max) not in _PLAIN:
         x, min, max = _promote_bounds(x, min, max)
+        refuse_complex(x, "clamp")
     return apply(clamp_p, x, min, max)
 
 
@@ -818,13 +846,17 @@ minimum_p = Primitive(
 @tensor_method("maximum")
 def maximum(x, y):
     """The elementwise larger of x and y (ties split the gradient)."""
-    return apply(maximum_p, *promote(x, y))
+    x, y = promote(x, y)
+    refuse_complex(x if isinstance(x, Tensor) else y, "maximum", DTypeError)
+    return apply(maximum_p, x, y)
 
 
 @tensor_method("minimum")
 def minimum(x, y):
     """The elementwise smaller of x and y (ties split the gradient)."""
-    return apply(minimum_p, *promote(x, y))
+    x, y = promote(x, y)
+    refuse_complex(x if isinstance(x, Tensor) else y, "minimum", DTypeError)
+    return apply(minimum_p, x, y)
 
 
 def _lerp_impl(start, end, weight):

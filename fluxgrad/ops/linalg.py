@@ -19,6 +19,7 @@ from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented, Shap
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
+from ._conj import conj_rule
 from .linalg_errors import (INVERSE_SINGULAR, NOT_POSITIVE_DEFINITE, SOLVE_SINGULAR,
                             LinAlgError, blame, cholesky_info, guarded, lu_info)
 from ._family import float_result, linear, promote, promote_all, refuse_kinds
@@ -48,13 +49,14 @@ def require_same_float_dtype(op, x, y, names=("mat1", "mat2")):
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)):
         return
     a, b = x._data.dtype, y._data.dtype
-    if a != b and (a.kind == "f" or b.kind == "f"):
+    if a != b and (a.kind in "fc" or b.kind in "fc"):
         raise DTypeError(f"{op}: {names[0]} and {names[1]} must have the same dtype, but got "
                          f"{x.dtype} and {y.dtype}; convert one first, e.g. with .float(), "
                          ".double() or .to(dtype) (a model: model.to(dtype))")
 
 
 def _matmul_x_bar(out_bar, out, x, y):
+    y = conj_rule(y)  # (complex: the product with the conjugate, as every holomorphic VJP)
     if y.ndim == 1:
         # out = x y with y a vector: x_bar is the outer product out_bar y^T (a scalar if x is
         # a vector too)
@@ -68,6 +70,7 @@ def _matmul_x_bar(out_bar, out, x, y):
 
 
 def _matmul_y_bar(out_bar, out, x, y):
+    x = conj_rule(x)
     if x.ndim == 1:
         return out_bar * x if y.ndim == 1 else unsqueeze(x, -1) * unsqueeze(out_bar, -2)
     if y.ndim == 1:
@@ -307,7 +310,8 @@ def _einsum_operand_bar(i, out_bar, xs, ins, out_sub):
     if len(others) == 0 and out_sub == keep:
         g = out_bar
     else:
-        g = apply(einsum_p, out_bar, *(xs[j] for j in others), spec=f"{terms}->{keep}")
+        g = apply(einsum_p, out_bar, *(conj_rule(xs[j]) for j in others),
+                  spec=f"{terms}->{keep}")
     own = dict(zip(target, xs[i].shape))
     size = dict(zip(keep, g.shape))
     if keep != unique:

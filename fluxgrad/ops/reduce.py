@@ -24,6 +24,7 @@ from ..creation import arange, ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import (dtype_of, float_result, linear, ndim_of, normalize_axis, promote_all,
                       refuse_python_value)
+from ._conj import refuse_complex
 from .elementwise import (abs, cast, eq, exp, isnan, log, logical_and, logical_or, maximum,
                           minimum, sign, sqrt, where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
@@ -220,6 +221,7 @@ def _check_floating(x, op, hint):
 @tensor_method("amax")
 def amax(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
     """Largest value over `axis`; tied maxima share the gradient evenly."""
+    refuse_complex(x, "amax")
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "amax")
     _check_nonempty(x, axis, "amax")
     return apply(amax_p, x, axis=axis, keepdims=keepdims)
@@ -228,6 +230,7 @@ def amax(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
 @tensor_method("amin")
 def amin(x, axis=None, keepdim=False, *, dim=None, keepdims=False):
     """Smallest value over `axis`; tied minima share the gradient evenly."""
+    refuse_complex(x, "amin")
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "amin")
     _check_nonempty(x, axis, "amin")
     return apply(amin_p, x, axis=axis, keepdims=keepdims)
@@ -256,6 +259,7 @@ argmin_p = _arg_primitive("argmin", np.argmin)
 
 
 def _arg_extremum(prim, x, axis, keepdim, dim, keepdims, dtype, op):
+    refuse_complex(x, op, DTypeError)
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, op)
     if axis is not None and len(axis) > 1:
         raise TypeError(f"{op} takes one int axis or None, got {axis}")
@@ -309,6 +313,7 @@ min_dim_p = _reduction("min_dim", lambda x, *, axis, keepdims:
 
 
 def _extremum(x, dim, keepdim, axis, keepdims, op, prim, full, arg, pairwise):
+    refuse_complex(x, op)
     if axis is not None:
         if dim is not None:
             raise TypeError(f"{op}: got both axis={axis!r} and dim={dim!r}; pass one of them")

@@ -11,6 +11,7 @@ from .._core.errors import DTypeError, ShapeError
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import along_axes
+from ._conj import refuse_complex
 from ._family import dtype_of, refuse_kinds, refuse_python_value
 from .elementwise import no_grad_primitive
 from .indexing import example_by_example, take_along_dim
@@ -52,6 +53,7 @@ argsort_p.batch = along_axes("argsort", "axis")
 @tensor_method("argsort")
 def argsort(x, dim=-1, descending=False, stable=False, *, axis=None):
     """Indices that sort `x` along `dim` (int64)."""
+    refuse_complex(x, "argsort", DTypeError)
     dim = _dim(x, dim if axis is None else axis, "argsort")
     if not x.ndim:
         return apply(argsort_p, x.reshape(1), axis=0, descending=descending).reshape(())
@@ -61,6 +63,7 @@ def argsort(x, dim=-1, descending=False, stable=False, *, axis=None):
 @tensor_method("sort")
 def sort(x, dim=-1, descending=False, stable=False, *, axis=None):
     """(values, indices) of `x` sorted along `dim`; ties keep their order."""
+    refuse_complex(x, "sort", DTypeError)
     dim = _dim(x, dim if axis is None else axis, "sort")
     indices = argsort(x, dim, descending)
     if not x.ndim:
@@ -72,6 +75,7 @@ def sort(x, dim=-1, descending=False, stable=False, *, axis=None):
 def topk(x, k, dim=-1, largest=True, sorted=True, *, axis=None):
     """(values, indices) of the `k` largest (or smallest) elements along `dim`."""
     refuse_kinds(x, "b", "topk", DTypeError)
+    refuse_complex(x, "topk", DTypeError)
     return _top(x, k, dim if axis is None else axis, largest)
 
 

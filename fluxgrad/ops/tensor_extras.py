@@ -22,6 +22,7 @@ from ..settings import strided
 from . import (activation, elementwise, index_extras, indexing, linalg, linalg_extras,
                math_extras, reduce, shape, special_functions)
 from .inplace import apply_inplace, fill, inplace_method
+from ._conj import conj_rule
 
 __all__ = []
 
@@ -269,7 +270,7 @@ def _matrix_adjoint(self):
                            f"{self.ndim}-D tensor." + (" For batches of matrices, consider "
                                                         "using tensor.mH" if self.ndim > 2
                                                         else ""))
-    return shape.t(self) if self.ndim == 2 else self
+    return conj_rule(shape.t(self) if self.ndim == 2 else self)
 
 
 def _root_array(data):
@@ -317,14 +318,15 @@ def _imag(self):
 Tensor.real = property(lambda self: self, doc="The real part: the tensor itself (no complex "
                                                 "dtypes).")
 Tensor.imag = property(_imag)
-Tensor.conj = Tensor.resolve_conj = Tensor.resolve_neg = lambda self: self
+Tensor.resolve_neg = lambda self: self
 Tensor.is_conj = Tensor.is_neg = lambda self: False
 Tensor.is_same_size = lambda self, other: self._data.shape == other._data.shape
 Tensor.split_with_sizes = lambda self, split_sizes, dim=0: shape.split(self, list(split_sizes),
                                                                        dim)
 Tensor.H = property(_matrix_adjoint, doc="The conjugate transpose of a matrix (real: .T).")
-Tensor.mH = property(lambda self: self.mT, doc="The conjugate transpose of batched matrices.")
-Tensor.adjoint = lambda self: self.mT
+Tensor.mH = property(lambda self: conj_rule(self.mT),
+                     doc="The conjugate transpose of batched matrices.")
+Tensor.adjoint = lambda self: conj_rule(self.mT)
 Tensor.data_ptr = lambda self: _address(self._data)
 Tensor.element_size = lambda self: self._data.itemsize
 Tensor.itemsize = property(lambda self: self._data.itemsize)
@@ -335,7 +337,6 @@ Tensor.stride = _stride
 Tensor.storage_offset = _storage_offset
 Tensor.sum_to_size = _sum_to_size
 Tensor.is_nonzero = _is_nonzero
-Tensor.is_complex = lambda self: False
 Tensor.is_signed = lambda self: self.dtype.is_signed
 Tensor.pin_memory = lambda self, device=None: self
 Tensor.is_pinned = lambda self, device=None: False
