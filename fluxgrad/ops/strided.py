@@ -28,9 +28,23 @@ def positions(size, stride, offset):
 
 
 def _impl(x, *, size, stride, offset):
-    flat = x.reshape(-1)  # a view of x's memory, x being C-contiguous
-    return np.lib.stride_tricks.as_strided(flat[offset:], size,
-                                           tuple(s * flat.itemsize for s in stride))
+    if x.flags.c_contiguous:
+        flat = x.reshape(-1)  # a view of x's memory
+        return np.lib.stride_tricks.as_strided(flat[offset:], size,
+                                               tuple(s * flat.itemsize for s in stride))
+    # x's elements lie in memory out of row-major order: the result is still a view of it
+    # where the positions step through that memory evenly (unfold's windows of a transpose)
+    at = positions(size, stride, offset)
+    if at.size:
+        where = np.unravel_index(at, x.shape)
+        address = sum(i * s for i, s in zip(where, x.strides))
+        steps = tuple(int(np.take(address, 1, k).flat[0] - address.flat[0]) if n > 1 else 0
+                      for k, n in enumerate(size))
+        even = address.flat[0] + positions(size, steps, 0)
+        if np.array_equal(address, even):
+            first = tuple(slice(i.flat[0], i.flat[0] + 1) for i in where)
+            return np.lib.stride_tricks.as_strided(x[first], size, steps)
+    return x.reshape(-1)[at]  # (a copy)
 
 
 def _transpose(out_bar, x, *, size, stride, offset):
@@ -118,7 +132,6 @@ def unfold(x, dimension, size, step):
                            "and the step positive")
     if not x.ndim:
         return reshape(x, (1,))[:size]
-    x = x.contiguous()
     strides = [int(np.prod(x.shape[k + 1:], dtype=np.int64)) for k in range(x.ndim)]
     count = (n - size) // step + 1
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
