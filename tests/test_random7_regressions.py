@@ -119,3 +119,22 @@ def test_the_one_piece_of_a_split_is_a_view_that_refuses_an_in_place_write():
     assert piece is not h
     with pytest.raises(RuntimeError, match="multiple views"):
         piece.add_(1.0)
+
+
+@pytest.mark.parametrize("write", ["setitem", "masked_fill_", "index_put_"])
+def test_a_write_into_a_stale_view_of_a_view_keeps_the_earlier_write_into_the_base(write):
+    # base[0] = -1 made flat and s2 stale; the write through v rewrote the base from their
+    # old histories, so base[0, 1] took x's gradient again
+    do = {"setitem": lambda v: v.__setitem__(..., 2.0),
+          "masked_fill_": lambda v: v.masked_fill_(v == v, 2.0),
+          "index_put_": lambda v: v.index_put_((v.new_tensor([0, 1]).long(),), v.new_tensor(2.0))}
+    for m in (torch, fg):
+        x = m.arange(1.0, 7.0, dtype=m.float64).reshape(2, 3).requires_grad_()
+        base = x * 1.0
+        v = base.view(-1)[::2][1:]
+        base[0] = -1.0
+        do[write](v)
+        grad, = m.autograd.grad((base * m.arange(6.0, dtype=m.float64).reshape(2, 3)).sum(), x)
+        if m is torch:
+            want = grad.numpy()
+    np.testing.assert_array_equal(grad.numpy(), want)

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from .._core.batching import BatchedTensor, move_dim
-from .._core.dispatch import apply
+from .._core.dispatch import apply, refresh_view
 from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
                             ShapeIndexError)
 from .._core.forward_mode import state as _forward_state
@@ -475,7 +475,10 @@ def _put(x, static, arrays, value, accumulate):
 
 def _before(x):
     """The 'before' of an in-place op: x's data and history, on a version counter of its own
-    (the rules of index_put never read x's values, which the op overwrites)."""
+    (the rules of index_put never read x's values, which the op overwrites). A view whose
+    base was written since takes its current history first, as `inplace.apply_inplace`."""
+    if x._version_counter is not None and getattr(x, "_view", None) is not None:
+        refresh_view(x)
     if type(x) is BatchedTensor or getattr(x, "program", None) is not None:
         before = x._before_inplace()
     else:
