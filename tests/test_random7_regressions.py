@@ -138,3 +138,19 @@ def test_a_write_into_a_stale_view_of_a_view_keeps_the_earlier_write_into_the_ba
         if m is torch:
             want = grad.numpy()
     np.testing.assert_array_equal(grad.numpy(), want)
+
+
+@pytest.mark.parametrize("view", ["t_unfold_overlap", "t_unfold_apart"])
+def test_compiled_write_through_unfold_of_a_transpose_reaches_the_base(view):
+    take = {"t_unfold_overlap": lambda h: h.t().unfold(0, 2, 1),
+            "t_unfold_apart": lambda h: h.t().unfold(0, 2, 2)}[view]
+
+    def program(x):
+        h = x * 1.0
+        take(h).zero_()
+        return h
+    x = fg.arange(1.0, 13.0).reshape(3, 4)
+    compiled = fg.compile(program, fullgraph=True)
+    for _ in range(2):  # the trace, then the generated code
+        np.testing.assert_array_equal(compiled(x).numpy(), program(torch.arange(
+            1.0, 13.0).reshape(3, 4)).numpy())

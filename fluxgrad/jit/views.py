@@ -242,9 +242,13 @@ class Views:
                 entry.layout = np.broadcast_to(layout, shape)
             except ValueError:
                 entry.layout = _c_layout(shape)
-        elif prim.name in _READ_FREE or prim.name == "as_strided" and layout.flags.c_contiguous:
+        elif prim.name in _READ_FREE:
             entry.layout = prim.impl(layout, **params)
-        elif prim.name in ("reshape", "as_strided"):
+        elif prim.name == "as_strided":  # (a view of memory its positions step through evenly)
+            entry.layout = prim.impl(layout, **params)
+            if not np.may_share_memory(entry.layout, layout):
+                entry.base = None  # a copy: no view
+        elif prim.name == "reshape":
             entry.layout = layout.view()
             try:
                 entry.layout.shape = shape  # refused where NumPy's reshape would copy
