@@ -57,7 +57,8 @@ def _write(base, value, *, size, stride, offset):
     """`base` with the entries the view reads replaced by `value`. Where the view reads an
     entry more than once (overlapping windows) the last copy is written, as an in-place write
     in row-major order leaves it; only that copy's value reaches the result (and its
-    gradient), so a fill_ or zero_ through an overlapping view counts each entry once."""
+    gradient), so a fill_ or zero_ through an overlapping view counts each entry once. (Eager
+    mode writes such a view straight into its root: `inplace.write_through`.)"""
     at = positions(size, stride, offset).reshape(-1)
     value = reshape(value, (-1,))
     last = at.size - 1 - np.unique(at[::-1], return_index=True)[1]
