@@ -174,3 +174,11 @@ def test_a_write_into_part_of_an_overlapping_view_reaches_every_copy(view):
             want = h.detach().numpy(), grad.numpy()
     np.testing.assert_array_equal(h.detach().numpy(), want[0])
     np.testing.assert_array_equal(grad.numpy(), want[1])
+
+
+def test_permute_without_dims_is_refused_as_in_pytorch():
+    with pytest.raises(TypeError):
+        torch.tensor(1.0).permute()
+    with pytest.raises(TypeError, match="dims"):
+        fg.tensor(1.0).permute()
+    assert fg.tensor(1.0).permute(()).shape == ()

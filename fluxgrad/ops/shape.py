@@ -364,6 +364,9 @@ permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
 @tensor_method("permute")
 def permute(x, *dims):
     """The dimensions of `x` reordered: output dimension i is input dimension dims[i]."""
+    if not dims:
+        raise TypeError("permute() missing its argument dims: give the new order of the "
+                        f"{x.ndim} dimensions (x.permute() for a 0-d tensor: x.permute(()))")
     dims = _sizes(dims)
     ndim = ndim_of(x, "permute")
     perm = _dims(dims, ndim, "permute")
