@@ -64,6 +64,7 @@ class Program:
         self.x = rng.uniform(-1, 1, shapes[int(rng.integers(len(shapes)))])
         self.steps = []
         n_views = 0
+        expanded = []  # whether each view reads an expand
         for _ in range(int(rng.integers(2, 7))):
             kind = str(rng.choice(["view", "view", "write", "write", "save"]))
             source = int(rng.integers(-1, n_views)) if n_views else -1  # -1: the base
@@ -73,9 +74,15 @@ class Program:
                 chain = [name for k, name in enumerate(chain) if name != "as_strided" or
                          k == 0 and source < 0] or ["t"]
                 self.steps.append(("view", source, chain))
+                expanded.append("expand" in chain or source >= 0 and expanded[source])
                 n_views += 1
             elif kind == "write":
-                self.steps.append(("write", source, str(rng.choice(sorted(WRITES)))))
+                write = str(rng.choice(sorted(WRITES)))
+                if write == "setitem_first" and source >= 0 and expanded[source]:
+                    # (PyTorch writes into a part of a broadcast that doesn't overlap itself;
+                    # fluxgrad refuses every write into a broadcast)
+                    write = "setitem"
+                self.steps.append(("write", source, write))
             else:
                 self.steps.append(("save", source, str(rng.choice(sorted(SAVING)))))
         self.weight = rng.uniform(-1, 1, self.x.shape)
