@@ -11,7 +11,7 @@ from view_programs import Program
 
 torch = pytest.importorskip("torch")
 
-SEEDS = range(150)
+SEEDS = range(100)
 REFUSALS = (RuntimeError, IndexError, ValueError, TypeError)
 
 
