@@ -364,11 +364,11 @@ permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
 @tensor_method("permute")
 def permute(x, *dims):
     """The dimensions of `x` reordered: output dimension i is input dimension dims[i]."""
+    ndim = ndim_of(x, "permute")
     if not dims:
         raise TypeError("permute() missing its argument dims: give the new order of the "
-                        f"{x.ndim} dimensions (x.permute() for a 0-d tensor: x.permute(()))")
+                        f"{ndim} dimensions (for a 0-d tensor: x.permute(()))")
     dims = _sizes(dims)
-    ndim = ndim_of(x, "permute")
     perm = _dims(dims, ndim, "permute")
     if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
         raise ShapeError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
