@@ -24,6 +24,8 @@ def _dtype(m, name):
 class Program:
     """Inputs (shapes, dtype names) and steps drawn for `seed`; `run(m, inputs)` replays it."""
 
+    families = None  # the step families drawn from (None: this module's FAMILIES)
+
     def __init__(self, seed, grad=False, n_steps=None, sized=False):
         self.rng = np.random.default_rng(seed)
         self.grad = grad
@@ -118,7 +120,8 @@ class Program:
     # -- the draw ---------------------------------------------------------------------------------
     def _draw_step(self):
         for _ in range(40):
-            family = FAMILIES[int(self.rng.integers(len(FAMILIES)))]
+            families = self.families or FAMILIES
+            family = families[int(self.rng.integers(len(families)))]
             mark = (len(self.inputs), len(self.arrays), len(self.schedule), len(self.values))
             drawn = family(self)
             if drawn is None:

@@ -174,10 +174,24 @@ def refresh_view(x):
     if x._view_version == x._version_counter[0]:
         return
     base, prim, params = x._view
+    if prim is PIECE:
+        if getattr(x, "_creation", None) == "multi_output" and _grad_state.enabled:
+            raise RuntimeError(
+                f"A tensor of shape {list(x.shape)} is one of several views an op returned "
+                "(split, chunk, unbind), or a view of one, and its base or another view of its "
+                "base has been modified in place since: its history can't be rewritten (as in "
+                "PyTorch). clone() the output before the write, or write out of place")
+        return
     new = apply(prim, base, **params)  # (a stale base refreshes itself in this call)
     if new._requires_grad:
         x._grad_fn, x._out_index, x._requires_grad = new._grad_fn, new._out_index, True
     x._view_version = x._version_counter[0]
+
+
+class PIECE:
+    """The `_view` op of one of several views an op returned (split, chunk, unbind): a stale
+    one can't take a regenerated history (`refresh_view` refuses it, with grad on)."""
+    view = None
 
 
 NO_GRAD_VIEW = "no_grad"  # a view's `_creation` (see `_view`; the other is "multi_output")

@@ -45,6 +45,7 @@ from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
+from ..ops.indexing import ARRAY
 from ..ops.shape import _is_dtype
 from ..static import dims as _dims
 from ..static.control_flow import ControlOp
@@ -242,9 +243,13 @@ class Views:
                 entry.layout = np.broadcast_to(layout, shape)
             except ValueError:
                 entry.layout = _c_layout(shape)
-        elif prim.name in _READ_FREE or prim.name == "as_strided" and layout.flags.c_contiguous:
+        elif prim.name in _READ_FREE:
             entry.layout = prim.impl(layout, **params)
-        elif prim.name in ("reshape", "as_strided"):
+        elif prim.name == "as_strided":  # (a view of memory its positions step through evenly)
+            entry.layout = prim.impl(layout, **params)
+            if not np.may_share_memory(entry.layout, layout):
+                entry.base = None  # a copy: no view
+        elif prim.name == "reshape":
             entry.layout = layout.view()
             try:
                 entry.layout.shape = shape  # refused where NumPy's reshape would copy
@@ -317,7 +322,12 @@ class Views:
             return x
         base = entry.base
         self.refresh(base)
-        new = entry.prim.view(base, x, **entry.params)
+        overlapping = self._overlapping_root(entry)
+        if overlapping is not None:
+            base, new = overlapping
+            entry = self.table.get(id(base)) or entry
+        else:
+            new = entry.prim.view(base, x, **entry.params)
         if id(new) in self.table or new is base:  # the rule gave a view back (alias)
             new = apply(REGISTRY["alias"], new)
             del self.table[id(new)]  # a value of its own
@@ -329,6 +339,30 @@ class Views:
             self._base_write = False
         entry.seen = self._token(base)
         return x
+
+    def _overlapping_root(self, entry):
+        """(root, its new value) where the view `entry` made reads some entries of the root
+        of its chain of views more than once (unfold, as_strided windows, or a view of one):
+        it is written straight into the root, each entry once, as eager mode's
+        `inplace.write_through` does; None for other views."""
+        chain = [entry]
+        while self.table.get(id(chain[-1].base)) is not None and \
+                self._resolved(self.table[id(chain[-1].base)]).base is not None:
+            chain.append(self.table[id(chain[-1].base)])
+        if not any(e.prim.name == "as_strided" for e in chain):
+            return None
+        root = chain[-1].base
+        at = np.arange(int(np.prod(root.shape, dtype=np.int64))).reshape(root.shape)
+        for e in reversed(chain):
+            at = e.prim.impl(at, **e.params)
+        at = np.asarray(at).reshape(-1)
+        if np.unique(at).size == at.size:
+            return None
+        last = at.size - 1 - np.unique(at[::-1], return_index=True)[1]
+        value = apply(REGISTRY["index"], entry.view.reshape(-1), last, index=(ARRAY,))
+        new = apply(REGISTRY["index_put"], root.reshape(-1), value, at[last], index=(ARRAY,),
+                    accumulate=False)
+        return root, new.reshape(root.shape)
 
     def _refuse_argument_write(self, x):
         """Eager mode's refusals of a write into an argument's memory (directly, or through a

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from .._core.batching import BatchedTensor, move_dim
-from .._core.dispatch import apply
+from .._core.dispatch import apply, refresh_view
 from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
                             ShapeIndexError)
 from .._core.forward_mode import state as _forward_state
@@ -144,13 +144,24 @@ def _scatter_impl(out_bar, *arrays, index, shape):
     return out
 
 
+def _add_at(target, index, arrays, value):
+    """np.add.at(target, index, value), with `value` first given the rank of target[index]:
+    NumPy 2.4's add.at adds a value of lower rank that broadcasts across the index arrays'
+    dimensions only once, or reads past its end."""
+    value = np.asarray(value)
+    rank = _layout(index, arrays, (None,) * len(arrays), target.ndim)[5]
+    if 0 < value.ndim < rank:
+        value = value.reshape((1,) * (rank - value.ndim) + value.shape)
+    np.add.at(target, _build(index, arrays), value)
+
+
 def index_put_into(x, value, *arrays, index, accumulate):
     """index_put's work done in x itself (a buffer no one else reads)."""
     idx = _build(index, arrays)
     if not accumulate:
         x[idx] = value
     elif _repeats_possible(arrays):
-        np.add.at(x, idx, value)
+        _add_at(x, index, arrays, value)
     else:
         x[idx] += value
     return x
@@ -445,7 +456,7 @@ def _put(x, static, arrays, value, accumulate):
             if not accumulate:
                 target[idx] = data
             elif _repeats_possible(arrays):
-                np.add.at(target, idx, data)
+                _add_at(target, static, arrays, data)
             else:
                 target[idx] += data
         except (IndexError, ValueError) as err:
@@ -464,7 +475,10 @@ def _put(x, static, arrays, value, accumulate):
 
 def _before(x):
     """The 'before' of an in-place op: x's data and history, on a version counter of its own
-    (the rules of index_put never read x's values, which the op overwrites)."""
+    (the rules of index_put never read x's values, which the op overwrites). A view whose
+    base was written since takes its current history first, as `inplace.apply_inplace`."""
+    if x._version_counter is not None and getattr(x, "_view", None) is not None:
+        refresh_view(x)
     if type(x) is BatchedTensor or getattr(x, "program", None) is not None:
         before = x._before_inplace()
     else:

@@ -73,12 +73,38 @@ def write_through(x, result):
     _current(x)
     if result._tangent is not None:
         x._tangent = result._tangent
+    if any(prim.name == "as_strided" for (_, prim, _), _ in bases):
+        _write_into_root(bases[-1], result, _root_positions(x, [view for view, _ in bases]))
+        return x
     written = x
     for (base, prim, params), old in bases:
         _take_history(base, prim.view(old, written, **params))
         _current(base)
         written = base
     return x
+
+
+def _root_positions(x, chain):
+    """The position in the root (the last base of `chain`) that each entry of x reads."""
+    at = np.arange(chain[-1][0].numel()).reshape(chain[-1][0].shape)
+    for _, prim, params in reversed(chain):
+        at = prim.impl(at, **params)
+    return np.asarray(at).reshape(-1)
+
+
+def _write_into_root(root_view, result, at):
+    """x, a view that reads some entries of the root more than once (overlapping windows),
+    took `result`: the root takes it at once, each entry from x's last copy of it (a write
+    leaves the copies equal, in memory and in their history). Each view on the way is stale
+    now, and takes its history from the root's when next read (`dispatch.refresh_view`)."""
+    from .indexing import ARRAY, index_p, index_put_p
+    (root, _, _), old = root_view
+    last = at.size - 1 - np.unique(at[::-1], return_index=True)[1]
+    value = apply(index_p, result.reshape(-1), last, index=(ARRAY,))
+    new = apply(index_put_p, old.reshape(-1), value, at[last], index=(ARRAY,),
+                accumulate=False)
+    _take_history(root, new.reshape(root.shape))
+    _current(root)
 
 
 def _current(t):

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .._core import dtypes
-from .._core.dispatch import apply
+from .._core.dispatch import PIECE, apply
 from .._core.errors import (ArgumentError, DTypeError, IndexOutOfRange, ShapeError,
                             refuse_python_value)
 from .._core.grad_mode import state as _grad_state
@@ -364,8 +364,11 @@ permute_p = linear("permute", lambda x, *, perm: x.transpose(perm),
 @tensor_method("permute")
 def permute(x, *dims):
     """The dimensions of `x` reordered: output dimension i is input dimension dims[i]."""
-    dims = _sizes(dims)
     ndim = ndim_of(x, "permute")
+    if not dims:
+        raise TypeError("permute() missing its argument dims: give the new order of the "
+                        f"{ndim} dimensions (for a 0-d tensor: x.permute(()))")
+    dims = _sizes(dims)
     perm = _dims(dims, ndim, "permute")
     if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):
         raise ShapeError(f"permute: {list(dims)} is not a permutation of the {x.ndim} "
@@ -563,9 +566,11 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
         raise ShapeError(f"split: sizes {list(sizes)} don't add up to the size {n} of "
                          f"dimension {dim} (shape {list(x.shape)})")
     pieces = _split(x, sizes, dim)
+    if pieces[0] is x:  # (one piece: still a view of x, as PyTorch's)
+        pieces = (x[...],)
     for piece in pieces:
         piece._version_counter = x._counter()
-    if len(pieces) > 1 and x._requires_grad:
+    if x._requires_grad:
         # views of one memory that each hold part of one node's history: an in-place write
         # through one can't rewrite it (PyTorch refuses it, `inplace.write_through`)
         creation = "multi_output" if _grad_state.enabled else "no_grad"
@@ -573,6 +578,8 @@ def split(x, split_size_or_sections=None, dim=0, *, axis=None, num_or_sections=N
             piece._creation = creation
             if creation == "no_grad":
                 piece._requires_grad = True
+            else:
+                piece._view, piece._view_version = (x, PIECE, None), piece._version_counter[0]
     return pieces
 
 

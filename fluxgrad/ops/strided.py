@@ -5,14 +5,14 @@ PyTorch reads the tensor's storage; here the positions count the tensor's own el
 row-major order, which is the same for a contiguous tensor. A contiguous tensor's result is
 a view of its memory (writes go through); a non-contiguous one is copied first (as
 `.contiguous().as_strided(...)`). Positions may repeat (overlapping windows): gradients add
-up there.
+up there, and a write through such a view writes each entry once.
 """
 import numpy as np
 
 from .._core.dispatch import apply
 from .._core.tensor import Tensor, tensor_method
 from ._family import linear
-from .indexing import ARRAY, index_p, index_scatter_p
+from .indexing import ARRAY, index_p, index_put_p, index_scatter_p
 from .._core.errors import ShapeError
 from .shape import _dim, moveaxis, reshape
 
@@ -28,9 +28,23 @@ def positions(size, stride, offset):
 
 
 def _impl(x, *, size, stride, offset):
-    flat = x.reshape(-1)  # a view of x's memory, x being C-contiguous
-    return np.lib.stride_tricks.as_strided(flat[offset:], size,
-                                           tuple(s * flat.itemsize for s in stride))
+    if x.flags.c_contiguous:
+        flat = x.reshape(-1)  # a view of x's memory
+        return np.lib.stride_tricks.as_strided(flat[offset:], size,
+                                               tuple(s * flat.itemsize for s in stride))
+    # x's elements lie in memory out of row-major order: the result is still a view of it
+    # where the positions step through that memory evenly (unfold's windows of a transpose)
+    at = positions(size, stride, offset)
+    if at.size:
+        where = np.unravel_index(at, x.shape)
+        address = sum(i * s for i, s in zip(where, x.strides))
+        steps = tuple(int(np.take(address, 1, k).flat[0] - address.flat[0]) if n > 1 else 0
+                      for k, n in enumerate(size))
+        even = address.flat[0] + positions(size, steps, 0)
+        if np.array_equal(address, even):
+            first = tuple(slice(i.flat[0], i.flat[0] + 1) for i in where)
+            return np.lib.stride_tricks.as_strided(x[first], size, steps)
+    return x.reshape(-1)[at]  # (a copy)
 
 
 def _transpose(out_bar, x, *, size, stride, offset):
@@ -40,12 +54,19 @@ def _transpose(out_bar, x, *, size, stride, offset):
 
 
 def _write(base, value, *, size, stride, offset):
-    """`base` with the entries the view reads replaced by `value`. Added as the change from
-    the view's old entries, so that an entry that also appears elsewhere in an overlapping
-    view keeps its new value there (the other copy, unchanged, adds nothing)."""
-    params = dict(size=size, stride=stride, offset=offset)
-    change = value - apply(as_strided_p, base, **params)
-    return base + _transpose(change, base, **params)
+    """`base` with the entries the view reads replaced by `value`. Where the view reads an
+    entry more than once (overlapping windows) the last copy is written, as an in-place write
+    in row-major order leaves it; only that copy's value reaches the result (and its
+    gradient), so a fill_ or zero_ through an overlapping view counts each entry once. (Eager
+    mode writes such a view straight into its root: `inplace.write_through`.)"""
+    at = positions(size, stride, offset).reshape(-1)
+    value = reshape(value, (-1,))
+    last = at.size - 1 - np.unique(at[::-1], return_index=True)[1]
+    if last.size < at.size:
+        at = at[last]
+        value = apply(index_p, value, last, index=(ARRAY,))
+    flat = apply(index_put_p, reshape(base, (-1,)), value, at, index=(ARRAY,), accumulate=False)
+    return reshape(flat, base.shape)
 
 
 def _batch(bdims, x, *, size, stride, offset):
@@ -111,8 +132,7 @@ def unfold(x, dimension, size, step):
                            f"dimension {dimension} of size {n}; the size must be at most {n} "
                            "and the step positive")
     if not x.ndim:
-        return reshape(x, (size,))
-    x = x.contiguous()
+        return reshape(x, (1,))[:size]
     strides = [int(np.prod(x.shape[k + 1:], dtype=np.int64)) for k in range(x.ndim)]
     count = (n - size) // step + 1
     shape = x.shape[:d] + (count,) + x.shape[d + 1:] + (size,)
