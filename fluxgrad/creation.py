@@ -18,7 +18,7 @@ from ._core.errors import ArgumentError, ShapeError, refuse_python_value
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
-from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
+from .random import get_rng, manual_seed, rand, randint, randn, seed, size_keyword, sizes
 
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "zeros_like",
@@ -118,17 +118,20 @@ def _filled(fill, args, dtype, device, requires_grad, out, op):
     return written(t, out, op)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
-    return _filled(np.zeros, size, dtype, device, requires_grad, out, "zeros")
+def zeros(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, name=None):
+    return _filled(np.zeros, size_keyword(args, size, "zeros"), dtype, device, requires_grad,
+                   out, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
-    return _filled(np.ones, size, dtype, device, requires_grad, out, "ones")
+def ones(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, name=None):
+    return _filled(np.ones, size_keyword(args, size, "ones"), dtype, device, requires_grad, out,
+                   "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, name=None,
+def empty(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, name=None,
           memory_format=None, pin_memory=False):
-    return _filled(np.empty, size, dtype, device, requires_grad, out, "empty")
+    return _filled(np.empty, size_keyword(args, size, "empty"), dtype, device, requires_grad,
+                   out, "empty")
 
 
 def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
