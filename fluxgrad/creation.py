@@ -237,10 +237,45 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     elif isinstance(start, Tensor) or isinstance(end, Tensor):
         return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
                        "linspace")
+    elif np_dtype in (np.float32, np.float64):
+        values = _float_range(_number(start), _number(end), steps, np_dtype)
     else:
         values = np.linspace(start, end, steps)
     t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "linspace")
+
+
+def _float_range(start, end, steps, np_dtype):
+    """PyTorch's linspace points to the bit: in the dtype, step = (end - start) / (steps - 1);
+    the first half is fma(step, i, start), the second fma(-step, steps - 1 - i, end) (the
+    fused multiply-add its kernel compiles to, emulated here)."""
+    work = np_dtype.type
+    start, end = work(start), work(end)
+    if steps == 1:
+        return np.array([start])
+    step = (end - start) / work(steps - 1)
+    i = np.arange(steps)
+    first = i < steps // 2
+    counts = np.where(first, i, steps - 1 - i).astype(work)
+    return _fused_multiply_add(np.where(first, step, -step), counts, np.where(first, start, end))
+
+
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once. float32 operands: their product is exact in float64. float64:
+    the product's rounding error (Dekker's split) and the sum's (Knuth's two-sum) are added back
+    before the last rounding."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    product = a * b
+    split = 134217729.0
+    a_hi = a * split - (a * split - a)
+    b_hi = b * split - (b * split - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = product + c
+    virtual = total - product
+    sum_error = (product - (total - virtual)) + (c - virtual)
+    return total + (sum_error + product_error)
 
 
 def _check_ends(start, end, op):

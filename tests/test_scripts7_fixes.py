@@ -25,3 +25,13 @@ def test_distribution_modules_import_by_torch_paths():
     assert OneHotCategoricalStraightThrough is fg.distributions.OneHotCategoricalStraightThrough
     assert mvn.MultivariateNormal is fg.distributions.MultivariateNormal
     assert fg.distributions.normal.Normal is fg.distributions.Normal
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("start,end,steps", [(-1, 1, 7), (-1, 1, 34), (0.0, 10.0, 101),
+                                             (-3.3, 7.1, 64), (5.0, -2.0, 1001)])
+def test_linspace_is_bitwise_torchs(dtype, start, end, steps):
+    torch = pytest.importorskip("torch")
+    ours = fg.linspace(start, end, steps, dtype=getattr(fg, dtype)).numpy()
+    theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
+    assert ours.tobytes() == theirs.tobytes()
