@@ -35,3 +35,25 @@ def test_linspace_is_bitwise_torchs(dtype, start, end, steps):
     ours = fg.linspace(start, end, steps, dtype=getattr(fg, dtype)).numpy()
     theirs = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
     assert ours.tobytes() == theirs.tobytes()
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_on_the_identity_grid_has_torchs_grid_gradient(align_corners, padding_mode):
+    # the spatial-transformer tutorial starts from the identity: every sample lies on a pixel
+    # centre (a kink of bilinear interpolation), so the gradient depends on how the coordinate
+    # rounds and which side of the edges counts as inside
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    x = np.random.default_rng(0).normal(size=(2, 1, 34, 9)).astype(np.float32)
+    theta = [[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]] * 2
+    grads = []
+    for lib in (fg, torch):
+        grid = lib.nn.functional.affine_grid(lib.tensor(theta), (2, 1, 34, 9),
+                                             align_corners=align_corners)
+        grid = grid.detach().requires_grad_()
+        out = lib.nn.functional.grid_sample(lib.tensor(x), grid, padding_mode=padding_mode,
+                                            align_corners=align_corners)
+        out.pow(2).sum().backward()
+        grads.append(grid.grad.numpy())
+    assert np.allclose(grads[0], grads[1], atol=1e-4)
