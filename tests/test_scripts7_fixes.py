@@ -57,3 +57,9 @@ def test_grid_sample_on_the_identity_grid_has_torchs_grid_gradient(align_corners
         out.pow(2).sum().backward()
         grads.append(grid.grad.numpy())
     assert np.allclose(grads[0], grads[1], atol=1e-4)
+
+
+def test_legacy_contiguous_format_is_contiguous_format_as_torch():
+    assert fg.legacy_contiguous_format is fg.contiguous_format
+    like = fg.zeros_like(fg.ones(2, 3), memory_format=fg.legacy_contiguous_format)
+    assert like.shape == (2, 3) and like.is_contiguous()
