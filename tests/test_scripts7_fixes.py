@@ -63,3 +63,24 @@ def test_legacy_contiguous_format_is_contiguous_format_as_torch():
     assert fg.legacy_contiguous_format is fg.contiguous_format
     like = fg.zeros_like(fg.ones(2, 3), memory_format=fg.legacy_contiguous_format)
     assert like.shape == (2, 3) and like.is_contiguous()
+
+
+def test_function_with_setup_context_runs_forward_without_ctx():
+    class Cube(fg.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x ** 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, out_bar):
+            x, = ctx.saved_tensors
+            return out_bar * 3 * x ** 2
+
+    x = fg.tensor([1.0, -2.0], requires_grad=True)
+    Cube.apply(x).sum().backward()
+    assert x.grad.tolist() == [3.0, 12.0]
+    assert fg.vmap(Cube.apply)(fg.tensor([[1.0], [2.0]])).tolist() == [[1.0], [8.0]]
