@@ -84,3 +84,50 @@ def test_function_with_setup_context_runs_forward_without_ctx():
     Cube.apply(x).sum().backward()
     assert x.grad.tolist() == [3.0, 12.0]
     assert fg.vmap(Cube.apply)(fg.tensor([[1.0], [2.0]])).tolist() == [[1.0], [8.0]]
+
+
+def _two_layers():
+    return fg.nn.Sequential(fg.nn.Linear(2, 2), fg.nn.Linear(2, 1))
+
+
+def test_load_state_dict_post_hook_may_clear_missing_keys_before_strict_checks():
+    model, calls = _two_layers(), []
+
+    def forgive_missing(module, incompatible_keys):
+        calls.append(type(module).__name__)
+        incompatible_keys.missing_keys.clear()
+
+    model[1].register_load_state_dict_post_hook(forgive_missing)
+    state = {k: v for k, v in _two_layers().state_dict().items() if k != "1.bias"}
+    result = model.load_state_dict(state)
+    assert calls == ["Linear"] and result.missing_keys == [] and repr(result).startswith("<All")
+    assert fg.equal(model[0].weight, state["0.weight"])
+
+
+def test_load_state_dict_pre_hook_renames_keys_in_a_copy():
+    model, source = _two_layers(), _two_layers().state_dict()
+    renamed = {k.replace("0.weight", "0.w"): v for k, v in source.items()}
+
+    def rename(module, state_dict, prefix, *rest):
+        if prefix + "w" in state_dict:
+            state_dict[prefix + "weight"] = state_dict.pop(prefix + "w")
+
+    model[0]._register_load_state_dict_pre_hook(rename)
+    model.load_state_dict(renamed)
+    assert fg.equal(model[0].weight, source["0.weight"]) and "0.w" in renamed
+
+
+def test_state_dict_pre_and_post_hooks_see_each_module_prefix():
+    model, seen = _two_layers(), []
+    model[1].register_state_dict_pre_hook(lambda module, prefix, keep_vars: seen.append(prefix))
+    model[1].register_state_dict_post_hook(
+        lambda module, state, prefix, meta: state.pop(prefix + "bias"))
+    assert list(model.state_dict()) == ["0.weight", "0.bias", "1.weight"] and seen == ["1."]
+
+
+def test_named_parameters_remove_duplicate_false_lists_shared_modules_twice():
+    shared = fg.nn.Linear(2, 2)
+    model = fg.nn.Sequential(shared, fg.nn.ReLU(), shared)
+    names = [n for n, _ in model.named_parameters(remove_duplicate=False)]
+    assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert len(list(model.parameters())) == 2
