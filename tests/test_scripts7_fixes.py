@@ -131,3 +131,11 @@ def test_named_parameters_remove_duplicate_false_lists_shared_modules_twice():
     names = [n for n, _ in model.named_parameters(remove_duplicate=False)]
     assert names == ["0.weight", "0.bias", "2.weight", "2.bias"]
     assert len(list(model.parameters())) == 2
+
+
+def test_reshape_takes_the_shape_keyword_as_torch():
+    x = fg.arange(6.0)
+    assert x.reshape(shape=(2, 3)).shape == (2, 3)
+    assert fg.reshape(x, shape=[3, -1]).shape == (3, 2)
+    with pytest.raises(TypeError, match="both positionally"):
+        x.reshape(2, 3, shape=(6,))
