@@ -9,6 +9,7 @@ While a static program is built, a size taken from an unknown dimension (`zeros(
 run in the size fed (`static._ops.full` / `iota`), instead of a constant of the stand-in size.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -23,7 +24,8 @@ from .random import get_rng, manual_seed, rand, randint, randn, seed, size_keywo
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "zeros_like",
            "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
-           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor", "shape"]
+           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor", "shape",
+           "range"]
 
 
 def _dtype_like(value):
@@ -218,6 +220,29 @@ def _range_dtype(dtype, op):
     if dtype is dtypes.bool_:
         raise TypeError(f"{op}: dtype bool is not supported; use a numeric dtype")
     return dtype.np
+
+
+def _inclusive_range(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=False,
+                     out=None):
+    """torch.range, deprecated there: start, start + step, ... up to end included, in the
+    default float dtype unless `dtype` says otherwise."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    check_device(device, "range")
+    if end is None:
+        raise TypeError("range() needs an end (it includes it): range(start, end, step)")
+    start, end, step = (_number(v) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("range: step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"range: upper bound and lower bound inconsistent with step sign "
+                           f"(start {start}, end {end}, step {step})")
+    count = int(math.floor((end - start) / step)) + 1
+    np_dtype = _float(dtype)
+    values = (start + np.arange(count, dtype=np.float64) * step).astype(np_dtype)
+    return written(Tensor(values, requires_grad=requires_grad), out, "range")
 
 
 def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False, out=None,
@@ -457,3 +482,6 @@ def is_tensor(obj):
 def numel(x):
     refuse_python_value(x, "numel")
     return x.numel()
+
+
+range = _inclusive_range  # noqa: A001  torch's name; the builtin is not used in this module

@@ -139,3 +139,14 @@ def test_reshape_takes_the_shape_keyword_as_torch():
     assert fg.reshape(x, shape=[3, -1]).shape == (3, 2)
     with pytest.raises(TypeError, match="both positionally"):
         x.reshape(2, 3, shape=(6,))
+
+
+def test_range_includes_its_end_in_the_default_float_dtype_and_warns_as_torch():
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        r = fg.range(1, 4, 0.5)
+    assert r.dtype == fg.float32 and r.tolist() == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
+    with pytest.warns(UserWarning):
+        assert fg.range(5, 1, -2).tolist() == [5.0, 3.0, 1.0]
+        assert fg.range(0, 2, dtype=fg.int64).tolist() == [0, 1, 2]
+        with pytest.raises(RuntimeError, match="inconsistent with step sign"):
+            fg.range(0, 2, -1)
