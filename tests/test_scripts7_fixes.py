@@ -150,3 +150,13 @@ def test_range_includes_its_end_in_the_default_float_dtype_and_warns_as_torch():
         assert fg.range(0, 2, dtype=fg.int64).tolist() == [0, 1, 2]
         with pytest.raises(RuntimeError, match="inconsistent with step sign"):
             fg.range(0, 2, -1)
+
+
+def test_embedding_and_transposed_conv_print_every_non_default_argument_as_torch():
+    emb = fg.nn.Embedding(5, 3, padding_idx=1, max_norm=1.0, norm_type=1.0,
+                          scale_grad_by_freq=True, sparse=True)
+    assert repr(emb) == ("Embedding(5, 3, padding_idx=1, max_norm=1.0, norm_type=1.0, "
+                         "scale_grad_by_freq=True, sparse=True)")
+    up = fg.nn.ConvTranspose2d(3, 8, 3, stride=2, output_padding=1)
+    assert repr(up) == ("ConvTranspose2d(3, 8, kernel_size=(3, 3), stride=(2, 2), "
+                        "output_padding=(1, 1))")
