@@ -46,7 +46,7 @@ from . import compiler, _dynamo
 from .dlpack import from_dlpack
 from .threads import get_num_threads, set_num_threads
 from .memory_format import (memory_format, contiguous_format, preserve_format, channels_last,
-                            channels_last_3d)
+                            channels_last_3d, legacy_contiguous_format)
 from . import amp
 from .amp import autocast
 from .settings import *  # noqa: F401,F403

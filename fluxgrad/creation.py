@@ -9,6 +9,7 @@ While a static program is built, a size taken from an unknown dimension (`zeros(
 run in the size fed (`static._ops.full` / `iota`), instead of a constant of the stand-in size.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -18,12 +19,13 @@ from ._core.errors import ArgumentError, ShapeError, refuse_python_value
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
 from ._core.tensor import Tensor, as_array, tensor_method
-from .random import get_rng, manual_seed, rand, randint, randn, seed, sizes
+from .random import get_rng, manual_seed, rand, randint, randn, seed, size_keyword, sizes
 
 __all__ = ["tensor", "to_tensor", "from_numpy", "as_tensor", "zeros", "ones", "full", "empty",
            "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "zeros_like",
            "ones_like", "full_like", "empty_like", "rand_like", "randn_like", "randint_like",
-           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor", "shape"]
+           "manual_seed", "seed", "get_rng", "is_tensor", "numel", "scalar_tensor", "shape",
+           "range"]
 
 
 def _dtype_like(value):
@@ -118,17 +120,20 @@ def _filled(fill, args, dtype, device, requires_grad, out, op):
     return written(t, out, op)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
-    return _filled(np.zeros, size, dtype, device, requires_grad, out, "zeros")
+def zeros(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, name=None):
+    return _filled(np.zeros, size_keyword(args, size, "zeros"), dtype, device, requires_grad,
+                   out, "zeros")
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, name=None):
-    return _filled(np.ones, size, dtype, device, requires_grad, out, "ones")
+def ones(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, name=None):
+    return _filled(np.ones, size_keyword(args, size, "ones"), dtype, device, requires_grad, out,
+                   "ones")
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, name=None,
+def empty(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, name=None,
           memory_format=None, pin_memory=False):
-    return _filled(np.empty, size, dtype, device, requires_grad, out, "empty")
+    return _filled(np.empty, size_keyword(args, size, "empty"), dtype, device, requires_grad,
+                   out, "empty")
 
 
 def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=None, name=None):
@@ -217,6 +222,29 @@ def _range_dtype(dtype, op):
     return dtype.np
 
 
+def _inclusive_range(start=0, end=None, step=1, dtype=None, *, device=None, requires_grad=False,
+                     out=None):
+    """torch.range, deprecated there: start, start + step, ... up to end included, in the
+    default float dtype unless `dtype` says otherwise."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    check_device(device, "range")
+    if end is None:
+        raise TypeError("range() needs an end (it includes it): range(start, end, step)")
+    start, end, step = (_number(v) for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("range: step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(f"range: upper bound and lower bound inconsistent with step sign "
+                           f"(start {start}, end {end}, step {step})")
+    count = int(math.floor((end - start) / step)) + 1
+    np_dtype = _float(dtype)
+    values = (start + np.arange(count, dtype=np.float64) * step).astype(np_dtype)
+    return written(Tensor(values, requires_grad=requires_grad), out, "range")
+
+
 def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False, out=None,
              name=None):
     """`steps` values evenly spaced from start to end, both included."""
@@ -234,10 +262,45 @@ def linspace(start, end, steps, dtype=None, *, device=None, requires_grad=False,
     elif isinstance(start, Tensor) or isinstance(end, Tensor):
         return written(_linspace_between_tensors(start, end, steps, dtype, requires_grad), out,
                        "linspace")
+    elif np_dtype in (np.float32, np.float64):
+        values = _float_range(_number(start), _number(end), steps, np_dtype)
     else:
         values = np.linspace(start, end, steps)
     t = Tensor(values.astype(np_dtype), requires_grad=requires_grad)
     return written(t, out, "linspace")
+
+
+def _float_range(start, end, steps, np_dtype):
+    """PyTorch's linspace points to the bit: in the dtype, step = (end - start) / (steps - 1);
+    the first half is fma(step, i, start), the second fma(-step, steps - 1 - i, end) (the
+    fused multiply-add its kernel compiles to, emulated here)."""
+    work = np_dtype.type
+    start, end = work(start), work(end)
+    if steps == 1:
+        return np.array([start])
+    step = (end - start) / work(steps - 1)
+    i = np.arange(steps)
+    first = i < steps // 2
+    counts = np.where(first, i, steps - 1 - i).astype(work)
+    return _fused_multiply_add(np.where(first, step, -step), counts, np.where(first, start, end))
+
+
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once. float32 operands: their product is exact in float64. float64:
+    the product's rounding error (Dekker's split) and the sum's (Knuth's two-sum) are added back
+    before the last rounding."""
+    if a.dtype == np.float32:
+        return (a.astype(np.float64) * b + c).astype(np.float32)
+    product = a * b
+    split = 134217729.0
+    a_hi = a * split - (a * split - a)
+    b_hi = b * split - (b * split - b)
+    a_lo, b_lo = a - a_hi, b - b_hi
+    product_error = ((a_hi * b_hi - product) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+    total = product + c
+    virtual = total - product
+    sum_error = (product - (total - virtual)) + (c - virtual)
+    return total + (sum_error + product_error)
 
 
 def _check_ends(start, end, op):
@@ -419,3 +482,6 @@ def is_tensor(obj):
 def numel(x):
     refuse_python_value(x, "numel")
     return x.numel()
+
+
+range = _inclusive_range  # noqa: A001  torch's name; the builtin is not used in this module

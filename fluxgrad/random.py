@@ -68,6 +68,16 @@ def get_rng():
     return default_generator.np
 
 
+def size_keyword(args, size, op):
+    """The sizes given either positionally (`zeros(2, 3)`) or as torch's `size=` keyword."""
+    if size is None:
+        return args
+    if args:
+        raise TypeError(f"{op}() got the size both positionally {args} and as size={size}; "
+                        f"give it once")
+    return (size,)
+
+
 def sizes(args, op):
     """PyTorch's `*size` (ints, or one tuple/list/Size/tensor) as a tuple of ints."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -123,19 +133,21 @@ def _paddle_dtype(size, dtype):
     return size, dtype
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
+         out=None):
     """Uniform samples on [0, 1)."""
     check_device(device, "rand")
-    size, dtype = _paddle_dtype(size, dtype)
+    size, dtype = _paddle_dtype(size_keyword(args, size, "rand"), dtype)
     np_dtype, generator = _float(dtype, "rand"), _generator(generator)
     return written(_draw(lambda s: _ops.uniform(s, np_dtype, generator=generator),
                          sizes(size, "rand"), requires_grad), out, "rand")
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
+          out=None):
     """Standard normal samples."""
     check_device(device, "randn")
-    size, dtype = _paddle_dtype(size, dtype)
+    size, dtype = _paddle_dtype(size_keyword(args, size, "randn"), dtype)
     np_dtype, generator = _float(dtype, "randn"), _generator(generator)
     return written(_draw(lambda s: _ops.normal(0.0, 1.0, s, np_dtype, generator),
                          sizes(size, "randn"), requires_grad), out, "randn")

@@ -51,7 +51,7 @@ def _forward(ctx, call, *xs):
     level, size = call.level, call.size
     inner = FunctionCtx(ctx.needs_input_grad[1:])
     examples = [x if d is None else wrap(x, level, d) for x, d in zip(xs, call.bdims)]
-    outs = call.function.forward(inner, *examples, **call.kwargs)
+    outs = call.function._run_forward(inner, examples, call.kwargs)
     single = not isinstance(outs, (tuple, list))
     outs = [Tensor(o) if isinstance(o, np.ndarray) else o
             for o in ((outs,) if single else outs)]

@@ -265,6 +265,17 @@ class Function:
                                   "to be differentiated in reverse mode")
 
     jvp = None
+    setup_context = None
+
+    @classmethod
+    def _run_forward(cls, ctx, args, kwargs):
+        """forward(ctx, *args), or torch's split style: forward(*args) without ctx, then
+        setup_context(ctx, inputs, output) saves what backward needs."""
+        if cls.setup_context is None:
+            return cls.forward(ctx, *args, **kwargs)
+        outputs = cls.forward(*args, **kwargs)
+        cls.setup_context(ctx, args, outputs)
+        return outputs
 
     @classmethod
     def apply(cls, *args, **kwargs):
@@ -286,7 +297,7 @@ class Function:
         primals = args if tangents is None else tuple(
             x._shallow_copy() if t is not None else x for x, t in zip(args, tangents))
         with no_grad() if not staged else contextlib.nullcontext():  # staged: differentiated
-            outputs = cls.forward(ctx, *primals, **kwargs)
+            outputs = cls._run_forward(ctx, primals, kwargs)
         single = not isinstance(outputs, (tuple, list))
         outs = _as_outputs(cls, (outputs,) if single else tuple(outputs), primals, ctx._dirty)
         if record:

@@ -4,6 +4,8 @@ ops (so they differentiate with respect to the parameters in every mode), whose 
 through fluxgrad's random ops (drawn anew at every run of a static program or compiled call),
 and `kl_divergence` with `register_kl`.
 """
+import sys
+
 from . import constraints, transforms
 from .basic import Bernoulli, Categorical, Normal, Uniform
 from .bounded import ContinuousBernoulli, Kumaraswamy
@@ -45,3 +47,7 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exp
            "LowerCholeskyTransform", "CumulativeDistributionTransform",
            "PositiveDefiniteTransform", "CorrCholeskyTransform", "CatTransform",
            "StackTransform", "biject_to", "transform_to"]
+
+from . import _torch_modules  # noqa: E402
+
+_torch_modules.install(sys.modules[__name__])

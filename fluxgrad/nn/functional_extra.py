@@ -17,7 +17,7 @@ from .._core import dtypes
 from .._core.errors import ArgumentError, IndexOutOfRange, ShapeError, refuse_python_value
 from .._core.grad_mode import no_grad
 from .._core.tensor import Tensor
-from ..creation import full, rand, zeros
+from ..creation import _float_range, full, rand, zeros
 from ..ops.conv import _pooled_size, adaptive_sizes
 from ..ops.inplace import apply_inplace
 from . import functional as F
@@ -711,9 +711,13 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return F.interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-def _base_coords(n, align_corners):
-    c = np.linspace(-1, 1, n) if n > 1 else np.zeros(1)
-    return c if align_corners else c * (n - 1) / n
+def _base_coords(n, align_corners, np_dtype):
+    """The normalised output coordinates, rounded as torch's affine_grid rounds them (its
+    linspace, then times (n - 1), then over n, in the dtype)."""
+    if n <= 1:
+        return np.zeros(1, np_dtype)
+    c = _float_range(-1, 1, n, np_dtype)
+    return c if align_corners else c * np_dtype.type(n - 1) / np_dtype.type(n)
 
 
 def affine_grid(theta, size, align_corners=None):
@@ -722,12 +726,14 @@ def affine_grid(theta, size, align_corners=None):
     t = _tensor(theta)
     align = bool(align_corners)
     size = tuple(int(s) for s in size)
+    np_dtype = np.dtype(np.float64 if t.dtype == dtypes.float64 else np.float32)
     if len(size) == 4:
         if t.ndim != 3 or tuple(t.shape[1:]) != (2, 3):
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size "
                              f"{list(size)}. Got {list(t.shape)}.")
         _, _, h, w = size
-        ys, xs = np.meshgrid(_base_coords(h, align), _base_coords(w, align), indexing="ij")
+        ys, xs = np.meshgrid(_base_coords(h, align, np_dtype), _base_coords(w, align, np_dtype),
+                             indexing="ij")
         base = np.stack([xs, ys, np.ones_like(xs)], -1).reshape(1, h * w, 3)
         out = (size[0], h, w, 2)
     elif len(size) == 5:
@@ -735,8 +741,8 @@ def affine_grid(theta, size, align_corners=None):
             raise ValueError(f"Expected a batch of 3D affine matrices of shape Nx3x4 for size "
                              f"{list(size)}. Got {list(t.shape)}.")
         _, _, d, h, w = size
-        zs, ys, xs = np.meshgrid(_base_coords(d, align), _base_coords(h, align),
-                                 _base_coords(w, align), indexing="ij")
+        zs, ys, xs = np.meshgrid(_base_coords(d, align, np_dtype), _base_coords(h, align, np_dtype),
+                                 _base_coords(w, align, np_dtype), indexing="ij")
         base = np.stack([xs, ys, zs, np.ones_like(xs)], -1).reshape(1, d * h * w, 4)
         out = (size[0], d, h, w, 3)
     else:
@@ -754,12 +760,17 @@ def _source_coordinate(g, size, align_corners, padding_mode):
     the edges and then clipped for 'reflection')."""
     if align_corners:
         pix = (g + 1) * ((size - 1) / 2)
+    elif g.dtype == dtypes.float32:
+        # torch's kernel fuses this multiply-add (one rounding): exact in float64, then rounded
+        pix = _ops.cast(_ops.cast(g + 1, dtypes.float64) * (size / 2) - 0.5, dtypes.float32)
     else:
-        pix = ((g + 1) * size - 1) / 2
+        pix = (g + 1) * (size / 2) - 0.5
     if padding_mode == "reflection":
         pix = _reflect(pix, *((0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)))
     if padding_mode in ("border", "reflection"):
-        pix = _ops.clamp(pix, 0, size - 1)
+        # clipped as torch clips: no gradient on the edges themselves, only strictly inside
+        inside = _ops.logical_and(_ops.greater(pix, 0), _ops.less(pix, size - 1))
+        pix = _ops.where(inside, pix, _ops.clamp(pix.detach(), 0, size - 1))
     return pix
 
 

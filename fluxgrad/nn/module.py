@@ -259,7 +259,8 @@ class Module:
 
     def _named_members(self, table, prefix, recurse, remove_duplicate=True):
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
         for mod_prefix, module in modules:
             for name, value in getattr(module, table).items():
                 if value is None or (remove_duplicate and id(value) in seen):
@@ -277,8 +278,8 @@ class Module:
             recurse = include_sublayers
         return MemberList(p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix="", recurse=True):
-        return self._named_members("_buffers", prefix, recurse)
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
         return MemberList(b for _, b in self.named_buffers(recurse=recurse))
@@ -313,11 +314,14 @@ class Module:
     # --- state ------------------------------------------------------------
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Parameters and persistent buffers by dotted name (detached unless `keep_vars`)."""
+        for hook in list(self.__dict__.get("_state_dict_pre_hooks", {}).values()):
+            hook(self, prefix, keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = {"version": self._version}
+            destination._metadata[prefix[:-1]] = local_metadata
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -329,6 +333,10 @@ class Module:
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+            replaced = hook(self, destination, prefix, local_metadata)
+            if replaced is not None:
+                destination = replaced
         return destination
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -338,9 +346,13 @@ class Module:
         With `strict`, missing or unexpected keys raise; a shape mismatch always raises.
         Returns (missing_keys, unexpected_keys).
         """
+        return self._load_state(state_dict, strict, assign, with_post_hooks=True)
+
+    def _load_state(self, state_dict, strict, assign, with_post_hooks):
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict expects a dict of name -> tensor, got "
                             f"{type(state_dict).__name__}")
+        state_dict = self._run_load_pre_hooks(state_dict, strict)
         for path, module in self.named_modules():
             if hasattr(module, "_materialize_from_state"):  # a lazy layer not yet called
                 module._materialize_from_state(state_dict, path + "." if path else "")
@@ -349,6 +361,13 @@ class Module:
         missing = [k for k in own if k not in state_dict and k not in defaulted]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
+        post_hooks = with_post_hooks and [
+            (module, hook) for module in self.modules()
+            for hook in module.__dict__.get("_load_state_dict_post_hooks", {}).values()]
+        if post_hooks:
+            # torch's order: load what matches, let the hooks edit the key lists, then check
+            return self._load_then_post_hooks(state_dict, own, missing, unexpected, strict,
+                                              assign, post_hooks)
         if strict:
             # PyTorch's wording, which scripts search for
             if missing:
@@ -387,6 +406,52 @@ class Module:
                 np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
         return _IncompatibleKeys(missing, unexpected)
+
+    def _run_load_pre_hooks(self, state_dict, strict):
+        """Each module's load_state_dict pre-hooks, given torch's arguments and a copy of the
+        state dict they may edit (renaming or dropping keys); error messages they add raise."""
+        hooked = [(path, module) for path, module in self.named_modules()
+                  if module.__dict__.get("_load_state_dict_pre_hooks")]
+        if not hooked:
+            return state_dict
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        if metadata is not None:
+            state_dict._metadata = metadata
+        error_msgs = []
+        for path, module in hooked:
+            prefix = path + "." if path else ""
+            local_metadata = {} if metadata is None else metadata.get(path, {})
+            for hook in list(module._load_state_dict_pre_hooks.values()):
+                hook(module, state_dict, prefix, local_metadata, strict, [], [], error_msgs)
+        if error_msgs:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n  "
+                               + "\n  ".join(error_msgs))
+        return state_dict
+
+    def _load_then_post_hooks(self, state_dict, own, missing, unexpected, strict, assign,
+                              post_hooks):
+        """load_state_dict with post-hooks: the matching entries load (strict=False), each
+        hook gets (module, incompatible_keys) and may remove keys from its lists, and what
+        remains then raises under strict, as torch."""
+        self._load_state({k: v for k, v in state_dict.items() if k in own}, False, assign,
+                         with_post_hooks=False)
+        keys = _IncompatibleKeys(missing, unexpected)
+        for module, hook in post_hooks:
+            if hook(module, keys) is not None:
+                raise RuntimeError("a load_state_dict post hook should return None; edit the "
+                                   "incompatible_keys it is given in place instead")
+        if strict and (keys.missing_keys or keys.unexpected_keys):
+            errors = []
+            if keys.missing_keys:
+                errors.append("Missing key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in keys.missing_keys) + ".")
+            if keys.unexpected_keys:
+                errors.append("Unexpected key(s) in state_dict: " +
+                              ", ".join(f'"{k}"' for k in keys.unexpected_keys) + ".")
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n  "
+                               + "\n  ".join(errors))
+        return keys
 
     def get_extra_state(self):
         """Override (with set_extra_state) to put any picklable state of the module into its
@@ -530,6 +595,33 @@ class Module:
         return HookHandle(self._backward_hooks, hook)
 
     register_backward_hook = register_full_backward_hook
+
+    def _hook_table(self, name):
+        return self.__dict__.setdefault(name, OrderedDict())
+
+    def register_state_dict_pre_hook(self, hook):
+        """`hook(module, prefix, keep_vars)` before state_dict() collects this module."""
+        return HookHandle(self._hook_table("_state_dict_pre_hooks"), hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """`hook(module, state_dict, prefix, local_metadata)` after state_dict() collected this
+        module (and its children); it may edit the dict in place."""
+        return HookHandle(self._hook_table("_state_dict_hooks"), hook)
+
+    _register_state_dict_hook = register_state_dict_post_hook  # may also return a new dict
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """`hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)` before load_state_dict reads the (copied) state dict,
+        which the hook may edit; messages appended to error_msgs raise."""
+        return HookHandle(self._hook_table("_load_state_dict_pre_hooks"), hook)
+
+    _register_load_state_dict_pre_hook = register_load_state_dict_pre_hook
+
+    def register_load_state_dict_post_hook(self, hook):
+        """`hook(module, incompatible_keys)` after load_state_dict; it may remove entries from
+        incompatible_keys.missing_keys / unexpected_keys before strict checks them."""
+        return HookHandle(self._hook_table("_load_state_dict_post_hooks"), hook)
 
     # --- printing ---------------------------------------------------------
     def extra_repr(self):

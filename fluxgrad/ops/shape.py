@@ -68,9 +68,13 @@ reshape_p = linear("reshape", lambda x, *, shape: x.reshape(shape),
 
 
 @tensor_method("reshape")
-def reshape(x, *shape):
-    """The same elements in a new shape (one entry may be -1)."""
-    shape = _sizes(shape)
+def reshape(x, *sizes, shape=None):
+    """The same elements in a new shape (one entry may be -1), given as sizes or as torch's
+    `shape=` keyword."""
+    if shape is not None and sizes:
+        raise TypeError(f"reshape() got the shape both positionally {sizes} and as "
+                        f"shape={shape}; give it once")
+    shape = _sizes(sizes if shape is None else (shape,))
     try:
         x_shape = x.shape
     except AttributeError:
