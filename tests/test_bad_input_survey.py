@@ -429,12 +429,6 @@ MORE = {
 CASES.update(MORE)
 
 KNOWN_DIFFERENCES = {
-    'angle(str)': MISSING_OP,
-    'angle(list)': MISSING_OP,
-    'angle(int)': MISSING_OP,
-    'angle(bool)': MISSING_OP,
-    'angle(empty)': MISSING_OP,
-    'angle(0d)': MISSING_OP,
     'softmax(0d)': PADDLE_OPTIONAL_DIM,
     'log_softmax(empty)': PADDLE_OPTIONAL_DIM,
     'log_softmax(0d)': PADDLE_OPTIONAL_DIM,
@@ -490,9 +484,6 @@ KNOWN_DIFFERENCES = {
     'DataLoader(neg workers)': OPEN,
     'save(bad path)': OPEN,
     'linalg.norm(ord str)': OPEN,
-    'fft.fft(n=0)': MISSING_OP,
-    'fft.fft(norm)': MISSING_OP,
-    'fft.fft(dim)': MISSING_OP,
     'func.grad(nonscalar)': OPEN,
     'func.jvp(shape)': OPEN,
     'sort(stable str)': OPEN,
@@ -503,7 +494,6 @@ KNOWN_DIFFERENCES = {
     'Tensor.__add__(list)': OPEN,
     'Tensor.__format__(many)': OPEN,
     'Tensor.__index__(many)': OPEN,
-    'Tensor.permute(none)': OPEN,
     'Tensor.detach_(view)': OPEN,
 }
 
