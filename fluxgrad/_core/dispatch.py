@@ -211,10 +211,10 @@ def _record(prim, inputs, params):
         node.versions = None
         node.inputs = tuple(kept)
     else:
-        written = False  # whether an input has a version counter (most never get one)
+        written = False  # whether an input was written in place (most never are)
         for x in inputs:
             if isinstance(x, Tensor):
-                if x._version_counter is not None:
+                if x._version_counter is not None and x._version_counter[0]:
                     written = True
                 if x._requires_grad:
                     edges.append((x._grad_fn, x._out_index) if x._grad_fn is not None
