@@ -5,7 +5,7 @@ import numpy as np
 
 from .errors import refuse_python_value
 from .batching import BatchedTensor, apply_batched, state as _batch_state
-from .forward_mode import state as _forward_state
+from .forward_mode import state as _forward_state, tangent_tensor as _tangent_tensor
 from .inference_mode import active as _inference_active
 from .grad_mode import _set as _set_grad_enabled, disabled as _grad_disabled, state as _grad_state
 from .open_levels import state as _open_levels
@@ -92,7 +92,7 @@ def apply(prim, *inputs, **params):
             out_dot = out_dot.astype(dtype)
         if out_dot.shape != out.shape:
             out_dot = np.broadcast_to(out_dot, out.shape)
-        result._tangent = _make(out_dot)
+        result._tangent = out_dot  # (an array: see forward_mode)
         if record and node.out_data is not None:
             _hold_output(node, result)
         return result
@@ -306,7 +306,7 @@ def _apply_forward(prim, inputs, params, level):
         raise NotImplementedError(f"forward mode: the op {prim.name!r} has no JVP rule")
     tangents = []  # (a loop: a comprehension is one more call in Python 3.11)
     for x in inputs:
-        tangents.append(getattr(x, "_tangent", None))
+        tangents.append(_tangent_tensor(getattr(x, "_tangent", None)))
     tangents = tuple(tangents)
     _forward_state.level = level - 1
     try:
@@ -330,10 +330,10 @@ def _untaped_dots(inputs):
     """The inputs' tangents as arrays (None where an input has none), for an op with an
     `array_jvp` to run at this thread's untaped forward level (`fluxgrad.func.hvp` opens it,
     outermost): `apply` computes the primal as usual, with no level to lower, and adds the
-    output's tangent from the JVP evaluated on arrays, no op dispatched. None when the op
-    doesn't run there: another level is innermost, static mode is on, no input carries a
-    tangent, or an input is not a plain Tensor or a constant (a batched or staged value), or
-    carries a tangent that is not a plain Tensor."""
+    output's tangent from the JVP evaluated on arrays, no op dispatched (kept as an array).
+    None when the op doesn't run there: another level is innermost, static mode is on, no
+    input carries a tangent, or an input is not a plain Tensor or a constant (a batched or
+    staged value), or carries a tangent that is neither an array nor a plain Tensor."""
     dots = []
     found = False
     for x in inputs:
@@ -341,6 +341,9 @@ def _untaped_dots(inputs):
             dot = x._tangent
             if dot is None:
                 dots.append(None)
+            elif type(dot) is _ndarray:
+                dots.append(dot)
+                found = True
             elif type(dot) is Tensor:
                 dots.append(dot._data)
                 found = True
