@@ -1,6 +1,8 @@
 """`func.hvp`'s untaped path (nothing outside differentiates its result: the tangents'
 computations record no graph) against the general path, jvp(grad(f)), and torch; and the
 cases where it must not be taken (primals or tangents requiring grad, an open transform)."""
+import gc
+
 import numpy as np
 import pytest
 import torch
@@ -205,3 +207,19 @@ def test_custom_function_jvp_inside_untaped_hvp_gets_tensors(untaped_calls):
     assert len(untaped_calls) == 1
     want = _torch_hvp(lambda lib, t: ((lib.tensor(W) @ t) ** 3).sum(), [x_np], [v_np])[0]
     np.testing.assert_allclose(hv.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_untaped_hvp_leaves_no_reference_cycle():
+    # a node that saved its output (tanh) keeps the output's tangent, not the output: the
+    # graph is freed when the call returns, not when the garbage collector next runs
+    x, v = fg.tensor(rng.standard_normal(6)), fg.tensor(rng.standard_normal(6))
+    func.hvp(lambda t: tanh_sq(fg, t), (x,), (v,))
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        func.hvp(lambda t: tanh_sq(fg, t), (x,), (v,))
+        gc.collect()
+        assert gc.garbage == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()

@@ -94,7 +94,7 @@ def apply(prim, *inputs, **params):
             out_dot = np.broadcast_to(out_dot, out.shape)
         result._tangent = out_dot  # (an array: see forward_mode)
         if record and node.out_data is not None:
-            _hold_output(node, result)
+            _keep_tangent(node, result)
         return result
     outs = tuple(o if type(o) is _ndarray else _asarray(o) for o in out)
     if not record:
@@ -372,19 +372,18 @@ def _dual(result, tangent):
     result._tangent = tangent
     node = result._grad_fn
     if node is not None and node.out_data is not None:
-        _hold_output(node, result)
+        _keep_tangent(node, result)
     return result
 
 
-def _hold_output(node, result):
-    """A node that saved its output holds it strongly while it carries a tangent: rebuilt
-    from the saved array, the output would lose the tangent that forward-over-reverse
-    pushes through the node's rule."""
-    def held():
-        return result
+def _keep_tangent(node, result):
+    """A node that saved its output keeps the output's tangent too, which an output rebuilt
+    from the saved array gets back (`Node.outputs`), so that forward-over-reverse pushes it
+    through the node's rule. (Holding the output itself would be a reference cycle, node ->
+    output -> node: the graph would live until the garbage collector ran.)"""
     if node.prim.n_outputs == 1:
-        node.out_ref = held
+        node.out_tangent = result._tangent
     else:
-        refs = list(node.out_ref)
-        refs[result._out_index] = held
-        node.out_ref = tuple(refs)
+        tangents = getattr(node, "out_tangent", None) or [None] * len(node.out_ref)
+        tangents[result._out_index] = result._tangent
+        node.out_tangent = tangents
