@@ -1,4 +1,6 @@
 """Function transforms (fluxgrad.func) against closed forms, finite differences and torch.func."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -339,3 +341,31 @@ def test_jacfwd_with_aux_calls_f_once_and_its_aux_carries_no_tangent():
     assert aux["cos"].grad_fn is None and forward_ad.unpack_dual(aux["cos"])[1] is None
     _, _, aux = func.jvp(f, (fg.tensor(x),), (fg.ones(3, dtype="float64"),), has_aux=True)
     assert forward_ad.unpack_dual(aux["cos"])[1] is None
+
+
+_W6 = rng.standard_normal((6, 6))
+_TRANSFORM_CALLS = {
+    "grad": lambda f, x, v: func.grad(f)(x),
+    "vjp": lambda f, x, v: func.vjp(f, x)[1](fg.tensor(1.0)),
+    "jvp": lambda f, x, v: func.jvp(f, (x,), (v,)),
+    "vmap": lambda f, x, v: func.vmap(lambda t: t * 2)(fg.tensor(_W6)),
+}
+
+
+@pytest.mark.parametrize("name", _TRANSFORM_CALLS)
+def test_transform_leaves_no_reference_cycle(name):
+    # what a transform built (the trees it flattened and their tensors' graphs) is freed
+    # when it returns, not when the garbage collector next runs
+    x, v = fg.tensor(rng.standard_normal(6)), fg.tensor(rng.standard_normal(6))
+    f = lambda t: f_tanh_sq(t, fg.tensor(_W6))  # noqa: E731
+    call = _TRANSFORM_CALLS[name]
+    call(f, x, v)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        call(f, x, v)
+        gc.collect()
+        assert gc.garbage == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()

@@ -1,6 +1,8 @@
 """`func.hvp`'s untaped path (nothing outside differentiates its result: the tangents'
 computations record no graph) against the general path, jvp(grad(f)), and torch; and the
 cases where it must not be taken (primals or tangents requiring grad, an open transform)."""
+import gc
+
 import numpy as np
 import pytest
 import torch
@@ -162,3 +164,62 @@ def test_hvp_in_static_mode_is_not_taken_untaped(untaped_calls):
     finally:
         fg.static.disable_static()
     assert func._untaped_applies((fg.tensor([1.0]),), (fg.tensor([1.0]),)) is True
+
+
+def test_unpack_dual_inside_untaped_hvp_gives_a_tensor_tangent(untaped_calls):
+    x_np, v_np = rng.standard_normal(6), rng.standard_normal(6)
+    seen = []
+
+    def f(t):
+        y = fg.tanh(fg.tensor(W) @ t)
+        seen.append(fg.autograd.forward_ad.unpack_dual(y).tangent)
+        return (y ** 2).sum()
+    func.hvp(f, (fg.tensor(x_np),), (fg.tensor(v_np),))
+    assert len(untaped_calls) == 1
+    tangent, = seen
+    assert type(tangent) is fg.Tensor
+    y = np.tanh(W @ x_np)
+    np.testing.assert_allclose(tangent.numpy(), (1 - y * y) * (W @ v_np), rtol=1e-13, atol=1e-14)
+
+
+class _Cube(fg.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, out_bar):
+        x, = ctx.saved_tensors
+        return 3 * x * x * out_bar
+
+    @staticmethod
+    def jvp(ctx, x_dot):
+        assert type(x_dot) is fg.Tensor  # (not the untaped level's array)
+        x, = ctx.saved_tensors
+        return 3 * x * x * x_dot
+
+
+def test_custom_function_jvp_inside_untaped_hvp_gets_tensors(untaped_calls):
+    x_np, v_np = rng.standard_normal(6), rng.standard_normal(6)
+    _, hv = func.hvp(lambda t: _Cube.apply(fg.tensor(W) @ t).sum(), (fg.tensor(x_np),),
+                     (fg.tensor(v_np),))
+    assert len(untaped_calls) == 1
+    want = _torch_hvp(lambda lib, t: ((lib.tensor(W) @ t) ** 3).sum(), [x_np], [v_np])[0]
+    np.testing.assert_allclose(hv.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+def test_untaped_hvp_leaves_no_reference_cycle():
+    # a node that saved its output (tanh) keeps the output's tangent, not the output: the
+    # graph is freed when the call returns, not when the garbage collector next runs
+    x, v = fg.tensor(rng.standard_normal(6)), fg.tensor(rng.standard_normal(6))
+    func.hvp(lambda t: tanh_sq(fg, t), (x,), (v,))
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        func.hvp(lambda t: tanh_sq(fg, t), (x,), (v,))
+        gc.collect()
+        assert gc.garbage == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()

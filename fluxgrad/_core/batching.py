@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from . import open_levels
-from .forward_mode import state as _forward_state
+from .forward_mode import state as _forward_state, tangent_tensor
 from .static_mode import state as _static_state
 from .primitive import REGISTRY
 from .tensor import Tensor
@@ -256,7 +256,7 @@ def move_dim(x, source, destination):
 def tangent_of(t):
     """The tangent a (possibly batched) tensor carries in forward mode, or None."""
     found, plain = layers(t)
-    tangent = plain._tangent
+    tangent = tangent_tensor(plain._tangent)
     return None if tangent is None else rebuild(tangent, found)
 
 

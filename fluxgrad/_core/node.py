@@ -34,7 +34,7 @@ class Node:
     user code first gets hold of it, through `exposed`."""
     __slots__ = ("prim", "params", "inputs", "edges", "versions", "out_ref", "out_data",
                  "out_version", "hooks", "retained", "trace", "writes", "packed", "user_metadata",
-                 "__weakref__")
+                 "out_tangent", "__weakref__")
 
     def name(self):
         cls = type(self)
@@ -68,14 +68,24 @@ class Node:
         return packed.unpack(self)
 
     def outputs(self):
-        """The output tensor(s), rebuilt from the saved arrays if they died."""
+        """The output tensor(s), rebuilt from the saved arrays if they died (with the tangents
+        they carried in forward mode: the `out_tangent` slot, set only on such nodes)."""
         refs, datas = self.out_ref, self.out_data
+        tangents = getattr(self, "out_tangent", None)
         if self.prim.n_outputs == 1:
             out = refs()
-            return out if out is not None else Tensor._make(datas, True, self, 0)
-        return tuple(t if (t := r()) is not None
-                     else Tensor._make(d, d.dtype.kind in "fc", self, i)
-                     for i, (r, d) in enumerate(zip(refs, datas)))
+            if out is None:
+                out = Tensor._make(datas, True, self, 0)
+                out._tangent = tangents
+            return out
+        outs = []
+        for i, (r, d) in enumerate(zip(refs, datas)):
+            t = r()
+            if t is None:
+                t = Tensor._make(d, d.dtype.kind in "fc", self, i)
+                t._tangent = None if tangents is None else tangents[i]
+            outs.append(t)
+        return tuple(outs)
 
     def check_alive(self):
         if self.inputs is None and getattr(self, "packed", None) is None:

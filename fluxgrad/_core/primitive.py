@@ -126,6 +126,13 @@ def _array_jvp(prim):
         return linear_jvp
     if prim.linear == "each":
         def multilinear_jvp(tangents, out, *xs, **params):
+            if len(xs) == 2:  # (the common case, unrolled)
+                x_dot, y_dot = tangents
+                if x_dot is None:
+                    return None if y_dot is None else impl(xs[0], y_dot, **params)
+                if y_dot is None:
+                    return impl(x_dot, xs[1], **params)
+                return impl(x_dot, xs[1], **params) + impl(xs[0], y_dot, **params)
             total = None
             for i, dot in enumerate(tangents):
                 if dot is not None:

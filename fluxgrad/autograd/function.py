@@ -32,7 +32,7 @@ import weakref
 import numpy as np
 
 from .._core.batching import BatchedTensor, state as _batch_state
-from .._core.forward_mode import state as _forward_state
+from .._core.forward_mode import state as _forward_state, tangent_tensor
 from .._core.grad_mode import no_grad, state as _grad_state
 from .._core.node import Node, saved_hooks, stand_in
 from .._core.tensor import Tensor
@@ -285,7 +285,7 @@ class Function:
         tangents = None
         staged = any(getattr(x, "program", None) is not None for x in args)
         if _forward_state.level:
-            tangents = tuple(getattr(x, "_tangent", None) for x in args)
+            tangents = tuple(tangent_tensor(getattr(x, "_tangent", None)) for x in args)
             if all(t is None for t in tangents) or staged:
                 # static Variables: forward's ops stage, tangents and all (the program
                 # transforms differentiate them, as they do in reverse mode)

@@ -10,7 +10,7 @@ usual and the ops they issue stage, reverse mode is the program's staged VJP.
 import numpy as np
 
 from .._core import batching, engine as _engine
-from .._core.forward_mode import state as _forward_state
+from .._core.forward_mode import state as _forward_state, tangent_tensor
 from .._core.static_mode import state as _static_state
 from .._core.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
 from .._core.open_levels import closed as _level_closed, opened as _level_opened, \
@@ -460,7 +460,8 @@ def _hvp_untaped(f, primals, tangents):
         _level_closed(untaped=True)
     dots = []
     for x, g in zip(primals, grads):
-        dots.append(zeros_like(x) if g is None or g._tangent is None else g._tangent)
+        dots.append(zeros_like(x) if g is None or g._tangent is None else
+                    tangent_tensor(g._tangent))
     return Tensor._make(value._data), tuple(dots) if len(primals) > 1 else dots[0]
 
 

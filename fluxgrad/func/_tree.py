@@ -5,24 +5,27 @@ from .._core.tensor import Tensor
 def flatten(tree):
     """(leaves, rebuild): the tensors of `tree` in order, and a function that puts new ones back."""
     leaves = []
-
-    def walk(node):
-        if isinstance(node, (tuple, list)):
-            parts = [walk(n) for n in node]
-            kind = type(node)
-            if hasattr(node, "_fields"):  # a namedtuple, such as max's (values, indices)
-                return lambda it: kind(*(p(it) for p in parts))
-            return lambda it: kind(p(it) for p in parts)
-        if isinstance(node, dict):
-            parts = {k: walk(v) for k, v in node.items()}
-            return lambda it: {k: p(it) for k, p in parts.items()}
-        if isinstance(node, Tensor):
-            leaves.append(node)
-            return lambda it: next(it)
-        return lambda it: node
-
-    build = walk(tree)
+    build = _builder(tree, leaves)
     return leaves, lambda new_leaves: build(iter(new_leaves))
+
+
+def _builder(node, leaves):
+    """A function rebuilding `node` from an iterator of new leaves; appends `node`'s tensors to
+    `leaves`. (Module level, not a closure calling itself: that would be a reference cycle,
+    keeping the leaves and their graphs alive until the garbage collector ran.)"""
+    if isinstance(node, (tuple, list)):
+        parts = [_builder(n, leaves) for n in node]
+        kind = type(node)
+        if hasattr(node, "_fields"):  # a namedtuple, such as max's (values, indices)
+            return lambda it: kind(*(p(it) for p in parts))
+        return lambda it: kind(p(it) for p in parts)
+    if isinstance(node, dict):
+        parts = {k: _builder(v, leaves) for k, v in node.items()}
+        return lambda it: {k: p(it) for k, p in parts.items()}
+    if isinstance(node, Tensor):
+        leaves.append(node)
+        return next
+    return lambda it: node
 
 
 def tree_map(fn, tree):
