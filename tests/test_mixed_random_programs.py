@@ -77,14 +77,22 @@ def _check_gradients(got, program, want):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_eager_values_and_dtypes(seed):
-    program = Program(seed)
+    check_eager_values(Program, seed)
+
+
+def check_eager_values(make, seed):
+    program = make(seed)
     _check_values(program.run(fg, _inputs(fg, program, False)), program,
                   program.run(torch, _inputs(torch, program, False)))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_eager_gradients_to_second_order(seed):
-    program = Program(seed, grad=True)
+    check_second_order(Program, seed)
+
+
+def check_second_order(make, seed):
+    program = make(seed, grad=True)
     values, xs, grads = _torch_gradients(program, create_graph=True)
     ours = _inputs(fg, program, True)
     our_values = program.run(fg, ours)
@@ -150,7 +158,11 @@ def _staged(program, unknown):
 @pytest.mark.parametrize("unknown", [False, True], ids=["known", "unknown_batch"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_static(seed, unknown):
-    program = Program(seed, grad=True)
+    check_static(Program, seed, unknown)
+
+
+def check_static(make, seed, unknown):
+    program = make(seed, grad=True)
     if unknown and not program.arrays[0].ndim:
         return
     want_values, _, want_grads = _torch_gradients(program)
@@ -175,14 +187,18 @@ def test_static(seed, unknown):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_compiled(seed):
+    check_compiled(Program, seed)
+
+
+def check_compiled(make, seed):
     """Mixed dtypes (values), then float64 (gradients through the compiled call); each
     called twice (the trace, then the generated code)."""
-    program = Program(seed, sized=True)
+    program = make(seed, sized=True)
     compiled = fg.compile(lambda *xs: program.run(fg, xs), fullgraph=True)
     want = program.run(torch, _inputs(torch, program, False))
     for where in ("trace: ", "generated code: "):
         _check_values(compiled(*_inputs(fg, program, False)), program, want, where)
-    program = Program(seed, grad=True, sized=True)
+    program = make(seed, grad=True, sized=True)
     compiled = fg.compile(lambda *xs: program.run(fg, xs), fullgraph=True)
     want_values, _, want_grads = _torch_gradients(program)
     for where in ("trace: ", "generated code: "):
