@@ -9,7 +9,8 @@ import numpy as np
 from ._core.errors import ArgumentError
 from .ops.decompositions import (eigh, eigvalsh, matrix_exp, pinv, qr, solve_triangular, svd,
                                  svdvals)
-from .ops.linalg import LinAlgError, cholesky, det, inverse, matmul, slogdet, solve
+from .ops.linalg import cholesky, det, inverse, matmul, slogdet, solve
+from .ops.linalg_errors import LinAlgError
 from .ops.linalg_ex import cholesky_ex, inv_ex, solve_ex
 from .ops.lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg import diagonal as _diagonal

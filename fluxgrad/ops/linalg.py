@@ -23,7 +23,7 @@ from ._conj import conj_rule
 from ._family import float_result, linear, promote, promote_all, refuse_kinds
 from .elementwise import where
 from .linalg_errors import (INVERSE_SINGULAR, NOT_POSITIVE_DEFINITE, SOLVE_SINGULAR,
-                            LinAlgError, blame, cholesky_info, guarded, lu_info)
+                            blame, cholesky_info, guarded, lu_info)
 from .reduce import norm
 from .reduce import sum as _sum
 from .shape import (broadcast_tensors, broadcast_to, permute_p, reshape, select, squeeze,
