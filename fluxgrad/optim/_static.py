@@ -123,20 +123,27 @@ def _adam(opt, group, p, g, state):
             p = p * (1 - lr * wd)
         else:
             g = g + wd * p
-    step = state("step", shape=())
-    t = step + 1
-    state.set(step, t)
-    m, v = state("exp_avg"), state("exp_avg_sq")
-    m_new = b1 * m + (1 - b1) * g
-    v_new = b2 * v + (1 - b2) * (g * g)
-    state.set(m, m_new)
-    state.set(v, v_new)
+    t, m_new, v_new = _moments(state, "exp_avg", "exp_avg_sq", b1, b2, g)
     if group["amsgrad"]:
         v_max = state("max_exp_avg_sq")
         v_new = ops.maximum(v_max, v_new)
         state.set(v_max, v_new)
     denom = ops.sqrt(v_new) / ops.sqrt(1 - b2 ** t) + eps
     return p - (lr / (1 - b1 ** t)) * (m_new / denom)
+
+
+def _moments(state, first, second, b1, b2, g):
+    """Adam's and Lamb's step count and moving averages of g and g * g, updated in `state`
+    under the names `first` and `second`: (t, new first moment, new second moment)."""
+    step = state("step", shape=())
+    t = step + 1
+    state.set(step, t)
+    m, v = state(first), state(second)
+    m_new = b1 * m + (1 - b1) * g
+    v_new = b2 * v + (1 - b2) * (g * g)
+    state.set(m, m_new)
+    state.set(v, v_new)
+    return t, m_new, v_new
 
 
 def _rmsprop(group, p, g, state):
@@ -179,14 +186,7 @@ def _adagrad(group, p, g, state):
 
 def _lamb(opt, group, p, g, state):
     b1, b2 = group["betas"]
-    step = state("step", shape=())
-    t = step + 1
-    state.set(step, t)
-    m, v = state("moment1"), state("moment2")
-    m_new = b1 * m + (1 - b1) * g
-    v_new = b2 * v + (1 - b2) * (g * g)
-    state.set(m, m_new)
-    state.set(v, v_new)
+    t, m_new, v_new = _moments(state, "moment1", "moment2", b1, b2, g)
     excluded = opt._exclude is not None and bool(opt._exclude(p))
     wd = 0.0 if excluded else group["lamb_weight_decay"]
     r = (m_new / (1 - b1 ** t)) / (ops.sqrt(v_new / (1 - b2 ** t)) + group["eps"]) + wd * p
