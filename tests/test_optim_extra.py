@@ -106,3 +106,13 @@ def test_pytorch_implementation_switches_are_taken_and_kept_as_torch(name):
                                         capturable=False)
     assert {k: v for k, v in ours.param_groups[0].items() if k != "params"} == {
         k: v for k, v in theirs.param_groups[0].items() if k != "params"}
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "Adagrad",
+                                  "Adadelta", "RMSprop", "Rprop", "ASGD"])
+def test_defaults_and_a_state_dicts_param_groups_list_their_keys_in_pytorchs_order(name):
+    ours = getattr(fg.optim, name)([fg.nn.Parameter(fg.ones(2))], lr=0.1)
+    theirs = getattr(torch.optim, name)([torch.nn.Parameter(torch.ones(2))], lr=0.1)
+    assert list(ours.defaults) == list(theirs.defaults)
+    assert list(ours.state_dict()["param_groups"][0]) == \
+        list(theirs.state_dict()["param_groups"][0])

@@ -34,6 +34,8 @@ def _check(owner, lr, eps):
 
 class Adadelta(Optimizer):
     """Adadelta: steps scaled by the ratio of running RMS of updates to that of gradients."""
+    _torch_keys = ('lr', 'rho', 'eps', 'weight_decay', 'maximize', 'capturable', 'foreach',
+                   'differentiable')
 
     _state_tensors = ("square_avg", "acc_delta")
     _state_numbers = ("step",)
@@ -72,6 +74,8 @@ class Adadelta(Optimizer):
 
 class Adamax(Optimizer):
     """Adamax: Adam with the infinity norm of past gradients in place of their RMS."""
+    _torch_keys = ('lr', 'betas', 'eps', 'weight_decay', 'foreach', 'maximize', 'differentiable',
+                   'capturable')
 
     _state_tensors = ("exp_avg", "exp_inf")
     _state_numbers = ("step",)
@@ -146,6 +150,8 @@ class _AdamFamily(Optimizer):
 
 class NAdam(_AdamFamily):
     """Adam with Nesterov momentum, its momentum warmed up by `momentum_decay`."""
+    _torch_keys = ('lr', 'betas', 'eps', 'weight_decay', 'momentum_decay', 'decoupled_weight_decay',
+                   'maximize', 'foreach', 'capturable', 'differentiable')
 
     _state_numbers = ("step", "mu_product")
 
@@ -180,6 +186,8 @@ class NAdam(_AdamFamily):
 
 class RAdam(_AdamFamily):
     """Rectified Adam: plain momentum SGD until the variance estimate is trustworthy."""
+    _torch_keys = ('lr', 'betas', 'eps', 'weight_decay', 'maximize', 'foreach', 'capturable',
+                   'decoupled_weight_decay', 'differentiable')
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
@@ -208,6 +216,8 @@ class RAdam(_AdamFamily):
 class Rprop(Optimizer):
     """Resilient backpropagation: a step size per element, grown by etas[1] while the
     gradient keeps its sign and shrunk by etas[0] when it flips (that step is skipped)."""
+    _torch_keys = ('lr', 'etas', 'step_sizes', 'foreach', 'maximize', 'differentiable',
+                   'capturable')
 
     _state_tensors = ("prev", "step_size")
     _state_numbers = ("step",)
@@ -246,6 +256,8 @@ class Rprop(Optimizer):
 class ASGD(Optimizer):
     """Averaged SGD: SGD with a decaying step, keeping a running average `ax` of the iterates
     from step t0 on."""
+    _torch_keys = ('lr', 'lambd', 'alpha', 't0', 'weight_decay', 'foreach', 'maximize',
+                   'differentiable', 'capturable')
 
     _state_tensors = ("ax",)
     _state_numbers = ("step", "eta", "mu")

@@ -35,6 +35,7 @@ class Optimizer:
 
     _state_tensors = None
     _state_numbers = ()
+    _torch_keys = ()  # the order of PyTorch's defaults (and so of a state_dict's param_groups)
 
     def __init__(self, params, defaults, grad_clip=None):
         if grad_clip is not None and not callable(grad_clip):
@@ -46,7 +47,8 @@ class Optimizer:
         if (isinstance(params, (int, float)) and not isinstance(params, bool)) or hasattr(
                 params, "_attach"):
             defaults["lr"], params = params, None  # PaddlePaddle's positional learning_rate
-        self.defaults = defaults
+        defaults = self.defaults = {**{k: defaults[k] for k in self._torch_keys if k in defaults},
+                                   **defaults}
         self.state = States.of(self)  # as PyTorch's defaultdict(dict): self.state[p] starts empty
         self.param_groups = []
         self._scheduler = None
@@ -393,6 +395,8 @@ class SGD(Optimizer):
 class Adam(Optimizer):
     """Adam (L2 weight decay added to the gradient, or decoupled as AdamW's with
     decoupled_weight_decay=True); `amsgrad` keeps the running max of v."""
+    _torch_keys = ('lr', 'betas', 'eps', 'weight_decay', 'amsgrad', 'maximize', 'foreach',
+                   'capturable', 'differentiable', 'fused', 'decoupled_weight_decay')
 
     _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     _state_numbers = ("step",)
@@ -451,6 +455,8 @@ class AdamW(Adam):
 
 
 class RMSprop(Optimizer):
+    _torch_keys = ('lr', 'momentum', 'alpha', 'eps', 'centered', 'weight_decay', 'capturable',
+                   'foreach', 'maximize', 'differentiable')
     _state_tensors = ("square_avg", "momentum_buffer", "grad_avg")
     _state_numbers = ("step",)
 
@@ -496,6 +502,8 @@ class RMSprop(Optimizer):
 
 
 class Adagrad(Optimizer):
+    _torch_keys = ('lr', 'lr_decay', 'eps', 'weight_decay', 'initial_accumulator_value', 'foreach',
+                   'maximize', 'differentiable', 'fused')
     _state_tensors = ("sum",)
     _state_numbers = ("step",)
 
