@@ -97,12 +97,9 @@ def _write_into_root(root_view, result, at):
     took `result`: the root takes it at once, each entry from x's last copy of it (a write
     leaves the copies equal, in memory and in their history). Each view on the way is stale
     now, and takes its history from the root's when next read (`dispatch.refresh_view`)."""
-    from .indexing import ARRAY, index_p, index_put_p
+    from .strided import write_last_copies
     (root, _, _), old = root_view
-    last = at.size - 1 - np.unique(at[::-1], return_index=True)[1]
-    value = apply(index_p, result.reshape(-1), last, index=(ARRAY,))
-    new = apply(index_put_p, old.reshape(-1), value, at[last], index=(ARRAY,),
-                accumulate=False)
+    new = write_last_copies(old.reshape(-1), result.reshape(-1), at)
     _take_history(root, new.reshape(root.shape))
     _current(root)
 

@@ -60,13 +60,19 @@ def _write(base, value, *, size, stride, offset):
     gradient), so a fill_ or zero_ through an overlapping view counts each entry once. (Eager
     mode writes such a view straight into its root: `inplace.write_through`.)"""
     at = positions(size, stride, offset).reshape(-1)
-    value = reshape(value, (-1,))
+    flat = write_last_copies(reshape(base, (-1,)), reshape(value, (-1,)), at)
+    return reshape(flat, base.shape)
+
+
+def write_last_copies(flat, values, at):
+    """The 1-d `flat` with `values[i]` written at position `at[i]`; where a position occurs
+    more than once, its last value (as a write in that order leaves it), so that only that
+    copy's value reaches the result and its gradient."""
     last = at.size - 1 - np.unique(at[::-1], return_index=True)[1]
     if last.size < at.size:
         at = at[last]
-        value = apply(index_p, value, last, index=(ARRAY,))
-    flat = apply(index_put_p, reshape(base, (-1,)), value, at, index=(ARRAY,), accumulate=False)
-    return reshape(flat, base.shape)
+        values = apply(index_p, values, last, index=(ARRAY,))
+    return apply(index_put_p, flat, values, at, index=(ARRAY,), accumulate=False)
 
 
 def _batch(bdims, x, *, size, stride, offset):
