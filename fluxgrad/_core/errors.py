@@ -44,11 +44,10 @@ _NEVER_TENSORS = (str, bytes, type(None), dict, set)
 
 def refuse_python_value(x, op):
     """PyTorch's TypeError for a Python number or list (or a str, None, dict, ...) where `op`
-    wants a tensor
-    (torch.exp(2.0)); arrays pass, for rules that run on them."""
+    wants a tensor (torch.exp(2.0)); arrays pass, for rules that run on them."""
     if type(x) in _PYTHON_VALUES:
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}; "
-                        f"wrap it: fluxgrad.{op}(fluxgrad.tensor({x!r})) (or use Python's math module "
-                        "for a number)")
+                        f"wrap it: fluxgrad.{op}(fluxgrad.tensor({x!r})) (or use Python's math "
+                        "module for a number)")
     if type(x) in _NEVER_TENSORS:
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
