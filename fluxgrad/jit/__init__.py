@@ -76,28 +76,30 @@ __all__ = ["compile", "to_static", "script", "trace", "Compiled", "OptimizedModu
 
 
 def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=False,
-            dynamic=None, **options):
+            dynamic=None, backend=None, **options):
     """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
     `cache_size` traces are kept (least recently used dropped first); `check=True` compares
     the first call of each signature with eager mode; `disable=True` returns `fn` itself (so
     does a function marked by `fluxgrad.compiler.disable`);
     `fullgraph=True` raises where the trace fails instead of running eagerly; `dynamic`: None
     (sizes become symbolic once they change), True (from the first call), False (never).
-    torch.compile's `mode`, `backend` and `options` are accepted and change nothing."""
-    unknown = set(options) - {"mode", "backend", "options"}
+    `backend="numba"` runs long elementwise chains on large arrays as fused numba kernels
+    (`kernels`; needs `pip install fluxgrad[numba]`, else a warning and NumPy code); any
+    other backend (torch.compile's names) writes NumPy code, as do `mode` and `options`."""
+    unknown = set(options) - {"mode", "options"}
     if unknown:
         raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
     if disable or getattr(fn, "_fluxgrad_compile_disabled", False):
         return fn if fn is not None else (lambda f: f)
     if fn is None:
         return lambda f: compile(f, cache_size=cache_size, check=check, fullgraph=fullgraph,
-                                 dynamic=dynamic)
+                                 dynamic=dynamic, backend=backend)
     from ..nn.module import Module
     if isinstance(fn, Module):
         from .module import OptimizedModule
         return OptimizedModule(fn, cache_size=cache_size, check=check, fullgraph=fullgraph,
-                               dynamic=dynamic)
-    return Compiled(fn, cache_size, check, fullgraph, dynamic)
+                               dynamic=dynamic, backend=backend)
+    return Compiled(fn, cache_size, check, fullgraph, dynamic, backend)
 
 
 def script(obj, *args, **kwargs):
