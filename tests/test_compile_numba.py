@@ -168,15 +168,21 @@ def _chain(x, y):
     return ((x * y + 0.5) * x - y) * 0.25
 
 
-def test_arrays_below_the_crossover_keep_the_numpy_calls():
-    for size, kernel in ((kernels.MIN_SIZE - 1, False), (kernels.MIN_SIZE, True)):
-        compiled = fluxgrad.compile(_chain, backend="numba")
-        x, y, _ = _inputs(np.float32, size, special=False)
-        with fluxgrad.no_grad():
-            compiled(Tensor(x), Tensor(y))
-            got = compiled(Tensor(x), Tensor(y)).numpy()
-        assert ("_kernel(" in compiled.code) is kernel
-        _assert_same(got, _chain(x, y))
+def _two_ops(x, y):
+    return x * y + 0.5
+
+
+@pytest.mark.parametrize("fn, size, kernel", [
+    (_two_ops, kernels.MIN_SIZE[2] - 1, False), (_two_ops, kernels.MIN_SIZE[2], True),
+    (_chain, 16, True)])  # 5 ops: a kernel at any size
+def test_arrays_below_the_crossover_keep_the_numpy_calls(fn, size, kernel):
+    compiled = fluxgrad.compile(fn, backend="numba")
+    x, y, _ = _inputs(np.float32, size, special=False)
+    with fluxgrad.no_grad():
+        compiled(Tensor(x), Tensor(y))
+        got = compiled(Tensor(x), Tensor(y)).numpy()
+    assert ("_kernel(" in compiled.code) is kernel
+    _assert_same(got, fn(x, y))
 
 
 def test_without_the_backend_the_code_calls_numpy_only():

@@ -62,7 +62,8 @@ Modules: `signature` (cache keys), `tracing` (function -> optimised Program), `s
 eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,
 and the check that a trace is right for every size), `codegen` (Program -> Python source),
 `buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise chains on
-large arrays run in cache-sized chunks), `guards` (each trace's call checks, as generated
+large arrays run in cache-sized chunks), `kernels` (with `backend="numba"`: runs of
+arithmetic in those chunks as fused numba kernels), `guards` (each trace's call checks, as generated
 code), `joint` (one forward+VJP program split into forward and backward code), `export`
 (`save()`), `views` (writes through views, memory layouts), `arguments` (writes into
 arguments), `compiled` (the cache, and the eager-graph node that makes compiled calls

@@ -33,6 +33,13 @@ elements, 1.7x at 200000, 1.1x at 10^6, 1.7x at 4 * 10^6. CHUNK measured there: 
 floor of its NumPy calls (the same calls on one chunk in cache), whose 40 tanh calls are
 half; numexpr (not a dependency) ran the chain at 0.03x this code's speed (its float32 tanh
 is ~40x slower than NumPy's here), so no numexpr backend.
+
+With `compile(backend="numba")` (`kernels`), each run of consecutive arithmetic equations
+in a region that pays (`kernels.pays`: by its length and the arrays' size) is one call of a
+fused kernel on the chunks, which keeps the run's intermediate values in registers; the
+values read after the run are written into chunk buffers (never into a buffer the kernel
+reads) or the escaping arrays. A run of such equations on arrays smaller than `MIN_SIZE`
+is then a region too when it holds a group that pays (its loop runs once or a few times).
 """
 import math
 
@@ -60,9 +67,9 @@ def _fusable(eq, layout, min_size):
 
 
 def regions(equations, layout, kernels=None):
-    """`kernels`: the `kernels` module when fused kernels may be used: a run of arrays of at
-    least `kernels.MIN_SIZE` elements is then a region too when it holds a kernel group."""
-    min_size = MIN_SIZE if kernels is None else min(MIN_SIZE, kernels.MIN_SIZE)
+    """`kernels`: the `kernels` module when fused kernels may be used: a shorter run, of
+    smaller arrays, is then a region too when it holds a kernel group that pays."""
+    min_size = MIN_SIZE if kernels is None else 1
     found, start, shape = {}, 0, None
     for n, eq in enumerate(list(equations) + [None]):
         this = _fusable(eq, layout, min_size) if eq is not None else None
@@ -76,8 +83,8 @@ def regions(equations, layout, kernels=None):
 
 
 def _groups(equations, start, stop, layout, kernels):
-    """{start: (stop, [(output, steps)])}: the runs of at least `kernels.MIN_GROUP`
-    equations in [start, stop) that one fused kernel computes (none without `kernels`)."""
+    """{start: (stop, [(output, steps)])}: the runs of equations in [start, stop) that one
+    fused kernel computes where it pays (`kernels.pays`; none without `kernels`)."""
     found, run = {}, []
     if kernels is None or not kernels.available():
         return found
@@ -86,7 +93,7 @@ def _groups(equations, start, stop, layout, kernels):
         if steps is not None:
             run.append((equations[n].outputs[0], steps))
             continue
-        if len(run) >= kernels.MIN_GROUP:
+        if run and kernels.pays(len(run), math.prod(layout[id(run[0][0])][0])):
             found[n - len(run)] = (n, run)
         run = []
     return found

@@ -31,6 +31,7 @@ scalar loop: 3x slower). Compiled lazily, at the kernel's first call; cached in 
 source and on disk (numba's `cache=True`, the source written to `cache_dir()`), so a kernel
 compiles once per machine.
 
+`pays(equations, size)`: whether a group is worth a kernel (the crossover measured);
 `available()`: whether numba imports (an import that failed is not tried again);
 `backend(name)`: the backend `compile(backend=name)` gets.
 """
@@ -42,10 +43,16 @@ import warnings
 
 import numpy as np
 
-# measured (benchmarks/bench_compile.py `kernel_crossover`): a 4-op kernel beats the same
-# NumPy calls from 2048 elements on (2.2x at 4096, 2.8x at 32768); 1.0x at 256
-MIN_SIZE = 4096
-MIN_GROUP = 2  # one ufunc alone is as fast as NumPy's
+# the fewest elements from which a kernel of n equations beats their NumPy calls, float32,
+# measured (bench_compile.py `kernel_crossover`; 2 ops: 0.77x at 256, 1.03x at 16384, 1.71x
+# at 262144; 4 ops: 0.98x at 16, 1.11x at 1024): 5 or more pay at any size (1.3x at 16)
+MIN_SIZE = {2: 16384, 3: 4096, 4: 1024}
+
+
+def pays(equations, size):
+    """Whether a kernel of this many equations on arrays of `size` elements is worth it (one
+    ufunc alone is as fast as NumPy's)."""
+    return equations >= 2 and size >= MIN_SIZE.get(equations, 0)
 
 _ARITHMETIC = {np.add: "{0} + {1}", np.subtract: "{0} - {1}", np.multiply: "{0} * {1}",
                np.true_divide: "{0} / {1}", np.negative: "-{0}", np.absolute: "abs({0})",
