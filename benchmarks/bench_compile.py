@@ -112,6 +112,7 @@ def main():
     large_chain(4 * 10**6, rounds=8)
     kernel_crossover()
     kernel_compile_time()
+    numba_transcendentals()
     numexpr_vs_numpy()
     compile_cost()
     loop_compile_cost()
@@ -234,6 +235,43 @@ def kernel_crossover(rounds=200):
     finally:
         kernels.MIN_SIZE = saved
     print(f"{'':<14} kernels.MIN_SIZE (by equations in the group; more: any size) = {saved}")
+
+
+def numba_transcendentals(size=10**6, rounds=5):
+    """Why kernels leave exp, log and tanh to NumPy: numba's float32 versions (libm's scalar
+    functions) against NumPy's (SIMD): the most units in the last place (ulp) they differ by,
+    from NumPy's and from PyTorch's results, and their speed."""
+    if not _numba():
+        return
+    import math
+    from numba import njit
+    torch = torch_or_none()
+    rng = np.random.default_rng(0)
+    data = {"exp": rng.uniform(-80, 80, size), "log": np.exp(rng.uniform(-80, 80, size)),
+            "tanh": rng.standard_normal(size) * 4}
+
+    def ulps(a, b):
+        a, b = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
+        a, b = (np.where(v < 0, np.int64(-2**31) - v, v) for v in (a, b))
+        return int(np.abs(a - b).max())
+    for name, values in data.items():
+        x = values.astype(np.float32)
+        out = np.empty_like(x)
+        scalar = getattr(math, name)
+
+        @njit(error_model="numpy")
+        def loop(x, out):
+            for i in range(x.shape[0]):
+                out[i] = scalar(x[i])
+        loop(x, out)
+        ours = getattr(np, name)(x)
+        cells = [f"vs NumPy {ulps(out, ours)} ulp"]
+        if torch is not None:
+            theirs = getattr(torch, name)(torch.tensor(x)).numpy()
+            cells.append(f"vs torch {ulps(out, theirs)} ulp (NumPy vs torch {ulps(ours, theirs)})")
+        t_numba, t_numpy = interleaved_best_times(lambda: loop(x, out),
+                                                  lambda: getattr(np, name)(x, out), rounds=rounds)
+        print(f"numba float32 {name:<5} {', '.join(cells)}; {t_numba / t_numpy:.1f}x NumPy's time")
 
 
 def kernel_compile_time():
