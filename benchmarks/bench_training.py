@@ -8,7 +8,8 @@ step (target <= 1.0x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 (target <= 1.2x), and VGG-11 forward+backward on one 224x224 image (reported).
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
-<= 1.0x), and with `backend="numba"` (`mlp-numba`, `cnn-numba`: fused elementwise kernels), a small MLP's compiled Adam step, where Python overhead dominates (reported),
+<= 1.0x), and with `backend="numba"` (`mlp-numba`, `cnn-numba`: fused elementwise
+kernels), a small MLP's compiled Adam step, where Python overhead dominates (reported),
 `cpu`: the eager and compiled steps' CPU time per step against PyTorch's (robust to the load
 of other processes on a shared machine) with their page faults, `memory`: the peak traced memory
 (tracemalloc, which sees NumPy's buffers) of one compiled step against one eager fluxgrad

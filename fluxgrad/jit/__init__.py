@@ -18,10 +18,10 @@ transform of a function compiles too (`grad`, `value_and_grad`, `vjp`, `jvp`, `j
 run first and stage the ops they issue on the Variables. A compiled function called inside
 vmap or forward mode on batched or dual tensors runs its Python function inline (eagerly).
 A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` and
-`opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad) inside `fn`; parameters, buffers,
-`.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
-written back in place at each call as eager mode would (see `state`). Random ops (rand,
-dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
+`opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad, Lamb) inside `fn`; parameters,
+buffers, `.grad` and the optimizer's state are implicit inputs and outputs of the program,
+read and written back in place at each call as eager mode would (see `state`). Random ops
+(rand, dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
 constants of the trace. A write into an argument (`x.add_(1)`, `x[0] = 0`, `x.data.mul_(2)`,
 through a view of x) writes the argument's memory at each call and bumps its version, as in
 eager mode (`arguments`); inside the trace each value has the memory layout it has in eager

@@ -209,7 +209,8 @@ def emit(equations, start, stop, names, layout, last_use, keep, comment, out_of,
         args = [read(x) for x in eq.inputs]
         name = chunk[id(out)] = names.fresh(names.var(out) + "_c")
         local.append(name)
-        line = f"{name} = {names.impl(eq.prim)}({', '.join(args + [out_argument(eq, target(out))])})"
+        args.append(out_argument(eq, target(out)))
+        line = f"{name} = {names.impl(eq.prim)}({', '.join(args)})"
         lines.append("    " + line + comment(eq, len(line) + 4))
         n += 1
     lines.append(f"del {', '.join(dict.fromkeys(local))}")
