@@ -2,11 +2,12 @@
 over chunks small enough to stay in the CPU's cache, so the chain makes one pass over main
 memory instead of one per op.
 
-`regions(equations, layout)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
+`regions(equations, layout, kernels=None)` -> {start: stop}: maximal runs (at least `MIN_RUN` equations)
 of consecutive ufunc equations (those in `layout` with C order: the first run's C-contiguous
 results of the equations `buffers.writes_out` takes) whose output has at least `MIN_SIZE`
 elements and whose inputs are Variables of exactly that shape, 0-d Variables (a learning
-rate: read whole) or Python scalars.
+rate: read whole) or Python scalars (and, with `kernels`, smaller runs holding a kernel
+group, see the end).
 
 `emit(equations, start, stop, ...)` writes one region:
 

@@ -5,20 +5,23 @@
 its arguments and the dtypes NumPy's loop casts them to), or None: arithmetic, comparisons,
 maximum/minimum (NaN-propagating as NumPy's), abs, sqrt and ReLU's backward on bool, int32,
 int64, float32 and float64 values. Transcendental ufuncs (exp, log, tanh, ...) stay NumPy
-calls: numba calls libm's scalar functions, measured 40x slower than NumPy's SIMD float32
-tanh here.
+calls: numba calls libm's scalar functions, measured here 5x (exp) to 40-100x (tanh) slower
+than NumPy's SIMD float32 ones, and 2-3 ulp apart from them (bench_compile.py
+`numba_transcendentals`).
 
-`kernel(steps, inputs, outputs, in_place)` -> a numba-compiled function that runs consecutive
+`source(groups, inputs, outputs, in_place)` -> the source of a kernel that runs consecutive
 equations as one loop over its arrays (all 1-d and of one length, chunks of `fusion`'s loop,
-or 0-d ones, read whole):
+or 0-d ones, read whole), and `kernel(source)` -> its numba dispatcher:
 
     def kernel(x0, x1, x2, y0, y1):
         for i in range(y0.shape[0]):
             a0 = x0[i]
             a1 = x1[i]
+            a2 = x2[i]
             v0 = np.float32(a1 * np.float32(0.25))
             v1 = np.float32(a0 - v0)
-            v2 = np.float32(v1 * x2[i]) ...
+            v2 = np.float32(v1 * a2)
+            v3 = np.float32(v2 + np.float32(0.5))
             y0[i] = v1
             y1[i] = v3
 
@@ -198,7 +201,7 @@ def source(groups, inputs, outputs, in_place=()):
 _HEADER = "import numpy as np\nfrom numba import njit\n\n\n" \
           "@njit(cache={cache}, error_model='numpy', nogil=True)\n"
 _compiled = {}  # source -> numba dispatcher
-_sources = {}  # id(dispatcher) -> its source (`export` writes it out)
+_sources = {}  # id(dispatcher) -> (it, its source) (`export` writes it out)
 _missing = False
 _warned = False
 
@@ -251,7 +254,7 @@ def kernel(text):
                  namespace)
             dispatcher = namespace["kernel"]
         _compiled[text] = dispatcher
-        _sources[id(dispatcher)] = text
+        _sources[id(dispatcher)] = (dispatcher, text)
     return dispatcher
 
 
@@ -276,4 +279,5 @@ def _from_file(text):
 
 def source_of(value):
     """The source of a kernel this module made, or None for any other object."""
-    return _sources.get(id(value))
+    dispatcher, text = _sources.get(id(value), (None, None))
+    return text if dispatcher is value else None
