@@ -110,6 +110,9 @@ def main():
     line("fwd+bwd", dict(zip(fns, best)), "torch" if torch is not None else "eager")
     large_chain(10**6, with_numexpr=True)
     large_chain(4 * 10**6, rounds=8)
+    kernel_crossover()
+    kernel_compile_time()
+    numba_transcendentals()
     numexpr_vs_numpy()
     compile_cost()
     loop_compile_cost()
@@ -128,6 +131,7 @@ def large_chain(size, rounds=25, with_numexpr=False):
     data, wdata = rng.standard_normal(size).astype(np.float32), np.full(size, 0.9, np.float32)
     x, w = fg.tensor(data), fg.tensor(wdata)
     compiled = fg.compile(chain)
+    numba_compiled = fg.compile(chain, backend="numba") if _numba() else None
     y_c, w_c = data[:CHUNK].copy(), wdata[:CHUNK]
     t0, t1 = np.empty_like(y_c), np.empty_like(y_c)
     repeats = size // CHUNK
@@ -154,6 +158,17 @@ def large_chain(size, rounds=25, with_numexpr=False):
           f"of which the {CHAIN // 5} tanh {t_tanh * 1e3:.1f} ms: at most "
           f"{t_numpy / t_floor:.2f}x over eager from NumPy code (target 2x), compiled reaches "
           f"{t_floor / t_compiled:.0%} of it")
+    if numba_compiled is not None:
+        with fg.no_grad():
+            numba_compiled(x, w)
+            numba_compiled(x, w)  # (compiles the kernels)
+            t_kernels, t_compiled, t_numpy = interleaved_best_times(
+                lambda: numba_compiled(x, w), lambda: compiled(x, w),
+                lambda: chain_numpy(data, wdata), rounds=rounds)
+        print(f"{'':<14} backend='numba' (arithmetic as fused kernels, tanh by NumPy) "
+              f"{t_kernels * 1e3:.1f} ms: {t_numpy / t_kernels:.2f}x over eager NumPy "
+              f"({t_numpy / t_compiled:.2f}x without it; its {CHAIN // 5} tanh calls alone "
+              f"{t_tanh * 1e3:.1f} ms: at most {t_numpy / t_tanh:.2f}x)")
     if not with_numexpr:
         return
     try:
@@ -173,6 +188,129 @@ def large_chain(size, rounds=25, with_numexpr=False):
     print(f"{'':<14} the chain as {CHAIN // 5} numexpr.evaluate calls (one thread): "
           f"{t_numexpr * 1e3:.1f} ms, {t_compiled / t_numexpr:.2f}x the compiled code's speed "
           "(a numexpr backend pays only where this is > 1)")
+
+
+def _numba():
+    from fluxgrad.jit import kernels
+    if not kernels.available():
+        print("numba is not installed: backend='numba' is not measured")
+        return False
+    return True
+
+
+def _arithmetic(x, y):
+    return ((x * y + 0.5) * x - y) * 0.25 + x
+
+
+def _two_ops(x, y):
+    return x * y + 0.5
+
+
+def kernel_crossover(rounds=200):
+    """backend='numba' vs the NumPy code compiled for the same arithmetic (a 5-op chain,
+    `_arithmetic`, and the smallest group a kernel takes, 2 ops, `_two_ops`), float32, by
+    size: where a fused kernel starts to pay (`kernels.MIN_SIZE`, by the group's length;
+    measured with it emptied)."""
+    if not _numba():
+        return
+    from fluxgrad.jit import kernels
+    saved = kernels.MIN_SIZE
+    kernels.MIN_SIZE = {}
+    try:
+        for fn in (_arithmetic, _two_ops):
+            cells = []
+            for size in (16, 64, 256, 1024, 4096, 16384, 65536, 262144):
+                x, y = (fg.tensor(np.random.default_rng(k).standard_normal(size).astype(
+                    np.float32)) for k in range(2))
+                plain, fused = fg.compile(fn), fg.compile(fn, backend="numba")
+                with fg.no_grad():
+                    for _ in range(2):
+                        plain(x, y), fused(x, y)
+                    assert "_kernel(" in fused.code
+                    t_plain, t_fused = interleaved_best_times(lambda: plain(x, y),
+                                                              lambda: fused(x, y), rounds=rounds)
+                cells.append(f"{size}: {t_plain / t_fused:.2f}x")
+            print(f"kernel crossover {fn.__name__} (numba kernel vs NumPy code, > 1: kernel "
+                  f"faster): {', '.join(cells)}")
+    finally:
+        kernels.MIN_SIZE = saved
+    print(f"{'':<14} kernels.MIN_SIZE (by equations in the group; more: any size) = {saved}")
+
+
+def numba_transcendentals(size=10**6, rounds=5):
+    """Why kernels leave exp, log and tanh to NumPy: numba's float32 versions (libm's scalar
+    functions) against NumPy's (SIMD): the most units in the last place (ulp) they differ by,
+    from NumPy's and from PyTorch's results, and their speed."""
+    if not _numba():
+        return
+    import math
+    from numba import njit
+    torch = torch_or_none()
+    rng = np.random.default_rng(0)
+    data = {"exp": rng.uniform(-80, 80, size), "log": np.exp(rng.uniform(-80, 80, size)),
+            "tanh": rng.standard_normal(size) * 4}
+
+    def ulps(a, b):
+        a, b = a.view(np.int32).astype(np.int64), b.view(np.int32).astype(np.int64)
+        a, b = (np.where(v < 0, np.int64(-2**31) - v, v) for v in (a, b))
+        return int(np.abs(a - b).max())
+    for name, values in data.items():
+        x = values.astype(np.float32)
+        out = np.empty_like(x)
+        scalar = getattr(math, name)
+
+        @njit(error_model="numpy")
+        def loop(x, out):
+            for i in range(x.shape[0]):
+                out[i] = scalar(x[i])
+        loop(x, out)
+        ours = getattr(np, name)(x)
+        cells = [f"vs NumPy {ulps(out, ours)} ulp"]
+        if torch is not None:
+            theirs = getattr(torch, name)(torch.tensor(x)).numpy()
+            cells.append(f"vs torch {ulps(out, theirs)} ulp (NumPy vs torch {ulps(ours, theirs)})")
+        t_numba, t_numpy = interleaved_best_times(lambda: loop(x, out),
+                                                  lambda: getattr(np, name)(x, out), rounds=rounds)
+        print(f"numba float32 {name:<5} {', '.join(cells)}; {t_numba / t_numpy:.1f}x NumPy's time")
+
+
+def kernel_compile_time():
+    """The one-time costs of backend='numba' (numba compiles a kernel lazily, at the first run
+    of the generated code: not part of tracing's per-equation cost): importing numba and its
+    first compilation in a process, then per new kernel compiled, and per kernel loaded from
+    the disk cache (a new process, the same kernels)."""
+    import os
+    import tempfile
+    from fluxgrad.jit import kernels
+    start = time.perf_counter()
+    if not _numba():
+        return
+    imported = time.perf_counter() - start
+    x, y = (fg.tensor(np.ones(8192, np.float32)) for _ in range(2))
+    saved = os.environ.get("FLUXGRAD_CACHE_DIR")
+    with tempfile.TemporaryDirectory() as directory, fg.no_grad():
+        os.environ["FLUXGRAD_CACHE_DIR"] = directory
+        try:
+            costs = []
+            for repeat in range(3):  # the first: numba's own start-up, a new kernel
+                kernels._compiled.clear()
+                step = repeat if repeat < 2 else 0  # 2: the first kernel, from the disk cache
+
+                def fn(x, y, step=step):
+                    return ((x * y + 0.5 + step) * x - y) * 0.25
+                compiled = fg.compile(fn, backend="numba")
+                compiled(x, y)
+                start = time.perf_counter()
+                compiled(x, y)
+                costs.append(time.perf_counter() - start)
+        finally:
+            if saved is None:
+                del os.environ["FLUXGRAD_CACHE_DIR"]
+            else:
+                os.environ["FLUXGRAD_CACHE_DIR"] = saved
+    print(f"kernel compile import numba {imported * 1e3:.0f} ms; first kernel of the process "
+          f"{costs[0] * 1e3:.0f} ms; each new kernel {costs[1] * 1e3:.0f} ms; a kernel from the "
+          f"disk cache {costs[2] * 1e3:.0f} ms (lazy: at the first run of the generated code)")
 
 
 def numexpr_vs_numpy(rounds=7):

@@ -8,7 +8,8 @@ step (target <= 1.0x PyTorch), a small VGG-style CNN on 3x32x32 at batch 32
 (target <= 1.2x), and VGG-11 forward+backward on one 224x224 image (reported).
 From the compile issue: the same MLP and CNN steps under `fluxgrad.compile` (the whole
 step: zero_grad, forward, backward, opt.step) against PyTorch eager (targets <= 0.9x and
-<= 1.0x), a small MLP's compiled Adam step, where Python overhead dominates (reported),
+<= 1.0x), and with `backend="numba"` (`mlp-numba`, `cnn-numba`: fused elementwise
+kernels), a small MLP's compiled Adam step, where Python overhead dominates (reported),
 `cpu`: the eager and compiled steps' CPU time per step against PyTorch's (robust to the load
 of other processes on a shared machine) with their page faults, `memory`: the peak traced memory
 (tracemalloc, which sees NumPy's buffers) of one compiled step against one eager fluxgrad
@@ -76,15 +77,20 @@ def torch_training_step(model, x, y, opt):
     return step
 
 
-def compiled_training_step(model, x, y, opt):
+def compiled_training_step(model, x, y, opt, backend=None):
     def step(x, y):
         opt.zero_grad()
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
         return loss
-    compiled = fg.compile(step)
+    compiled = fg.compile(step, backend=backend)
     return lambda: compiled(x, y)
+
+
+def numba_training_step(model, x, y, opt):
+    """The compiled step with `backend="numba"` (fused elementwise kernels)."""
+    return compiled_training_step(model, x, y, opt, backend="numba")
 
 
 def mlp(step=training_step, target=1.0, title=""):
@@ -205,6 +211,10 @@ def memory():
         e, c = peak_memory(eager), peak_memory(compiled)
         print(f"  {title:<46} eager {e / 2**20:7.2f} MiB, compiled {c / 2**20:7.2f} MiB: "
               f"{c / e:.2f}x  {'met' if c <= e else 'MISSED'}", flush=True)
+        if fg.jit.kernels.available():
+            k = peak_memory(case(numba_training_step)[1])
+            print(f"  {'':<46} compiled with backend='numba' {k / 2**20:7.2f} MiB: "
+                  f"{k / e:.2f}x  {'met' if k <= e else 'MISSED'}", flush=True)
 
 
 def cpu_times(steps=30):
@@ -328,7 +338,9 @@ def conv_layers(repeat=41):
 CASES = {"mlp": mlp, "cnn": cnn, "vgg11": vgg11,
          "mlp-compiled": lambda: mlp(compiled_training_step, 0.9, ", compiled"),
          "cnn-compiled": lambda: cnn(compiled_training_step, 1.0, ", compiled"),
-         "small-compiled": small_mlp}
+         "small-compiled": small_mlp,
+         "mlp-numba": lambda: mlp(numba_training_step, 0.9, ", compiled, numba"),
+         "cnn-numba": lambda: cnn(numba_training_step, 1.0, ", compiled, numba")}
 REPORTS = {"memory": memory, "cpu": cpu_times, "layers": conv_layers, "loss": loss_step}
 
 

@@ -18,10 +18,10 @@ transform of a function compiles too (`grad`, `value_and_grad`, `vjp`, `jvp`, `j
 run first and stage the ops they issue on the Variables. A compiled function called inside
 vmap or forward mode on batched or dual tensors runs its Python function inline (eagerly).
 A whole training step compiles: `opt.zero_grad()`, the model, `loss.backward()` and
-`opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad) inside `fn`; parameters, buffers,
-`.grad` and the optimizer's state are implicit inputs and outputs of the program, read and
-written back in place at each call as eager mode would (see `state`). Random ops (rand,
-dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
+`opt.step()` (SGD, Momentum, Adam, AdamW, RMSprop, Adagrad, Lamb) inside `fn`; parameters,
+buffers, `.grad` and the optimizer's state are implicit inputs and outputs of the program,
+read and written back in place at each call as eager mode would (see `state`). Random ops
+(rand, dropout, ...) are equations: every call draws anew. Other captured tensors (closures) are
 constants of the trace. A write into an argument (`x.add_(1)`, `x[0] = 0`, `x.data.mul_(2)`,
 through a view of x) writes the argument's memory at each call and bumps its version, as in
 eager mode (`arguments`); inside the trace each value has the memory layout it has in eager
@@ -62,7 +62,8 @@ Modules: `signature` (cache keys), `tracing` (function -> optimised Program), `s
 eager state of a training step as inputs, outputs and guards), `symbolic` (unknown sizes,
 and the check that a trace is right for every size), `codegen` (Program -> Python source),
 `buffers` (which ufunc calls write into dead buffers), `fusion` (long elementwise chains on
-large arrays run in cache-sized chunks), `guards` (each trace's call checks, as generated
+large arrays run in cache-sized chunks), `kernels` (with `backend="numba"`: runs of
+arithmetic in those chunks as fused numba kernels), `guards` (each trace's call checks, as generated
 code), `joint` (one forward+VJP program split into forward and backward code), `export`
 (`save()`), `views` (writes through views, memory layouts), `arguments` (writes into
 arguments), `compiled` (the cache, and the eager-graph node that makes compiled calls
@@ -76,28 +77,30 @@ __all__ = ["compile", "to_static", "script", "trace", "Compiled", "OptimizedModu
 
 
 def compile(fn=None, *, cache_size=64, check=False, disable=False, fullgraph=False,
-            dynamic=None, **options):
+            dynamic=None, backend=None, **options):
     """`fluxgrad.compile(fn)` or `@fluxgrad.compile(...)`: see the module docstring.
     `cache_size` traces are kept (least recently used dropped first); `check=True` compares
     the first call of each signature with eager mode; `disable=True` returns `fn` itself (so
     does a function marked by `fluxgrad.compiler.disable`);
     `fullgraph=True` raises where the trace fails instead of running eagerly; `dynamic`: None
     (sizes become symbolic once they change), True (from the first call), False (never).
-    torch.compile's `mode`, `backend` and `options` are accepted and change nothing."""
-    unknown = set(options) - {"mode", "backend", "options"}
+    `backend="numba"` runs long elementwise chains on large arrays as fused numba kernels
+    (`kernels`; needs `pip install fluxgrad[numba]`, else a warning and NumPy code); any
+    other backend (torch.compile's names) writes NumPy code, as do `mode` and `options`."""
+    unknown = set(options) - {"mode", "options"}
     if unknown:
         raise TypeError(f"fluxgrad.compile: unexpected keyword arguments {sorted(unknown)}")
     if disable or getattr(fn, "_fluxgrad_compile_disabled", False):
         return fn if fn is not None else (lambda f: f)
     if fn is None:
         return lambda f: compile(f, cache_size=cache_size, check=check, fullgraph=fullgraph,
-                                 dynamic=dynamic)
+                                 dynamic=dynamic, backend=backend)
     from ..nn.module import Module
     if isinstance(fn, Module):
         from .module import OptimizedModule
         return OptimizedModule(fn, cache_size=cache_size, check=check, fullgraph=fullgraph,
-                               dynamic=dynamic)
-    return Compiled(fn, cache_size, check, fullgraph, dynamic)
+                               dynamic=dynamic, backend=backend)
+    return Compiled(fn, cache_size, check, fullgraph, dynamic, backend)
 
 
 def script(obj, *args, **kwargs):

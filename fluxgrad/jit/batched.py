@@ -45,7 +45,8 @@ class _Batched:
             return tuple(batching.to_physical_like(t, front) for t in out)
         batched.__name__ = f"{getattr(self.fn, '__name__', 'fn')}_batched"
         self.compiled = Compiled(batched, cache_size=compiled.cache_size, check=compiled.check,
-                                 fullgraph=compiled.fullgraph, dynamic=compiled.dynamic)
+                                 fullgraph=compiled.fullgraph, dynamic=compiled.dynamic,
+                                 backend=compiled.backend)
 
 
 def call(compiled, args, kwargs):

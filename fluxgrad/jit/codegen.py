@@ -56,7 +56,7 @@ from .._core.tensor import Tensor
 from ..static import dims as _dims
 from ..static.control_flow import ControlOp
 from ..static.program import Equation, Variable
-from . import buffers, fusion, loops, schedule
+from . import buffers, fusion, kernels, loops, schedule
 
 _ndarray = np.ndarray
 _may_share_memory = np.may_share_memory
@@ -188,8 +188,11 @@ def _literal(x):
     return False
 
 
-def generate(traced, name, first):
+def generate(traced, name, first, backend=None):
+    """`backend`: "numba" runs fused elementwise groups as numba kernels (`kernels`; numba
+    is imported only where a group is large enough); None writes NumPy calls only."""
     names = _Names(traced.inputs, name)
+    fused_kernels = kernels if backend == "numba" else None
     equations, outputs, wrapped = _without_identities(
         traced.program.equations, traced.outputs, first.wrapped)
     equations = _masks_multiplied_as_bools(equations, outputs)
@@ -202,7 +205,7 @@ def generate(traced, name, first):
             if isinstance(x, Variable):
                 last_use[id(x)] = n
                 read[id(x)] = x
-    regions = fusion.regions(equations, first.layout)
+    regions = fusion.regions(equations, first.layout, fused_kernels)
     fused = {id(eq.outputs[0]) for start, stop in regions.items() for eq in equations[start:stop]}
     layout = {k: v for k, v in first.layout.items() if k not in fused}
     takes_out = {id(eq) for eq in equations if _large(first.made.get(id(eq.outputs[0]))) and (
@@ -241,7 +244,7 @@ def generate(traced, name, first):
             stop = regions[n]
             body += fusion.emit(equations, n, stop, names, first.layout, last_use, keep,
                                 lambda eq, width: _comment(eq.source, width, comments),
-                                reuse.out_of)
+                                reuse.out_of, fused_kernels)
             dead = [names.var(x) for k in range(n, stop) for x in deletions.get(k, ())
                     if id(x) not in fused or id(x) in last_use and last_use[id(x)] >= stop]
             if dead:

@@ -44,8 +44,8 @@ from .._core.tensor import Tensor
 from ..autograd.function import Function
 from ..static import dims as _dims
 from ..static.program import Variable
-from . import arguments, batched, codegen, guards, joint, signature, state as _state, \
-    symbolic, tracing as _trace
+from . import arguments, batched, codegen, guards, joint, kernels, signature, \
+    state as _state, symbolic, tracing as _trace
 
 
 class _Entry:
@@ -90,7 +90,8 @@ class Compiled:
     call of each signature is compared with eager mode. `dynamic`: None (a size becomes
     symbolic once it changes), True (symbolic from the first call), False (never)."""
 
-    def __init__(self, fn, cache_size=64, check=False, fullgraph=False, dynamic=None):
+    def __init__(self, fn, cache_size=64, check=False, fullgraph=False, dynamic=None,
+                 backend=None):
         if not callable(fn):
             raise TypeError(f"fluxgrad.compile: expected a function, got {type(fn).__name__}")
         if dynamic not in (None, True, False):
@@ -102,6 +103,7 @@ class Compiled:
         self.check = check
         self.fullgraph = fullgraph
         self.dynamic = dynamic
+        self.backend = kernels.backend(backend)
         self.trace_count = 0
         self.traces = collections.deque(maxlen=64)
         self.code = None
@@ -311,7 +313,8 @@ class Compiled:
         name = "".join(c if c.isalnum() else "_" for c in getattr(self.fn, "__name__", "fn"))
         entry.name = name if name.isidentifier() else "fn"
         entry.names = names
-        entry.source, entry.forward = codegen.generate(traced, entry.name, wrapped)
+        entry.source, entry.forward = codegen.generate(traced, entry.name, wrapped,
+                                                            self.backend)
         entry.grad_in = [i for i, t in enumerate(tensors)
                          if t.requires_grad and t._data.dtype.kind == "f"]
         entry.diff_out = [i for i, o in enumerate(traced.outputs[:traced.n_results])
@@ -660,7 +663,7 @@ def _joint_for(entry, tensors):
         o, Variable) else (o._data.shape, o._data.dtype) for o in outputs]
     build = functools.partial(joint.build, entry.owner.fn, entry.call_args, tensors,
                               len(outputs), out_types, entry.grad_in, entry.diff_out,
-                              entry.names, entry.name)
+                              entry.names, entry.name, backend=entry.owner.backend)
     if entry.joint is None and entry.dims is not None:
         try:
             entry.joint = build(dims=list(entry.dims) + [outputs[i].dims for i in

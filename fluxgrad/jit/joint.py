@@ -33,7 +33,8 @@ class Joint:
                  "excluded")
 
 
-def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name, dims=None):
+def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, name, dims=None,
+          backend=None):
     from ..static.transforms import vjp
     args_template, kwargs_template = call_args
 
@@ -83,10 +84,10 @@ def build(fn, call_args, tensors, n_out, out_types, grad_in, diff_out, names, na
     result.n_out = n_out
     result.excluded = excluded  # Dim -> the sizes it does not serve (`symbolic`)
     result.forward_source, result.forward = codegen.generate(
-        _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, seen)
+        _part(traced, forward_eqs, x_vars, list(outputs) + residuals), name, seen, backend)
     result.backward_source, result.backward = codegen.generate(
         _part(traced, backward_eqs, x_vars + residuals + bar_vars, list(x_bars)),
-        f"{name}_backward", seen)
+        f"{name}_backward", seen, backend)
     return result
 
 

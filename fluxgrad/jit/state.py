@@ -13,7 +13,7 @@ parameters of every optimizer stepped, and any leaf tensor that requires grad.
   of the tracked leaves that require grad, and adds each result to the leaf's `.grad` (or
   makes it the `.grad`), as the eager engine does.
 - `opt.zero_grad()` / `module.zero_grad()` / `p.clear_grad()` and `opt.step()` (or
-  `opt.minimize(loss)`) of SGD (Momentum), Adam (AdamW), RMSprop and Adagrad stage their
+  `opt.minimize(loss)`) of SGD (Momentum), Adam (AdamW), RMSprop, Adagrad and Lamb stage their
   updates (the formulas of `optim._static`), with their `grad_clip` (ClipGradByGlobalNorm,
   ByNorm, ByValue); so do `nn.utils.clip_grad_norm_` and `clip_grad_value_`. The
   optimizer's state tensors and step counts and each group's learning rate are lifted
@@ -41,6 +41,7 @@ Variables' stand-ins): custom optimizers' `step`, GradScaler. The entry points a
 patched on their classes while a trace runs, so tracing is not thread-safe.
 """
 import contextlib
+import types
 
 import numpy as np
 
@@ -402,15 +403,16 @@ class Tracer:
     def step(self, opt, closure=None):
         from .. import param_attr
         from ..optim import _static
+        from ..optim.lamb import Lamb
         from ..optim.optimizer import SGD, Adagrad, Adam, RMSprop
         name = type(opt).__name__
         where = f"fluxgrad.compile({_fn_name(self.fn)}): {name}.step() inside a compiled function"
-        supported = (SGD, Adam, RMSprop, Adagrad)
+        supported = (SGD, Adam, RMSprop, Adagrad, Lamb)
         if not isinstance(opt, supported) or type(opt)._update is not next(
                 c for c in supported if isinstance(opt, c))._update:
             raise NotImplementedError(
                 f"{where} is not supported (compiled steps: SGD, Momentum, Adam, AdamW, RMSprop, "
-                "Adagrad); call the function without compile")
+                "Adagrad, Lamb); call the function without compile")
         if closure is not None:
             raise NotImplementedError(f"{where} with a closure is not supported; call the "
                                       "closure and step() in the compiled function instead")
@@ -445,8 +447,22 @@ class Tracer:
                 if "regularizer" in group or param_attr.active():  # PaddlePaddle's ones
                     g, options = param_attr.adjusted(p, value, g, options)
                 state = _OptimizerState(self, opt, p)
-                new = _static._update(opt, options, value, g, state)
+                if isinstance(opt, Lamb):
+                    new = _static._lamb(self._lamb_decay(opt, p), options, value, g, state)
+                else:
+                    new = _static._update(opt, options, value, g, state)
                 self.write_data(p, new)
+
+    def _lamb_decay(self, opt, p):
+        """What `optim._static`'s Lamb rule reads of the optimizer: whether its
+        `exclude_from_weight_decay_fn` excludes the parameter `p` (asked of the eager
+        parameter, as `Lamb.step` asks it; guarded: the trace depends on the answer)."""
+        if opt._exclude is None:
+            return types.SimpleNamespace(_exclude=None)
+        excluded = bool(opt._exclude(p))
+        self.guards.append((lambda: bool(opt._exclude(p)), excluded,
+                            f"Lamb's exclude_from_weight_decay_fn({self._name(p)})"))
+        return types.SimpleNamespace(_exclude=lambda _: excluded)
 
     def clip_grad_norm_(self, parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
         """`nn.utils.clip_grad_norm_` on the trace's gradients (the same formula)."""
