@@ -1,0 +1,158 @@
+"""Winograd F(2x2, 3x3): the array work (impl only) of 3x3 stride-1 convolutions in fewer multiplies.
+
+Each 2x2 block of outputs is computed from the 4x4 tile of padded input around it (tiles at
+stride 2) as  Y = A^T [(G g G^T) . (B^T d B)] A  (Lavin & Gray, 2015), where the sum over
+input channels of the elementwise products is 16 matmuls [tiles, C] @ [C, C_out]: 16
+multiplies per 4 outputs where the direct convolution takes 36. The weight gradient is that
+formula's chain rule: G^T [sum over tiles of (B^T d B) . (A g A^T)] G, 16 matmuls
+[C, tiles] @ [tiles, C_out]. The transforms are adds and subtracts over whole arrays, the
+tiles a block of images at a time with buffers allocated once per call.
+
+Arrays follow fluxgrad/ops/conv.py: activations [N, C, H, W] with channels-last memory.
+"""
+import numpy as np
+
+__all__ = ["winograd_applies", "conv3x3", "conv3x3_weight"]
+
+# G (4x3) maps a 3-tap filter to its 4 Winograd points; as a Kronecker product, 3x3 to 4x4
+_G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
+_G2 = np.kron(_G, _G)
+
+# Below this many channels in or out the matmuls are too thin to repay the transforms
+# (measured: a 3-channel first layer is as fast with im2col, its 3-channel input gradient
+# 3.4x slower with Winograd).
+MIN_CHANNELS = 16
+
+# The 16 product matrices of one block of images take about this many bytes.
+_BLOCK_BYTES = 1 << 20
+
+
+def winograd_applies(x, w_shape, stride, dilation, groups):
+    """Whether conv3x3 computes the convolution of `x` with a weight of `w_shape` and
+    measures faster than im2col: 3x3, stride 1, dilation 1, one group, floating point, at
+    least MIN_CHANNELS channels in and out."""
+    co, c, kh, kw = w_shape
+    return ((kh, kw) == (3, 3) and tuple(stride) == (1, 1) and tuple(dilation) == (1, 1)
+            and groups == 1 and min(c, co) >= MIN_CHANNELS and x.shape[0] > 0
+            and x.dtype.kind == "f" and x.dtype.itemsize >= 4)
+
+
+def _tiles(size):
+    return -(-size // 2)
+
+
+def _blocks(n, image_bytes):
+    step = max(1, min(n, _BLOCK_BYTES // max(1, image_bytes)))
+    return step, [slice(start, min(n, start + step)) for start in range(0, n, step)]
+
+
+class _InputTiles:
+    """B^T d B of every 4x4 tile (stride 2) of a block of images zero-padded by `pads`
+    (top, bottom, left, right): v[a, b] is [images, ty, tx, C]."""
+
+    def __init__(self, x, pads, ty, tx, step):
+        n, self.c, self.h, self.w = x.shape
+        self.x, self.pads, self.ty, self.tx = x.transpose(0, 2, 3, 1), pads, ty, tx
+        self.hh = min(self.h, 2 * ty + 2 - pads[0])  # rows of x inside the tiles
+        self.ww = min(self.w, 2 * tx + 2 - pads[2])
+        self.xp = np.zeros((step, 2 * ty + 2, 2 * tx + 2, self.c), x.dtype)
+        self.t = np.empty((4, step, ty, 2 * tx + 2, self.c), x.dtype)
+        self.v = np.empty((4, 4, step, ty, tx, self.c), x.dtype)
+
+    def __call__(self, images):
+        m = images.stop - images.start
+        pt, pl = self.pads[0], self.pads[2]
+        xp, t, v = self.xp[:m], self.t[:, :m], self.v[:, :, :m]
+        xp[:, pt:pt + self.hh, pl:pl + self.ww] = self.x[images, :self.hh, :self.ww]
+        # B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: rows, then columns
+        rows = xp.reshape(m, self.ty + 1, 2, 2 * self.tx + 2, self.c)
+        d0, d1, d2, d3 = rows[:, :-1, 0], rows[:, :-1, 1], rows[:, 1:, 0], rows[:, 1:, 1]
+        np.subtract(d0, d2, out=t[0])
+        np.add(d1, d2, out=t[1])
+        np.subtract(d2, d1, out=t[2])
+        np.subtract(d1, d3, out=t[3])
+        cols = t.reshape(4, m, self.ty, self.tx + 1, 2, self.c)
+        e0, e1 = cols[:, :, :, :-1, 0], cols[:, :, :, :-1, 1]
+        e2, e3 = cols[:, :, :, 1:, 0], cols[:, :, :, 1:, 1]
+        np.subtract(e0, e2, out=v[:, 0])
+        np.add(e1, e2, out=v[:, 1])
+        np.subtract(e2, e1, out=v[:, 2])
+        np.subtract(e1, e3, out=v[:, 3])
+        return v.reshape(16, m * self.ty * self.tx, self.c)
+
+
+def conv3x3(x, w, pads):
+    """The cross-correlation of `x` [N, C, H, W] zero-padded by `pads` (top, bottom, left,
+    right) with `w` [C_out, C, 3, 3]: [N, C_out, H', W'], channels-last in memory."""
+    n, c, h, wd = x.shape
+    co = w.shape[0]
+    ho, wo = h + pads[0] + pads[1] - 2, wd + pads[2] + pads[3] - 2
+    ty, tx = _tiles(ho), _tiles(wo)
+    dtype = np.result_type(x, w)
+    x = x.astype(dtype, copy=False)
+    u = (w.reshape(co * c, 9).astype(dtype, copy=False) @ _G2.T.astype(dtype)).T
+    u = np.ascontiguousarray(u.reshape(16, co, c).transpose(0, 2, 1))  # G g G^T: [16, C, C_out]
+    step, blocks = _blocks(n, 16 * ty * tx * co * x.itemsize)
+    tiles = _InputTiles(x, pads, ty, tx, step)
+    products = np.empty((16, step * ty * tx, co), dtype)
+    s = np.empty((2, 4, step, ty, tx, co), dtype)
+    out = np.empty((n, ty, 2, tx, 2, co), dtype)
+    for images in blocks:
+        m = images.stop - images.start
+        v = tiles(images)
+        p = np.matmul(v, u, out=products[:, :v.shape[1]]).reshape(4, 4, m, ty, tx, co)
+        # A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]: rows into s, then columns into the output
+        sm = s[:, :, :m]
+        np.add(p[0], p[1], out=sm[0])
+        sm[0] += p[2]
+        np.subtract(p[1], p[2], out=sm[1])
+        sm[1] -= p[3]
+        o = out[images].transpose(2, 4, 0, 1, 3, 5)
+        np.add(sm[:, 0], sm[:, 1], out=o[:, 0])
+        o[:, 0] += sm[:, 2]
+        np.subtract(sm[:, 1], sm[:, 2], out=o[:, 1])
+        o[:, 1] -= sm[:, 3]
+    out = out.reshape(n, 2 * ty, 2 * tx, co)
+    if (2 * ty, 2 * tx) != (ho, wo):
+        out = np.ascontiguousarray(out[:, :ho, :wo])
+    return out.transpose(0, 3, 1, 2)
+
+
+def conv3x3_weight(x, g, pads):
+    """The weight gradient of conv3x3: for the cotangent `g` [N, C_out, H', W'] of
+    conv3x3(x, w, pads), the [C_out, C, 3, 3] cotangent of w."""
+    n, c = x.shape[:2]
+    co, ho, wo = g.shape[1:]
+    ty, tx = _tiles(ho), _tiles(wo)
+    dtype = np.result_type(x, g)
+    x = x.astype(dtype, copy=False)
+    step, blocks = _blocks(n, 16 * ty * tx * max(c, co) * x.itemsize)
+    tiles = _InputTiles(x, pads, ty, tx, step)
+    gt = g.transpose(0, 2, 3, 1)
+    if (2 * ty, 2 * tx) != (ho, wo):  # the outputs past the edge get a zero cotangent
+        even = np.zeros((n, 2 * ty, 2 * tx, co), dtype)
+        even[:, :ho, :wo] = gt
+        gt = even
+    r = np.empty((4, step, ty, tx, 2, co), dtype)
+    z = np.empty((4, 4, step, ty, tx, co), dtype)
+    u_bar = np.zeros((16, c, co), dtype)
+    part = np.empty((16, c, co), dtype)
+    for images in blocks:
+        m = images.stop - images.start
+        v = tiles(images)
+        # A g A^T, A = [[1, 0], [1, 1], [1, -1], [0, -1]]: rows, then columns
+        q = gt[images].reshape(m, ty, 2, tx, 2, co)
+        rm, zm = r[:, :m], z[:, :, :m]
+        rm[0] = q[:, :, 0]
+        np.add(q[:, :, 0], q[:, :, 1], out=rm[1])
+        np.subtract(q[:, :, 0], q[:, :, 1], out=rm[2])
+        np.negative(q[:, :, 1], out=rm[3])
+        zm[:, 0] = rm[..., 0, :]
+        np.add(rm[..., 0, :], rm[..., 1, :], out=zm[:, 1])
+        np.subtract(rm[..., 0, :], rm[..., 1, :], out=zm[:, 2])
+        np.negative(rm[..., 1, :], out=zm[:, 3])
+        np.matmul(v.transpose(0, 2, 1), zm.reshape(16, v.shape[1], co), out=part)
+        u_bar += part
+    # G^T u_bar G, each (C, C_out) pair's 4x4 to 3x3
+    w_bar = (u_bar.reshape(16, c * co).T @ _G2.astype(dtype)).reshape(c, co, 3, 3)
+    return w_bar.transpose(1, 0, 2, 3)
