@@ -1,4 +1,4 @@
-"""Winograd F(2x2, 3x3): the array work (impl only) of 3x3 stride-1 convolutions in fewer multiplies.
+"""Winograd F(2x2, 3x3): the array work (impl only) of 3x3 stride-1 convolutions, fewer multiplies.
 
 Each 2x2 block of outputs is computed from the 4x4 tile of padded input around it (tiles at
 stride 2) as  Y = A^T [(G g G^T) . (B^T d B)] A  (Lavin & Gray, 2015), where the sum over
@@ -9,6 +9,8 @@ formula's chain rule: G^T [sum over tiles of (B^T d B) . (A g A^T)] G, 16 matmul
 tiles a block of images at a time with buffers allocated once per call.
 
 Arrays follow fluxgrad/ops/conv.py: activations [N, C, H, W] with channels-last memory.
+Plain functions of arrays only (no classes), so that `Compiled.save` can write them out as
+standalone NumPy source (fluxgrad/jit/export.py).
 """
 import numpy as np
 
@@ -16,7 +18,7 @@ __all__ = ["winograd_applies", "conv3x3", "conv3x3_weight"]
 
 # G (4x3) maps a 3-tap filter to its 4 Winograd points; as a Kronecker product, 3x3 to 4x4.
 # The 4 column points b are kept in the order (0, 3, 1, 2): then points 0 and 3 of a tile
-# are one subtraction of two whole rows (see _InputTiles), and each half is one matmul.
+# are one subtraction of two whole rows (see _input_tiles), and each half is one matmul.
 _G = np.array([[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]])
 _G2 = np.kron(_G, _G).reshape(4, 4, 9)[:, [0, 3, 1, 2]].reshape(16, 9)
 
@@ -50,42 +52,40 @@ def _blocks(n, image_bytes):
     return step, [slice(start, min(n, start + step)) for start in range(0, n, step)]
 
 
-class _InputTiles:
-    """B^T d B of every 4x4 tile (stride 2) of a block of images zero-padded by `pads`
-    (top, bottom, left, right), as two [4, 2, tiles, C] arrays: rows a, columns (0, 3) and
-    (1, 2)."""
+def _tile_buffers(x, ty, tx, step):
+    """The work arrays of `_input_tiles` for blocks of `step` images of `x`, allocated once
+    per call: the padded block, its row transform, the two halves of its tiles."""
+    c = x.shape[1]
+    return (np.zeros((step, 2 * ty + 2, 2 * tx + 2, c), x.dtype),
+            np.empty((4, step, ty, 2 * tx + 2, c), x.dtype),
+            np.empty((4, step, ty, 2 * tx, c), x.dtype),
+            np.empty((4, 2, step, ty, tx, c), x.dtype))
 
-    def __init__(self, x, pads, ty, tx, step):
-        n, self.c, self.h, self.w = x.shape
-        self.x, self.pads, self.ty, self.tx = x.transpose(0, 2, 3, 1), pads, ty, tx
-        self.hh = min(self.h, 2 * ty + 2 - pads[0])  # rows of x inside the tiles
-        self.ww = min(self.w, 2 * tx + 2 - pads[2])
-        self.xp = np.zeros((step, 2 * ty + 2, 2 * tx + 2, self.c), x.dtype)
-        self.t = np.empty((4, step, ty, 2 * tx + 2, self.c), x.dtype)
-        self.v03 = np.empty((4, step, ty, 2 * tx, self.c), x.dtype)
-        self.v12 = np.empty((4, 2, step, ty, tx, self.c), x.dtype)
 
-    def __call__(self, images):
-        m = images.stop - images.start
-        ty, tx, c = self.ty, self.tx, self.c
-        pt, pl = self.pads[0], self.pads[2]
-        xp, t, v03, v12 = self.xp[:m], self.t[:, :m], self.v03[:, :m], self.v12[:, :, :m]
-        xp[:, pt:pt + self.hh, pl:pl + self.ww] = self.x[images, :self.hh, :self.ww]
-        # B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: rows, then columns
-        rows = xp.reshape(m, ty + 1, 2, 2 * tx + 2, c)
-        d0, d1, d2, d3 = rows[:, :-1, 0], rows[:, :-1, 1], rows[:, 1:, 0], rows[:, 1:, 1]
-        np.subtract(d0, d2, out=t[0])
-        np.add(d1, d2, out=t[1])
-        np.subtract(d2, d1, out=t[2])
-        np.subtract(d1, d3, out=t[3])
-        # column points 0 and 3 of tile k are columns 2k and 2k + 1 of t[:-2] - t[2:]
-        np.subtract(t[:, :, :, :2 * tx], t[:, :, :, 2:], out=v03)
-        cols = t.reshape(4, m, ty, tx + 1, 2, c)
-        np.add(cols[:, :, :, :-1, 1], cols[:, :, :, 1:, 0], out=v12[:, 0])
-        np.subtract(cols[:, :, :, 1:, 0], cols[:, :, :, :-1, 1], out=v12[:, 1])
-        tiles = m * ty * tx
-        return (v03.reshape(4, m, ty, tx, 2, c).transpose(0, 4, 1, 2, 3, 5).reshape(
-            4, 2, tiles, c), v12.reshape(4, 2, tiles, c))
+def _input_tiles(x, pads, images, buffers):
+    """B^T d B of every 4x4 tile (stride 2) of `x[images]` zero-padded by `pads` (top,
+    bottom, left, right), as two [4, 2, tiles, C] arrays: rows a, columns (0, 3) and (1, 2)."""
+    m = images.stop - images.start
+    xp, t, v03, v12 = buffers[0][:m], buffers[1][:, :m], buffers[2][:, :m], buffers[3][:, :, :m]
+    ty, tx, c = t.shape[2], v12.shape[4], xp.shape[3]
+    pt, pl = pads[0], pads[2]
+    hh, ww = min(x.shape[2], xp.shape[1] - pt), min(x.shape[3], xp.shape[2] - pl)
+    xp[:, pt:pt + hh, pl:pl + ww] = x[images, :, :hh, :ww].transpose(0, 2, 3, 1)
+    # B^T = [[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]: rows, then columns
+    rows = xp.reshape(m, ty + 1, 2, 2 * tx + 2, c)
+    d0, d1, d2, d3 = rows[:, :-1, 0], rows[:, :-1, 1], rows[:, 1:, 0], rows[:, 1:, 1]
+    np.subtract(d0, d2, out=t[0])
+    np.add(d1, d2, out=t[1])
+    np.subtract(d2, d1, out=t[2])
+    np.subtract(d1, d3, out=t[3])
+    # column points 0 and 3 of tile k are columns 2k and 2k + 1 of t[:-2] - t[2:]
+    np.subtract(t[:, :, :, :2 * tx], t[:, :, :, 2:], out=v03)
+    cols = t.reshape(4, m, ty, tx + 1, 2, c)
+    np.add(cols[:, :, :, :-1, 1], cols[:, :, :, 1:, 0], out=v12[:, 0])
+    np.subtract(cols[:, :, :, 1:, 0], cols[:, :, :, :-1, 1], out=v12[:, 1])
+    tiles = m * ty * tx
+    return (v03.reshape(4, m, ty, tx, 2, c).transpose(0, 4, 1, 2, 3, 5).reshape(4, 2, tiles, c),
+            v12.reshape(4, 2, tiles, c))
 
 
 def conv3x3(x, w, pads):
@@ -100,13 +100,13 @@ def conv3x3(x, w, pads):
     w9 = w.astype(dtype, copy=False).transpose(2, 3, 1, 0).reshape(9, c * co)
     u = (_G2.astype(dtype) @ w9).reshape(4, 4, c, co)  # G g G^T
     step, blocks = _blocks(n, 16 * ty * tx * max(c, co) * x.itemsize)
-    tiles = _InputTiles(x, pads, ty, tx, step)
+    buffers = _tile_buffers(x, ty, tx, step)
     products = np.empty((4, 4, step * ty * tx, co), dtype)
     s = np.empty((2, 4, step, ty, tx, co), dtype)
     out = np.empty((n, ty, 2, tx, 2, co), dtype)
     for images in blocks:
         m = images.stop - images.start
-        v03, v12 = tiles(images)
+        v03, v12 = _input_tiles(x, pads, images, buffers)
         p = products[:, :, :v03.shape[2]]
         np.matmul(v03, u[:, :2], out=p[:, :2])
         np.matmul(v12, u[:, 2:], out=p[:, 2:])
@@ -138,7 +138,7 @@ def conv3x3_weight(x, g, pads):
     dtype = np.result_type(x, g)
     x = x.astype(dtype, copy=False)
     step, blocks = _blocks(n, 16 * ty * tx * max(c, co) * x.itemsize)
-    tiles = _InputTiles(x, pads, ty, tx, step)
+    buffers = _tile_buffers(x, ty, tx, step)
     gt = g.transpose(0, 2, 3, 1)
     if (2 * ty, 2 * tx) != (ho, wo):  # the outputs past the edge get a zero cotangent
         even = np.zeros((n, 2 * ty, 2 * tx, co), dtype)
@@ -150,7 +150,7 @@ def conv3x3_weight(x, g, pads):
     part = np.empty((4, 4, c, co), dtype)
     for images in blocks:
         m = images.stop - images.start
-        v03, v12 = tiles(images)
+        v03, v12 = _input_tiles(x, pads, images, buffers)
         # A g A^T, A = [[1, 0], [1, 1], [1, -1], [0, -1]]: rows, then columns (in the order
         # 0, 3, 1, 2)
         q = gt[images].reshape(m, ty, 2, tx, 2, co)
