@@ -277,8 +277,11 @@ def loss_step(repeat=301):
 def conv_layers(repeat=41):
     """The CNN case's convolutions and poolings one by one: the CPU time (thread_time,
     medians, interleaved) of each fluxgrad primitive's array work (its impl, no dispatch)
-    against PyTorch's kernel for the same work, on the CNN's shapes at batch 32."""
+    against PyTorch's kernel for the same work, on the CNN's shapes at batch 32; for each
+    convolution, the algorithm it takes (Winograd F(2x2, 3x3) or im2col) and the float32
+    relative error (max |error| / max |value|) of both against torch in float64."""
     from fluxgrad.ops import conv as C
+    from fluxgrad.ops.winograd import winograd_applies
     rng = np.random.default_rng(0)
 
     def activation(n, c, h, w):  # fluxgrad's activations are channels-last in memory
@@ -288,30 +291,50 @@ def conv_layers(repeat=41):
         ours(), theirs()
         return _cpu_medians(ours, theirs, repeat)
 
-    print("CNN layers, CPU time per call (thread_time), medians: fluxgrad impl / torch kernel")
+    def error(ours, theirs, exact):
+        exact = exact().detach().numpy()
+        scale = np.abs(exact).max()
+        return [np.abs(np.asarray(r, np.float64) - exact).max() / scale
+                for r in (ours(), theirs().numpy())]
+
+    print("CNN layers, CPU time per call (thread_time), medians: fluxgrad impl / torch kernel;")
+    print("float32 error against torch in float64: fluxgrad / torch")
     geometry = dict(stride=(1, 1), pads=(1, 1, 1, 1), dilation=(1, 1), groups=1)
+    one = dict(stride=(1, 1), dilation=(1, 1), groups=1)
     backward = torch.ops.aten.convolution_backward
     totals = [0.0, 0.0]
     for c_in, c_out, size in ((3, 32, 32), (32, 64, 16), (64, 128, 8)):
         x, y = activation(32, c_in, size, size), activation(32, c_out, size, size)
         w = rng.standard_normal((c_out, c_in, 3, 3)).astype(np.float32)
         tx, ty, tw = (torch.tensor(np.ascontiguousarray(a)) for a in (x, y, w))
+        dx, dy, dw = (t.double() for t in (tx, ty, tw))
         work = [("forward", lambda: C.conv2d_p.impl(x, w, **geometry),
-                 lambda: torch.conv2d(tx, tw, None, 1, 1)),
+                 lambda: torch.conv2d(tx, tw, None, 1, 1),
+                 lambda: torch.conv2d(dx, dw, None, 1, 1),
+                 winograd_applies(x, w.shape, **one)),
                 ("weight grad", lambda: C.conv2d_weight_p.impl(x, y, kernel=(3, 3), **geometry),
                  lambda: backward(ty, tx, tw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
-                                  [False, True, False]))]
+                                  [False, True, False])[1],
+                 lambda: backward(dy, dx, dw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                  [False, True, False])[1],
+                 winograd_applies(x, w.shape, **one))]
         if c_in > 3:  # the first layer's input needs no gradient
             work.insert(1, ("input grad",
                             lambda: C.conv2d_input_p.impl(y, w, size=(size, size), **geometry),
                             lambda: backward(ty, tx, tw, None, [1, 1], [1, 1], [1, 1], False,
-                                             [0, 0], 1, [True, False, False])))
-        for what, ours, theirs in work:
+                                             [0, 0], 1, [True, False, False])[0],
+                            lambda: backward(dy, dx, dw, None, [1, 1], [1, 1], [1, 1], False,
+                                             [0, 0], 1, [True, False, False])[0],
+                            winograd_applies(y, w.transpose(1, 0, 2, 3).shape, **one)))
+        for what, ours, theirs, exact, winograd in work:
             t_ours, t_theirs = medians(ours, theirs)
             totals[0] += t_ours
             totals[1] += t_theirs
+            e_ours, e_theirs = error(ours, theirs, exact)
             print(f"  conv {c_in:>3}->{c_out:<3} {size:>2}x{size:<2} {what:<12} {t_ours:7.2f}ms "
-                  f"{t_theirs:7.2f}ms {t_ours / t_theirs:6.2f}x", flush=True)
+                  f"{t_theirs:7.2f}ms {t_ours / t_theirs:6.2f}x  "
+                  f"{'winograd' if winograd else 'im2col':<8} error {e_ours:.1e} / {e_theirs:.1e}",
+                  flush=True)
     pool = dict(kernel=(2, 2), stride=(2, 2), pads=(0, 0, 0, 0), dilation=(1, 1))
     for c, size in ((32, 32), (64, 16)):
         x, g = activation(32, c, size, size), activation(32, c, size // 2, size // 2)

@@ -24,6 +24,7 @@ from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
 from .linalg import require_same_float_dtype
 from .shape import broadcast_to, reshape
+from .winograd import conv3x3, conv3x3_weight, winograd_applies
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -110,6 +111,8 @@ def _image_blocks(n, image_bytes):
 
 
 def _conv_impl(x, w, *, stride, pads, dilation, groups):
+    if winograd_applies(x, w.shape, stride, dilation, groups):
+        return conv3x3(x, w, pads)
     n, (co, cg) = x.shape[0], w.shape[:2]
     kernel = w.shape[2:]
     xp = _padded_nhwc(x, pads)
@@ -142,6 +145,12 @@ def _tap_span(size, out, pad, k, stride, dilation):
 def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
     n, co, ho, wo = y.shape
     _, cg, kh, kw = w.shape
+    # stride 1: the transposed convolution is the convolution of y padded by 2 - pad with
+    # the flipped kernel, its in and out channels swapped
+    flipped = (2 - pads[0], size[0] - ho + pads[0], 2 - pads[2], size[1] - wo + pads[2])
+    w_flipped = w.transpose(1, 0, 2, 3)[:, :, ::-1, ::-1]
+    if min(flipped) >= 0 and winograd_applies(y, w_flipped.shape, stride, dilation, groups):
+        return conv3x3(y, w_flipped, flipped)
     # one (rows, C_out/g) @ (C_out/g, C/g) product per group and kernel offset, added into x
     # where that offset lands inside it (what lands on the padding is never computed)
     w9 = w.reshape(groups, co // groups, cg, kh * kw).transpose(0, 3, 1, 2)
@@ -168,6 +177,8 @@ def _conv_input_impl(y, w, *, stride, pads, dilation, groups, size):
 def _conv_weight_impl(x, y, *, stride, pads, dilation, groups, kernel):
     n, co, ho, wo = y.shape
     cg = x.shape[1] // groups
+    if winograd_applies(x, (co, cg) + tuple(kernel), stride, dilation, groups):
+        return conv3x3_weight(x, y, pads)
     xp = _padded_nhwc(x, pads)
     rows = _rows(y, groups)
     w2 = np.zeros((groups, co // groups, kernel[0] * kernel[1] * cg), np.result_type(x, y))

@@ -71,6 +71,17 @@ SAMPLES = [
     _with_args(_conv_t(stride=2, padding=1, output_padding=1), normal(3, 3, 40, 40),
                normal(3, 4, 3, 3, seed=1)),
     _conv_weight(1, 1, 1, 2, (3, 3), normal(5, 4, 32, 32), normal(5, 2, 32, 32, seed=1)),
+    # 3x3 stride-1 convolutions with at least 16 channels in and out run on Winograd's
+    # F(2x2, 3x3) (fluxgrad/ops/winograd.py), their input and weight gradients too: odd and
+    # even sizes, paddings 0, 1, 2 and uneven, a batch of 1
+    _with_args(_conv(padding=1), normal(2, 16, 5, 7), normal(16, 16, 3, 3, seed=1)),
+    _with_args(_conv(), normal(1, 16, 6, 4), normal(17, 16, 3, 3, seed=1)),
+    _with_args(_conv(padding=2), normal(1, 17, 3, 4), normal(16, 17, 3, 3, seed=1)),
+    Sample("conv2d", lambda x, w: fg.conv2d(x, w, padding=(0, 1, 2, 1)),
+           [normal(2, 16, 4, 5), normal(16, 16, 3, 3, seed=1)],
+           lambda x, w: TF.conv2d(TF.pad(x, (2, 1, 0, 1)), w)),
+    _with_args(_conv_t(padding=1), normal(2, 16, 5, 6), normal(16, 16, 3, 3, seed=1)),
+    _conv_weight(1, 2, 1, 1, (3, 3), normal(1, 16, 5, 3), normal(1, 18, 7, 5, seed=1)),
     Sample("conv2d", lambda x, w: fg.conv1d(x, w, None, 2, 1),
            [normal(2, 3, 7), normal(4, 3, 3, seed=1)],
            lambda x, w: TF.conv1d(x, w, None, 2, 1)),
