@@ -21,3 +21,29 @@ def test_rand_of_a_complex_dtype_draws_both_parts_on_the_unit_interval():
     assert z.shape == (2, 500) and z.dtype == fg.complex64
     for part in (z.real, z.imag):
         assert 0 <= part.min().item() and part.max().item() < 1 and part.std().item() > 0.2
+
+
+def test_complex64_modulus_is_rounded_once_as_hypotf():
+    z = fg.exp(1j * fg.linspace(0, math.pi, 5))
+    parts = np.stack([z.real.numpy(), z.imag.numpy()]).astype(np.float64)
+    exact = np.hypot(parts[0], parts[1]).astype(np.float32)
+    assert z.abs().numpy().tobytes() == exact.tobytes()
+    assert (z.abs() == 1).all()
+
+
+@pytest.mark.parametrize("name", ["Adam", "RMSprop", "Adagrad", "NAdam", "Adamax", "Adadelta",
+                                  "RAdam", "AdamW"])
+def test_optimizers_update_a_complex_parameter_as_its_real_pairs(name):
+    torch = pytest.importorskip("torch")
+    values = []
+    for lib in (fg, torch):
+        w = lib.tensor([1 + 2j, -0.5 + 0.1j], requires_grad=True)
+        opt = getattr(lib.optim, name)([w], lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            (w.abs() ** 3).sum().backward()
+            opt.step()
+        values.append((w.detach().numpy(), sorted(
+            (k, str(v.dtype).split(".")[-1]) for k, v in opt.state[w].items() if v.ndim)))
+    assert np.allclose(values[0][0], values[1][0], atol=1e-5)
+    assert values[0][1] == values[1][1]
