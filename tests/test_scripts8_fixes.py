@@ -47,3 +47,33 @@ def test_optimizers_update_a_complex_parameter_as_its_real_pairs(name):
             (k, str(v.dtype).split(".")[-1]) for k, v in opt.state[w].items() if v.ndim)))
     assert np.allclose(values[0][0], values[1][0], atol=1e-5)
     assert values[0][1] == values[1][1]
+
+
+@pytest.mark.parametrize("values,name", [([True], "Bool"), ([1, 2], "Long"), ([1.0], None)])
+def test_mean_of_a_non_float_names_the_dtype_as_torchs_message(values, name):
+    x = fg.tensor(values)
+    if name is None:
+        with pytest.raises(RuntimeError, match="Optional dtype .* Got: Int"):
+            x.mean(dtype=fg.int32)
+        return
+    with pytest.raises(RuntimeError, match=f"Got: {name};"):
+        x.mean()
+
+
+def test_lbfgs_keeps_its_two_loop_coefficients_in_the_state_as_torch():
+    torch = pytest.importorskip("torch")
+    keys = []
+    for lib in (fg, torch):
+        w = lib.tensor([-1.5, 2.0], dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.LBFGS([w], history_size=4, max_iter=6)
+
+        def closure():
+            opt.zero_grad()
+            loss = (1 - w[0]) ** 2 + 100 * (w[1] - w[0] ** 2) ** 2
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        state = opt.state[w]
+        keys.append((sorted(state), len(state["al"]), sum(a is None for a in state["al"])))
+    assert keys[0] == keys[1]
