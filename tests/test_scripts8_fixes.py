@@ -77,3 +77,46 @@ def test_lbfgs_keeps_its_two_loop_coefficients_in_the_state_as_torch():
         state = opt.state[w]
         keys.append((sorted(state), len(state["al"]), sum(a is None for a in state["al"])))
     assert keys[0] == keys[1]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 1, 3, 3), (4, 3, 1, 1)])
+def test_channels_last_layouts_have_torchs_strides_and_identity(shape):
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (fg, torch):
+        x = lib.ones(*shape)
+        cl = x.to(memory_format=lib.channels_last)
+        seen.append((x.is_contiguous(memory_format=lib.channels_last), cl.stride(),
+                     cl.is_contiguous(), cl.to(memory_format=lib.channels_last) is cl,
+                     x.contiguous(memory_format=lib.channels_last).stride(),
+                     x.clone(memory_format=lib.channels_last).stride(),
+                     cl.contiguous().stride(),
+                     cl.clone().is_contiguous(memory_format=lib.channels_last)))
+    assert seen[0] == seen[1]
+
+
+def test_channels_last_3d_and_a_wrong_rank():
+    x = fg.zeros(1, 2, 3, 4, 5).to(memory_format=fg.channels_last_3d)
+    assert x.stride() == (120, 1, 40, 10, 2)
+    assert x.is_contiguous(memory_format=fg.channels_last_3d)
+    assert not x.is_contiguous(memory_format=fg.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 4"):
+        fg.zeros(3, 4, 5).to(memory_format=fg.channels_last)
+    with pytest.raises(RuntimeError, match="required rank 5"):
+        fg.zeros(3, 4, 5, 6).contiguous(memory_format=fg.channels_last_3d)
+
+
+def test_a_channels_last_copy_keeps_values_and_gradients():
+    x = fg.arange(24.0).view(1, 2, 3, 4).requires_grad_()
+    y = x.to(memory_format=fg.channels_last)
+    assert fg.equal(y, x.detach()) and y.stride() == (24, 1, 8, 2)
+    (y * fg.arange(4.0)).sum().backward()
+    assert fg.equal(x.grad, fg.arange(4.0).expand(1, 2, 3, 4))
+
+
+def test_module_to_channels_last_lays_out_4d_parameters_only():
+    model = fg.nn.Sequential(fg.nn.Conv2d(3, 4, 3), fg.nn.BatchNorm2d(4))
+    assert model.to(memory_format=fg.channels_last) is model
+    assert model[0].weight.stride() == (27, 1, 9, 3)
+    assert model[0].weight.is_contiguous(memory_format=fg.channels_last)
+    assert model[1].weight.stride() == (1,)
