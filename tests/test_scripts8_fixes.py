@@ -120,3 +120,19 @@ def test_module_to_channels_last_lays_out_4d_parameters_only():
     assert model[0].weight.stride() == (27, 1, 9, 3)
     assert model[0].weight.is_contiguous(memory_format=fg.channels_last)
     assert model[1].weight.stride() == (1,)
+
+
+def test_base_of_a_view_is_the_tensor_that_owns_the_memory():
+    t = fg.arange(12.0).clone()
+    v = t.view(3, 4)
+    assert t._base is None
+    assert v._base is t and v.t()._base is t and v[1:, ::2]._base is t
+    assert v.contiguous()._base is t and v.t().contiguous()._base is None
+    assert t[[0, 2]]._base is None and t[t > 3]._base is None
+
+
+def test_untyped_storage_is_shared_by_views_and_not_by_copies():
+    t = fg.zeros(4, 4)
+    assert t.untyped_storage().data_ptr() == t[2:].untyped_storage().data_ptr()
+    assert t.untyped_storage().data_ptr() != t.clone().untyped_storage().data_ptr()
+    assert t[2:].untyped_storage().nbytes() == 64 == len(t.untyped_storage())
