@@ -106,6 +106,23 @@ def _float(dtype, op):
     return dtype.np
 
 
+def _float_or_complex(dtype, op):
+    """The NumPy dtype to draw in, and whether the draw is of complex numbers (drawn as
+    pairs of that real dtype)."""
+    if dtype is not None and dtypes.as_dtype(dtype).is_complex:
+        return dtypes.to_real(dtypes.as_dtype(dtype)).np, True
+    return _float(dtype, op), False
+
+
+def _complex_pairs(draw, complex_):
+    """`draw` itself, or for a complex draw: pairs drawn along a new last dimension, as
+    PyTorch draws the real and imaginary parts of a complex tensor."""
+    if not complex_:
+        return draw
+    from .ops.complex import view_as_complex
+    return lambda s: view_as_complex(draw(tuple(s) + (2,)))
+
+
 def _generator(generator):
     """`generator=` checked now (the draw may run later, in a program)."""
     if generator is not None:
@@ -138,9 +155,9 @@ def rand(*args, size=None, generator=None, dtype=None, device=None, requires_gra
     """Uniform samples on [0, 1)."""
     check_device(device, "rand")
     size, dtype = _paddle_dtype(size_keyword(args, size, "rand"), dtype)
-    np_dtype, generator = _float(dtype, "rand"), _generator(generator)
-    return written(_draw(lambda s: _ops.uniform(s, np_dtype, generator=generator),
-                         sizes(size, "rand"), requires_grad), out, "rand")
+    (np_dtype, complex_), generator = _float_or_complex(dtype, "rand"), _generator(generator)
+    draw = _complex_pairs(lambda s: _ops.uniform(s, np_dtype, generator=generator), complex_)
+    return written(_draw(draw, sizes(size, "rand"), requires_grad), out, "rand")
 
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
@@ -148,9 +165,11 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
     """Standard normal samples."""
     check_device(device, "randn")
     size, dtype = _paddle_dtype(size_keyword(args, size, "randn"), dtype)
-    np_dtype, generator = _float(dtype, "randn"), _generator(generator)
-    return written(_draw(lambda s: _ops.normal(0.0, 1.0, s, np_dtype, generator),
-                         sizes(size, "randn"), requires_grad), out, "randn")
+    (np_dtype, complex_), generator = _float_or_complex(dtype, "randn"), _generator(generator)
+    # a complex standard normal has E|z|^2 = 1: each part has variance 1/2
+    std = np.sqrt(0.5) if complex_ else 1.0
+    draw = _complex_pairs(lambda s: _ops.normal(0.0, std, s, np_dtype, generator), complex_)
+    return written(_draw(draw, sizes(size, "randn"), requires_grad), out, "randn")
 
 
 def _is_size(value):

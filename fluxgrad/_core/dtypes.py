@@ -53,6 +53,8 @@ complex128 = DType("complex128", 3)
 
 ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NUMPY = {d.np: d for d in ALL}
+_SCALAR_TYPE_NAMES = dict(zip(ALL, ("Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "Float",
+                                    "Double", "ComplexFloat", "ComplexDouble")))
 _ALIASES = {"float": float32, "double": float64, "long": int64, "int": int32, "short": int16,
             "half": float16, "bool": bool_, float: float32, int: int64, bool: bool_,
             "cfloat": complex64, "cdouble": complex128}
@@ -103,6 +105,11 @@ def default_complex():
 def to_complex(dtype):
     """The complex dtype holding two of the floating `dtype` (float64: complex128)."""
     return complex128 if dtype is float64 or dtype is complex128 else complex64
+
+
+def scalar_type_name(dtype):
+    """The name PyTorch's messages give a dtype (float32: 'Float', int64: 'Long')."""
+    return _SCALAR_TYPE_NAMES[as_dtype(dtype)]
 
 
 def to_real(dtype):

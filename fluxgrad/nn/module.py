@@ -16,6 +16,7 @@ from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ._backward_hooks import BackwardHookCall
 from .parameter import Parameter
+from ..memory_format import channels_last, channels_last_3d
 
 __all__ = ["Module", "Layer"]
 
@@ -522,11 +523,15 @@ class Module:
         fn(self)
         return self
 
-    def to(self, *args, dtype=None, device=None, non_blocking=False, **kwargs):
+    def to(self, *args, dtype=None, device=None, non_blocking=False, memory_format=None,
+           **kwargs):
         """Cast floating parameters and buffers to a dtype in place: `to(dtype)`, `to(tensor)`,
         `to(device, dtype)`. The device may only be the CPU (fluxgrad runs there), or 'meta'
         for a skeleton that torch.func.functional_call fills (fluxgrad has no meta tensors:
-        the module keeps its values)."""
+        the module keeps its values). `memory_format=channels_last` lays out the 4-d ones
+        (channels_last_3d: the 5-d ones) channels last."""
+        if memory_format is not None:
+            self._lay_out(memory_format)
         for arg in args + ((device,) if device is not None else ()):
             if isinstance(arg, Tensor):
                 dtype = arg.dtype
@@ -547,6 +552,12 @@ class Module:
                 if t.grad is not None:
                     t.grad = Tensor._make(t.grad._data.astype(target.np))
         return self
+
+    def _lay_out(self, memory_format):
+        rank = {channels_last: 4, channels_last_3d: 5}.get(memory_format)
+        for t in list(self.parameters()) + list(self.buffers()):
+            if t.ndim == rank and not t.is_contiguous(memory_format=memory_format):
+                t._data = t.contiguous(memory_format=memory_format)._data
 
     def cuda(self, device=None):
         devices.refuse_accelerator(f"{type(self).__name__}.cuda()")

@@ -20,6 +20,7 @@ from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented,
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ..creation import zeros_like
+from ..memory_format import preserve_format
 from . import _special
 from ._batch import broadcasting
 from ._conj import conj_rule, refuse_complex
@@ -68,7 +69,7 @@ def cast(x, dtype):
 @tensor_method("to")
 def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
     """PyTorch's `to`: a dtype, another tensor's dtype, or a device ('cpu', the only one),
-    then (positionally, as torch's) non_blocking and copy."""
+    then (positionally, as torch's) non_blocking and copy; `memory_format` lays it out."""
     flags = [arg for arg in args if isinstance(arg, bool)]
     copy = copy or flags[1:2] == [True]
     for arg in args + ((device,) if device is not None else ()):
@@ -81,7 +82,11 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
         else:
             dtype = arg
     out = x if dtype is None else cast(x, dtype)
-    return out.clone() if copy and out is x else out
+    out = out.clone() if copy and out is x else out
+    if memory_format is None or memory_format is preserve_format:
+        return out
+    from .shape import to_memory_format
+    return to_memory_format(out, memory_format)
 
 
 for _name, _dtype in (("float", dtypes.float32), ("double", dtypes.float64),

@@ -120,11 +120,12 @@ def mean(x, axis=None, keepdim=False, *, dim=None, keepdims=False, dtype=None):
     PyTorch."""
     if dtype is None and isinstance(x, Tensor) and x._data.dtype.kind not in "fc":
         raise DTypeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                         f"floating point or complex dtype. Got: {x.dtype}; convert it first "
-                         "(x.float()) or pass dtype=")
+                         f"floating point or complex dtype. Got: "
+                         f"{dtypes.scalar_type_name(x.dtype)}; convert it first (x.float()) or "
+                         "pass dtype=")
     if dtype is not None and dtypes.as_dtype(dtype).category != 2:
         raise DTypeError(f"mean(): could not infer output dtype. Optional dtype must be either a "
-                         f"floating point or complex dtype. Got: {dtype}")
+                         f"floating point or complex dtype. Got: {dtypes.scalar_type_name(dtype)}")
     x = float_result(x if dtype is None else cast(x, dtype))
     axis, keepdims = _axis_args(x, axis, dim, keepdim, keepdims, "mean")
     if x._data.dtype == np.float16:  # summed in float32, as PyTorch, so it doesn't overflow

@@ -21,6 +21,7 @@ from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, broadcasting, front
 from ._family import as_tensor, linear, ndim_of, promote_all, tensor_input
+from ..memory_format import channels_last, channels_last_3d, channels_last_rank, preserve_format
 
 __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand_reduced",
            "expand", "expand_as", "broadcast_tensors", "squeeze", "unsqueeze", "flatten",
@@ -901,29 +902,75 @@ clone_p = linear("clone", np.copy, lambda out_bar, x: out_bar, batch=broadcastin
 
 @tensor_method("clone")
 def clone(x, *, memory_format=None):
-    """A copy of `x` that stays in the graph (gradients flow back to `x`)."""
+    """A copy of `x` that stays in the graph (gradients flow back to `x`); it keeps x's layout
+    unless `memory_format` names one."""
     if not isinstance(x, Tensor):
         refuse_python_value(x, "clone")
-    return apply(clone_p, x)
+    if channels_last_rank(memory_format, x.ndim, "clone"):
+        return apply(contiguous_p, x, channels_last=True)
+    out = apply(clone_p, x)
+    if memory_format is None or memory_format is preserve_format:
+        return out
+    return contiguous(out)
 
 
-contiguous_p = linear("contiguous", np.ascontiguousarray, lambda out_bar, x: out_bar,
+def _laid_out(x, *, channels_last=False):
+    """`x`'s values laid out row-major, or copied with the channels (dimension 1) innermost."""
+    if not channels_last:
+        return np.ascontiguousarray(x)
+    order = (0, *range(2, x.ndim), 1)
+    return np.array(x.transpose(order), order="C").transpose(np.argsort(order))
+
+
+def _channels_last_strides(shape, itemsize):
+    """The byte strides of a channels-last layout of `shape` (PyTorch's, for every size)."""
+    strides, step = [0] * len(shape), itemsize
+    for d in (1, *range(len(shape) - 1, 1, -1), 0):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def to_memory_format(x, memory_format):
+    """`x` laid out as `memory_format` asks (Tensor.to's): `x` itself when its strides already
+    are the format's, else a copy."""
+    if channels_last_rank(memory_format, x.ndim, "to"):
+        if x._data.strides == _channels_last_strides(x.shape, x._data.itemsize):
+            return x
+        return apply(contiguous_p, x, channels_last=True)
+    return contiguous(x)
+
+
+contiguous_p = linear("contiguous", _laid_out, lambda out_bar, x, **params: out_bar,
                       batch=broadcasting("contiguous"))
 
 
 @tensor_method("contiguous")
 def contiguous(x, memory_format=None):
-    """`x` itself if its memory is laid out in row-major order, else a copy that is (so that
-    `view` can reshape it)."""
-    if x._data.flags.c_contiguous:
+    """`x` itself if its memory is laid out in row-major order (or as `memory_format` says:
+    channels_last), else a copy that is (so that `view` can reshape it)."""
+    if is_contiguous(x, memory_format):
         return x
+    if channels_last_rank(memory_format, x.ndim, "contiguous"):
+        return apply(contiguous_p, x, channels_last=True)
     return apply(contiguous_p, x)
 
 
 @tensor_method("is_contiguous")
 def is_contiguous(x, memory_format=None):
-    """Whether x's memory is laid out in row-major order (what `view` needs)."""
-    return bool(x._data.flags.c_contiguous)
+    """Whether x's memory is laid out in row-major order (what `view` needs), or in the
+    channels-last order of `memory_format` (dimensions of size 1 don't count, as PyTorch's)."""
+    if memory_format not in (channels_last, channels_last_3d):
+        return bool(x._data.flags.c_contiguous)
+    if x.ndim != (4 if memory_format is channels_last else 5):
+        return False
+    expected = 1
+    for d in (1, *range(x.ndim - 1, 1, -1), 0):
+        if x.shape[d] != 1:
+            if x._data.strides[d] != expected * x._data.itemsize:
+                return False
+            expected *= x.shape[d]
+    return True
 
 
 def assign(x, output=None):

@@ -1,8 +1,8 @@
 """PyTorch's remaining Tensor methods: in-place forms of existing ops, in-place shape changes
 (squeeze_, unsqueeze_, t_, transpose_, resize_), fill_diagonal_, put/put_, apply_/map_ (a
 Python function per entry), the random fills cauchy_/log_normal_/geometric_, and the memory
-queries PyTorch code reads (stride, storage_offset, data_ptr, element_size, itemsize, nbytes,
-layout, ...).
+queries PyTorch code reads (stride, storage_offset, data_ptr, untyped_storage, _base,
+element_size, itemsize, nbytes, layout, ...).
 
 In-place value changes go through `inplace.apply_inplace` (versions bump, views and
 autograd see the write). Ops whose result has no gradient (comparisons, logical and
@@ -288,6 +288,38 @@ def _storage_offset(self):
     return (_address(self._data) - _address(root)) // max(self._data.itemsize, 1)
 
 
+def _view_base(self):
+    """PyTorch's `_base`: the tensor a view was taken of, followed back through views of
+    views (None for a tensor that owns its memory)."""
+    base = None
+    view = getattr(self, "_view", None)
+    while view is not None:
+        base = view[0]
+        view = getattr(base, "_view", None)
+    return base
+
+
+class UntypedStorage:
+    """The memory a tensor and its views share, as PyTorch's `untyped_storage()` shows it:
+    its address and its size in bytes."""
+    __slots__ = ("_root",)
+
+    def __init__(self, root):
+        self._root = root
+
+    def data_ptr(self):
+        return _address(self._root)
+
+    def nbytes(self):
+        return self._root.nbytes
+
+    size = nbytes
+    __len__ = nbytes
+
+    def __repr__(self):
+        return f"UntypedStorage of {self.nbytes()} bytes at 0x{self.data_ptr():x}"
+
+
 def _stride(self, dim=None):
     strides = tuple(s // self._data.itemsize for s in self._data.strides)
     return strides if dim is None else strides[dim]
@@ -335,6 +367,8 @@ Tensor.ndimension = Tensor.dim
 Tensor.nelement = Tensor.numel
 Tensor.stride = _stride
 Tensor.storage_offset = _storage_offset
+Tensor._base = property(_view_base)
+Tensor.untyped_storage = lambda self: UntypedStorage(_root_array(self._data))
 Tensor.sum_to_size = _sum_to_size
 Tensor.is_nonzero = _is_nonzero
 Tensor.is_signed = lambda self: self.dtype.is_signed

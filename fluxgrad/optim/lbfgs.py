@@ -190,6 +190,8 @@ class LBFGS(Optimizer):
                                   [_array(x) for x in state[key]]
                                   for key in ("old_dirs", "old_stps", "ro"))
         prev_flat_grad, prev_loss = _array(state.get("prev_flat_grad")), state.get("prev_loss")
+        # the two-loop coefficients, kept in the state as PyTorch does (history_size slots)
+        al = None if state.get("al") is None else [_array(a) for a in state["al"]]
         n_iter = 0
         while n_iter < max_iter:
             n_iter += 1
@@ -212,7 +214,8 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / y.dot(y)
                 # two-loop recursion: d = -H g with the inverse Hessian estimate H
-                al = [None] * len(old_dirs)
+                if al is None:
+                    al = [None] * history_size
                 q = -flat_grad
                 for i in range(len(old_dirs) - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
@@ -269,6 +272,8 @@ class LBFGS(Optimizer):
                      old_stps=[_tensor(x) for x in old_stps], ro=[_tensor(x) for x in ro],
                      H_diag=_tensor(H_diag), prev_flat_grad=_tensor(prev_flat_grad),
                      prev_loss=prev_loss)
+        if al is not None:
+            state["al"] = [_tensor(a) for a in al]
         return orig_loss
 
 

@@ -25,6 +25,26 @@ from ._state import States, arrays, count, counter, zeros_like
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
 
+def _as_real(a):
+    """A complex array's (real, imaginary) pairs along a new last dimension, sharing memory."""
+    return a[..., None].view(a.real.dtype)
+
+
+def _update_as_real(update, p, g, state, group):
+    """PyTorch's update of a complex parameter: the update of its real pairs (view_as_real),
+    so that moments are kept per part; the state keeps tensors as complex as the parameter."""
+    pairs_shape = p.shape + (2,)
+    for value in state.values():
+        if isinstance(value, Tensor) and np.iscomplexobj(value._data):
+            value._data = _as_real(value._data)
+    try:
+        update(_as_real(p), _as_real(g), state, group)
+    finally:
+        for value in state.values():
+            if isinstance(value, Tensor) and value._data.shape == pairs_shape:
+                value._data = np.ascontiguousarray(value._data).view(p.dtype)[..., 0]
+
+
 class Optimizer:
     """Base class: holds `param_groups` (dicts of 'params' plus options) and per-parameter `state`.
 
@@ -151,7 +171,10 @@ class Optimizer:
                 options = group
                 if "regularizer" in group or _param_attr.active():
                     g, options = _param_attr.adjusted(p, p._data, g, group)
-                self._update(p._data, g, state, options)
+                if np.iscomplexobj(p._data):
+                    _update_as_real(self._update, p._data, g, state, options)
+                else:
+                    self._update(p._data, g, state, options)
                 if state and p not in self.state:
                     self.state[p] = state
                 p._bump_version()
