@@ -34,6 +34,9 @@ __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand
 def _dim(d, ndim, op, extra=0):
     """One axis, negative counting from the end, checked against `ndim + extra` dimensions."""
     n = ndim + extra
+    if isinstance(d, (float, str)):
+        raise TypeError(f"{op}: dim must be an int (a dimension's position), got "
+                        f"{type(d).__name__} {d!r}")
     d = int(d)
     if not -max(n, 1) <= d < max(n, 1):
         raise IndexError(f"{op}: dimension {d} is out of range for a tensor of {ndim} "
