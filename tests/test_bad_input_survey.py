@@ -449,8 +449,6 @@ KNOWN_DIFFERENCES = {
     'dot(empty)': PADDLE_BATCHED_DOT,
     'tensordot(str)': TORCH_ATTRIBUTE_ERROR,
     'dot(2d)': PADDLE_BATCHED_DOT,
-    'to(str)': OPEN,
-    'type(str)': OPEN,
     'fill_(tensor 1d)': OPEN,
     'backward non-scalar': OPEN,
     'F.avg_pool2d(rank)': OPEN,

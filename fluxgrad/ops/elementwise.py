@@ -16,7 +16,7 @@ import numpy as np
 from .._core import devices, dtypes
 from .._core.dispatch import apply
 from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented,
-                            IntegerDivisionByZero, ShapeError)
+                            IntegerDivisionByZero, ShapeError, UnknownDTypeName)
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ..creation import zeros_like
@@ -80,7 +80,11 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
             devices.check_device(arg, "Tensor.to")
         else:
             dtype = arg
-    out = x if dtype is None else cast(x, dtype)
+    try:
+        out = x if dtype is None else cast(x, dtype)
+    except UnknownDTypeName as err:
+        raise UnknownDTypeName(f"Tensor.to: {err}; nor is it a device (fluxgrad runs on "
+                               "'cpu')") from None
     return out.clone() if copy and out is x else out
 
 
