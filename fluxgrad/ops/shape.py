@@ -335,6 +335,9 @@ def expand(x, *sizes, shape=None):
     if any(s == -1 for s in sizes[:lead]):
         raise ShapeError(f"expand: -1 is not allowed for the new leading dimensions in "
                          f"{list(sizes)}")
+    if any(s < -1 for s in sizes):
+        raise ShapeError(f"expand: sizes {list(sizes)} must be non-negative, or -1 to keep a "
+                         "dimension's size")
     return broadcast_to(x, sizes[:lead] + tuple(
         old if s == -1 else s for s, old in zip(sizes[lead:], x.shape)))
 
