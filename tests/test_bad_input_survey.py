@@ -469,9 +469,6 @@ KNOWN_DIFFERENCES = {
     'func.jvp(shape)': OPEN,
     'cumsum(no dim)': PADDLE_OPTIONAL_DIM,
     'Tensor.__add__(list)': OPEN,
-    'Tensor.__format__(many)': OPEN,
-    'Tensor.__index__(many)': OPEN,
-    'Tensor.detach_(view)': OPEN,
 }
 
 
