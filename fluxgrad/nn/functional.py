@@ -244,7 +244,8 @@ def _indices(target, op):
     """Integer indices as a tensor, and every example's values (inside vmap too) for checks."""
     target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
     if target._data.dtype.kind not in "iu":
-        raise TypeError(f"{op}: expected integer indices, got dtype {target.dtype}")
+        raise DTypeError(f"{op}: expected integer indices, got dtype {target.dtype}; convert "
+                         "them with .long()")
     return target, batching.layers(target)[1]._data
 
 
@@ -388,7 +389,8 @@ def _index_targets(x, target, axis, ignore_index, op):
     """Integer class targets shaped like `x` without the class axis (checked: in range)."""
     target = _tensor(target)
     if target._data.dtype.kind not in "iu":
-        raise TypeError(f"{op}: expected integer class indices, got dtype {target.dtype}")
+        raise DTypeError(f"{op}: expected integer class indices, got dtype {target.dtype}; "
+                         "convert them with .long() (class probabilities go to cross_entropy)")
     if target._data.dtype not in (np.int64, np.uint8):
         raise DTypeError(f"{op}: expected class indices of dtype int64 (Long) or uint8, as "
                          f"PyTorch, but got {target.dtype}; convert them with target.long()")
