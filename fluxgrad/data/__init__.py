@@ -229,6 +229,12 @@ class DataLoader:
                  num_workers=0, collate_fn=None, drop_last=False, generator=None, **kwargs):
         if batch_size is not None:
             batch_size = positive_int(batch_size, "batch_size", "DataLoader")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)):
+            raise TypeError(f"DataLoader: num_workers must be an int, got "
+                            f"{type(num_workers).__name__} {num_workers!r}")
+        if num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers option should be non-negative, got "
+                             f"{num_workers}; use num_workers=0 to disable multiprocessing")
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler and shuffle=True can't be combined; shuffle "
                              "with the sampler (e.g. RandomSampler) or leave shuffle off")
