@@ -33,6 +33,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ._core.errors import MissingDirectory
 from ._core.size import Size
 from ._core.tensor import Tensor, _STORED
 
@@ -126,7 +127,8 @@ def _write_beside(path, write):
     target = os.path.realpath(path)
     directory, base = os.path.split(target)
     if not os.path.isdir(directory):
-        raise FileNotFoundError(f"save: the directory {directory!r} does not exist")
+        raise MissingDirectory(f"save: the directory {directory!r} does not exist; create it "
+                               "first (os.makedirs) or save elsewhere")
     temp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
