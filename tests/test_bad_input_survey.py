@@ -454,8 +454,6 @@ KNOWN_DIFFERENCES = {
     'F.cross_entropy(int input)': OPEN,
     'nn.Linear(float)': OPEN,
     'optim.StepLR(bad)': OPEN,
-    'func.grad(nonscalar)': OPEN,
-    'func.jvp(shape)': OPEN,
     'cumsum(no dim)': PADDLE_OPTIONAL_DIM,
     'Tensor.__add__(list)': OPEN,
 }
