@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes
 from .constructor import legacy_args
 from .devices import CPU
-from .errors import ArgumentError
+from .errors import ArgumentError, DTypeError
 from .grad_mode import state as _grad_state
 from .inference_mode import active as _inference_active, is_inference_now
 from .hooks import HookHandle
@@ -464,8 +464,10 @@ def as_array(data, dtype=None):
         arr = np.asarray(data)
         if dtype is None:
             if arr.dtype.kind not in "fiubc":
-                raise TypeError(f"can't make a tensor from {type(data).__name__} data "
-                                f"(NumPy read it as {arr.dtype})")
+                error = DTypeError if arr.dtype.kind == "O" else TypeError  # (as torch)
+                raise error(f"can't make a tensor from {type(data).__name__} data "
+                            f"(NumPy read it as {arr.dtype}): could not infer a dtype; give "
+                            "numbers (nested lists of equal lengths)")
             if inferred is not None:
                 arr = arr.astype(inferred.np, copy=False)
             elif arr.dtype == np.float64:

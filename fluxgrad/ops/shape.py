@@ -48,6 +48,8 @@ def _sizes(args):
     """`f(x, 2, 3)` and `f(x, (2, 3))` alike, as a tuple of ints."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Tensor)):
         args = args[0].tolist() if isinstance(args[0], Tensor) else args[0]
+    if any(isinstance(a, (float, str)) for a in args):
+        raise TypeError(f"sizes must be ints, got {tuple(args)!r}; convert them with int()")
     return tuple(map(int, args))
 
 
