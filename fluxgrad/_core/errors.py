@@ -66,3 +66,8 @@ class AssertedArgument(ValueError, AssertionError):
 
 class MissingDirectory(FileNotFoundError, RuntimeError):
     """A file to write in a directory that does not exist (PyTorch's save: RuntimeError)."""
+
+
+class InputDTypeMismatch(DTypeError, ValueError):
+    """An input whose dtype differs from a module's weights, where PyTorch raises ValueError
+    (an RNN's input)."""

@@ -12,7 +12,7 @@ import numpy as np
 from .. import ops as _ops
 from .. import param_attr
 from .._core import dtypes
-from .._core.errors import AssertedArgument, ShapeError
+from .._core.errors import AssertedArgument, DTypeNotImplemented, ShapeError
 from .._core.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
 from . import functional as F
@@ -720,6 +720,9 @@ class _BatchNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
+        if input._data.dtype.kind not in "fc":
+            raise DTypeNotImplemented(f"{type(self).__name__}: batch_norm is not implemented "
+                                      f"for {input.dtype} input; convert it with .float()")
         if input.ndim not in self._ndims or input.shape[1] != self.num_features:
             raise ShapeError(f"{type(self).__name__}({self.num_features}): expected an input of "
                              f"{' or '.join(str(d) for d in self._ndims)} dimensions with "
@@ -941,11 +944,28 @@ class MultiheadAttention(Module):
                 key_padding_mask = key_padding_mask.unsqueeze(0)
         elif self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        self._check_inputs(query, key, key_padding_mask, attn_mask)
         out, weights = self._attend(query, key, value, key_padding_mask, need_weights,
                                     attn_mask, average_attn_weights)
         if not batched:
             return out.squeeze(1), None if weights is None else weights.squeeze(0)
         return (out.transpose(0, 1) if self.batch_first else out), weights
+
+    def _check_inputs(self, query, key, key_padding_mask, attn_mask):
+        """PyTorch's asserts on the (batched, [L, N, E]) inputs, with the shapes named."""
+        if query.shape[-1] != self.embed_dim:
+            raise AssertedArgument(f"MultiheadAttention: was expecting embedding dimension of "
+                                   f"{self.embed_dim}, but got query of shape "
+                                   f"{list(query.shape)}")
+        for name, mask in (("attn_mask", attn_mask), ("key_padding_mask", key_padding_mask)):
+            if mask is not None and mask._data.dtype.kind not in "bf":
+                raise AssertedArgument(f"MultiheadAttention: only bool and floating types of "
+                                       f"{name} are supported, got {mask.dtype}")
+        expected = (key.shape[1], key.shape[0])
+        if key_padding_mask is not None and tuple(key_padding_mask.shape) != expected:
+            raise AssertedArgument(f"MultiheadAttention: expected key_padding_mask of shape "
+                                   f"[batch, source length] = {list(expected)}, got "
+                                   f"{list(key_padding_mask.shape)}")
 
     def _projections(self, query, key, value):
         e = self.embed_dim
