@@ -50,6 +50,10 @@ class CheckpointError(ValueError, RuntimeError):
     """A file `load` can't read: not a valid fluxgrad checkpoint (the message says why)."""
 
 
+class EmptyCheckpoint(CheckpointError, EOFError):
+    """An empty file given to `load` (PyTorch: EOFError)."""
+
+
 class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
     """A file holding pickled objects, loaded without `weights_only=False`."""
 
@@ -94,6 +98,10 @@ def load(f, map_location=None, pickle_module=pickle, *, weights_only=None, max_b
     with (open(f, "rb") if data is None else io.BytesIO(data)) as source:
         size = os.fstat(source.fileno()).st_size if data is None else len(data)
         limit = max(size, _DEFAULT_MAX_BYTES) if max_bytes is None else max_bytes
+        if size == 0:
+            raise EmptyCheckpoint(f"{name} is not a valid fluxgrad checkpoint: it is empty, not "
+                                  "a readable .npz archive (was the file only created, or its "
+                                  "save interrupted?)")
         try:
             with zipfile.ZipFile(source) as archive:
                 arrays = _Archive(archive, limit)
