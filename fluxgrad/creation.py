@@ -141,6 +141,9 @@ def full(size, fill_value, dtype=None, *, device=None, requires_grad=False, out=
     check_device(device, "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if isinstance(fill_value, (str, bytes, list, tuple, dict)) or fill_value is None:
+        raise TypeError(f"full(): fill_value must be a number, got {type(fill_value).__name__} "
+                        f"{fill_value!r}; for a tensor of given values use fluxgrad.tensor(...)")
     if dtype is None:
         dtype = dtypes.result_type(fill_value)
     shape = sizes((size,), "full")

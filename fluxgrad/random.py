@@ -16,7 +16,7 @@ import numpy as np
 
 from ._core import batching, dtypes
 from ._core.devices import check_device
-from ._core.errors import ArgumentError, ShapeError, refuse_python_value
+from ._core.errors import ArgumentError, DTypeNotImplemented, ShapeError, refuse_python_value
 from ._core.grad_mode import state as _grad_state
 from ._core.outputs import written
 from ._core.static_mode import state as _static_state
@@ -102,7 +102,8 @@ def _float(dtype, op):
         return dtypes.default_float.np
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating_point:
-        raise TypeError(f"{op}: dtype must be a floating dtype, got {dtype}")
+        raise DTypeNotImplemented(f"{op}: dtype must be a floating dtype, got {dtype} (as in "
+                                  "PyTorch, which has no such kernel for it)")
     return dtype.np
 
 

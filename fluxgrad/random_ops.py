@@ -192,6 +192,9 @@ gamma_p = RandomPrimitive("random_gamma", _gamma, _like_input, _per_element("ran
 
 
 def _multinomial(probs, *, num_samples, replacement, generator=None):
+    if probs.shape[-1] == 0:
+        raise RuntimeError(f"multinomial: the weights of shape {list(probs.shape)} hold no "
+                           "category to draw; give each row at least one weight")
     rows = probs.reshape(-1, probs.shape[-1]).astype(np.float64)
     if not np.all(np.isfinite(rows)) or np.any(rows < 0):
         raise RuntimeError("multinomial: the weights contain inf, nan or a negative value")

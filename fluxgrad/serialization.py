@@ -33,6 +33,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ._core.errors import MissingDirectory
 from ._core.size import Size
 from ._core.tensor import Tensor, _STORED
 
@@ -47,6 +48,10 @@ _DEFAULT_MAX_BYTES = 1 << 30
 
 class CheckpointError(ValueError, RuntimeError):
     """A file `load` can't read: not a valid fluxgrad checkpoint (the message says why)."""
+
+
+class EmptyCheckpoint(CheckpointError, EOFError):
+    """An empty file given to `load` (PyTorch: EOFError)."""
 
 
 class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
@@ -93,6 +98,10 @@ def load(f, map_location=None, pickle_module=pickle, *, weights_only=None, max_b
     with (open(f, "rb") if data is None else io.BytesIO(data)) as source:
         size = os.fstat(source.fileno()).st_size if data is None else len(data)
         limit = max(size, _DEFAULT_MAX_BYTES) if max_bytes is None else max_bytes
+        if size == 0:
+            raise EmptyCheckpoint(f"{name} is not a valid fluxgrad checkpoint: it is empty, not "
+                                  "a readable .npz archive (was the file only created, or its "
+                                  "save interrupted?)")
         try:
             with zipfile.ZipFile(source) as archive:
                 arrays = _Archive(archive, limit)
@@ -126,7 +135,8 @@ def _write_beside(path, write):
     target = os.path.realpath(path)
     directory, base = os.path.split(target)
     if not os.path.isdir(directory):
-        raise FileNotFoundError(f"save: the directory {directory!r} does not exist")
+        raise MissingDirectory(f"save: the directory {directory!r} does not exist; create it "
+                               "first (os.makedirs) or save elsewhere")
     temp = os.path.join(directory, f".{base}.{secrets.token_hex(4)}.tmp")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:

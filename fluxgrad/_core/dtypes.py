@@ -77,7 +77,9 @@ def as_dtype(dtype):
     try:
         npdt = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"{dtype!r} is not a dtype fluxgrad knows; use one of {_KNOWN}") from None
+        from .errors import UnknownDTypeName
+        raise UnknownDTypeName(f"{dtype!r} is not a dtype fluxgrad knows; use one of "
+                               f"{_KNOWN}") from None
     found = _BY_NUMPY.get(npdt)
     if found is None:
         raise TypeError(f"dtype {npdt} is not supported; use one of {_KNOWN}")

@@ -51,3 +51,23 @@ def refuse_python_value(x, op):
                         "module for a number)")
     if type(x) in _NEVER_TENSORS:
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
+
+
+class UnknownDTypeName(TypeError, ValueError, RuntimeError):
+    """A string that names no dtype fluxgrad knows: PyTorch raises RuntimeError from
+    `Tensor.to('banana')` (read as a device), ValueError from `Tensor.type('banana')`,
+    TypeError from a factory's dtype=."""
+
+
+class AssertedArgument(ValueError, AssertionError):
+    """A constructor argument PyTorch checks with `assert` (AssertionError): an Embedding's
+    padding_idx out of range, a MultiheadAttention's embed_dim not divisible by num_heads."""
+
+
+class MissingDirectory(FileNotFoundError, RuntimeError):
+    """A file to write in a directory that does not exist (PyTorch's save: RuntimeError)."""
+
+
+class InputDTypeMismatch(DTypeError, ValueError):
+    """An input whose dtype differs from a module's weights, where PyTorch raises ValueError
+    (an RNN's input)."""

@@ -13,7 +13,7 @@ import numpy as np
 from . import dtypes
 from .constructor import legacy_args
 from .devices import CPU
-from .errors import ArgumentError
+from .errors import ArgumentError, DTypeError
 from .grad_mode import state as _grad_state
 from .inference_mode import active as _inference_active, is_inference_now
 from .hooks import HookHandle
@@ -156,7 +156,7 @@ class Tensor:
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be used as an index")
-        return int(self._data)
+        return int(self._data.reshape(()))
 
     __hash__ = object.__hash__  # by identity (== is elementwise)
 
@@ -171,7 +171,11 @@ class Tensor:
     def __format__(self, spec):
         if self._data.ndim == 0 and (spec or type(self) is Tensor):  # f"{t}" of a 0-d tensor
             return format(self._data.item(), spec)                  # is its number, as PyTorch
-        return format_tensor(self) if spec else str(self)
+        if spec:
+            raise TypeError(f"unsupported format string {spec!r} passed to Tensor.__format__: "
+                            f"a tensor of shape {list(self.shape)} has no number format; format "
+                            "its elements (e.g. t.item() of a one-element tensor), or use str(t)")
+        return str(self)
 
     # --- autograd state ---------------------------------------------------
     @property
@@ -270,6 +274,9 @@ class Tensor:
         return Tensor._make(self._data, version=self._counter())
 
     def detach_(self):
+        if getattr(self, "_view", None) is not None:
+            raise RuntimeError("Can't detach a view in place (it shares its base's history): "
+                               "use detach(), which returns a new tensor cut from the graph")
         self._grad_fn = None
         self._requires_grad = False
         return self
@@ -457,8 +464,10 @@ def as_array(data, dtype=None):
         arr = np.asarray(data)
         if dtype is None:
             if arr.dtype.kind not in "fiubc":
-                raise TypeError(f"can't make a tensor from {type(data).__name__} data "
-                                f"(NumPy read it as {arr.dtype})")
+                error = DTypeError if arr.dtype.kind == "O" else TypeError  # (as torch)
+                raise error(f"can't make a tensor from {type(data).__name__} data "
+                            f"(NumPy read it as {arr.dtype}): could not infer a dtype; give "
+                            "numbers (nested lists of equal lengths)")
             if inferred is not None:
                 arr = arr.astype(inferred.np, copy=False)
             elif arr.dtype == np.float64:

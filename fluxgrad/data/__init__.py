@@ -217,6 +217,20 @@ def default_convert(data):
     return data
 
 
+def _check_worker_options(num_workers, timeout=0, prefetch_factor=None,
+                          persistent_workers=False, **_):
+    """PyTorch's checks of the options for worker processes (which fluxgrad accepts and,
+    loading in the main process, otherwise ignores)."""
+    if timeout < 0:
+        raise ValueError(f"DataLoader: timeout option should be non-negative, got {timeout}")
+    if num_workers == 0 and prefetch_factor is not None:
+        raise ValueError("DataLoader: prefetch_factor option could only be specified in "
+                         "multiprocessing; let num_workers > 0 to enable multiprocessing, or "
+                         "leave prefetch_factor=None")
+    if num_workers == 0 and persistent_workers:
+        raise ValueError("DataLoader: persistent_workers option needs num_workers > 0")
+
+
 class DataLoader:
     """Iterate a dataset in batches; `shuffle` reorders every epoch (from `generator`, or
     fluxgrad's default generator). PaddlePaddle's `loader()` call iterates it too.
@@ -229,6 +243,13 @@ class DataLoader:
                  num_workers=0, collate_fn=None, drop_last=False, generator=None, **kwargs):
         if batch_size is not None:
             batch_size = positive_int(batch_size, "batch_size", "DataLoader")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)):
+            raise TypeError(f"DataLoader: num_workers must be an int, got "
+                            f"{type(num_workers).__name__} {num_workers!r}")
+        if num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers option should be non-negative, got "
+                             f"{num_workers}; use num_workers=0 to disable multiprocessing")
+        _check_worker_options(num_workers, **kwargs)
         if sampler is not None and shuffle:
             raise ValueError("DataLoader: sampler and shuffle=True can't be combined; shuffle "
                              "with the sampler (e.g. RandomSampler) or leave shuffle off")

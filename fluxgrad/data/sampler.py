@@ -110,6 +110,9 @@ class BatchSampler(Sampler):
     def __init__(self, sampler, batch_size, drop_last=False):
         self.sampler = sampler
         self.batch_size = positive_int(batch_size, "batch_size", "BatchSampler")
+        if not isinstance(drop_last, (bool, np.bool_)):
+            raise ValueError(f"BatchSampler: drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last!r}")
         self.drop_last = drop_last
 
     def __iter__(self):

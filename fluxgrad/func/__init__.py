@@ -10,6 +10,7 @@ usual and the ops they issue stage, reverse mode is the program's staged VJP.
 import numpy as np
 
 from .._core import batching, engine as _engine
+from .._core.errors import ShapeError
 from .._core.forward_mode import state as _forward_state, tangent_tensor
 from .._core.static_mode import state as _static_state
 from .._core.grad_mode import enable_grad, set_grad_enabled, state as _grad_state
@@ -125,7 +126,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
 def _check_scalar(value):
     if not isinstance(value, Tensor) or value.numel() != 1:
         shape = list(value.shape) if isinstance(value, Tensor) else type(value).__name__
-        raise ValueError(f"grad(f): f must return a tensor with one element, got {shape}; "
+        raise ShapeError(f"grad(f): f must return a tensor with one element, got {shape}; "
                          "use vjp or jacrev for non-scalar outputs")
 
 
@@ -242,7 +243,7 @@ def _check_tangents(primals, tangents):
         for x, v in zip(p_leaves, t_leaves):
             if not isinstance(v, Tensor) or tuple(x.shape) != tuple(v.shape):
                 got = list(v.shape) if isinstance(v, Tensor) else type(v).__name__
-                raise ValueError(f"jvp: a tangent has shape {got} but its primal "
+                raise ShapeError(f"jvp: a tangent has shape {got} but its primal "
                                  f"has shape {list(x.shape)}; they must match")
             if x.is_floating_point() and v.dtype != x.dtype:
                 raise TypeError(f"jvp: a tangent has dtype {v.dtype} but its primal has dtype "

@@ -89,6 +89,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability `p` and scale the rest by 1/(1-p) (training only)."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+    if not isinstance(training, (bool, np.bool_)):
+        raise TypeError(f"dropout(): training must be a bool, got {type(training).__name__} "
+                        f"{training!r}")
     if not training or p == 0:
         return input
     if p == 1:
@@ -244,7 +247,8 @@ def _indices(target, op):
     """Integer indices as a tensor, and every example's values (inside vmap too) for checks."""
     target = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
     if target._data.dtype.kind not in "iu":
-        raise TypeError(f"{op}: expected integer indices, got dtype {target.dtype}")
+        raise DTypeError(f"{op}: expected integer indices, got dtype {target.dtype}; convert "
+                         "them with .long()")
     return target, batching.layers(target)[1]._data
 
 
@@ -258,9 +262,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise ShapeError(f"embedding: weight must be 2-D [num_embeddings, dim], got shape "
                          f"{list(weight.shape)}")
     num = weight.shape[0]
-    if idx.size and (idx.min() < -num or idx.max() >= num):
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
         raise IndexError(f"embedding: index {int(idx.max() if idx.max() >= num else idx.min())} "
-                         f"is out of range for {num} embeddings")
+                         f"is out of range for {num} embeddings (indices go from 0 to {num - 1})")
     if max_norm is not None:
         _renorm_rows(weight, Tensor(np.unique(idx % num)), max_norm, norm_type)
     out = weight[rows]
@@ -359,6 +363,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """Quadratic for |d| < beta (0.5 d^2 / beta), linear beyond (|d| - 0.5 beta)."""
+    if beta < 0:
+        raise ArgumentError(f"smooth_l1_loss does not support negative values for beta, got "
+                            f"{beta}; pass beta >= 0")
     x, y = _pair_check(input, target, "smooth_l1_loss")
     d = _ops.abs(x - y)
     if beta == 0:
@@ -388,7 +395,8 @@ def _index_targets(x, target, axis, ignore_index, op):
     """Integer class targets shaped like `x` without the class axis (checked: in range)."""
     target = _tensor(target)
     if target._data.dtype.kind not in "iu":
-        raise TypeError(f"{op}: expected integer class indices, got dtype {target.dtype}")
+        raise DTypeError(f"{op}: expected integer class indices, got dtype {target.dtype}; "
+                         "convert them with .long() (class probabilities go to cross_entropy)")
     if target._data.dtype not in (np.int64, np.uint8):
         raise DTypeError(f"{op}: expected class indices of dtype int64 (Long) or uint8, as "
                          f"PyTorch, but got {target.dtype}; convert them with target.long()")
@@ -485,7 +493,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """-(y log p + (1 - y) log(1 - p)), with each log clamped at -100 as PyTorch."""
-    p, y = _pair_check(input, target, "binary_cross_entropy", "refuse")
+    p, y = _tensor(input), _tensor(target)
+    if p.dtype != y.dtype or p._data.dtype.kind != "f":
+        raise DTypeError(f"binary_cross_entropy: input and target must have one floating "
+                         f"dtype, got {p.dtype} and {y.dtype}; convert the target with "
+                         ".to(input.dtype)")
+    p, y = _pair_check(p, y, "binary_cross_entropy", "refuse")
     for what, t in (("input", p), ("target", y)):
         values = batching.layers(t)[1]._data  # every example's, inside vmap too
         if values.size and not (values.min() >= 0 and values.max() <= 1):

@@ -12,7 +12,7 @@ import numpy as np
 from .. import ops as _ops
 from .. import param_attr
 from .._core import dtypes
-from .._core.errors import ShapeError
+from .._core.errors import AssertedArgument, DTypeNotImplemented, ShapeError
 from .._core.grad_mode import no_grad
 from ..creation import ones, tensor, zeros
 from . import functional as F
@@ -35,6 +35,13 @@ __all__ += ["MultiheadAttention", "Softmin", "MaxUnpool2d", "Conv3d", "ConvTrans
 
 
 def _empty(*shape):
+    for n in shape:
+        if not isinstance(n, (int, np.integer)):
+            raise TypeError(f"a layer's sizes must be ints, got {type(n).__name__} {n!r} in the "
+                            f"parameter shape {list(shape)}; pass whole numbers")
+        if n < 0:
+            raise ShapeError(f"a layer's sizes must be non-negative, got the parameter shape "
+                             f"{list(shape)}; check the sizes given to the layer")
     return Parameter(np.empty(shape, dtypes.default_float.np))
 
 
@@ -414,8 +421,9 @@ class Embedding(Module):
         weight_attr, _ = _attrs(self, weight_attr, None)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
-            raise ValueError(f"Embedding: padding_idx {padding_idx} is out of range for "
-                             f"{num_embeddings} embeddings")
+            raise AssertedArgument(f"Embedding: padding_idx {padding_idx} is out of range for "
+                                   f"{num_embeddings} embeddings; it must be in "
+                                   f"[{-num_embeddings}, {num_embeddings - 1}]")
         self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
@@ -493,6 +501,13 @@ class _ConvNd(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _tuple(kernel_size, n)
         self.stride, self.dilation = _tuple(stride, n), _tuple(dilation, n)
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"{type(self).__name__}: invalid padding string {padding!r}; use "
+                             "'same', 'valid' or the number of zeros on each side")
+        if padding == "same" and any(s != 1 for s in self.stride):
+            raise ValueError(f"{type(self).__name__}: padding='same' is not supported for "
+                             f"strided convolutions (stride={self.stride}); use stride=1 or "
+                             "give the padding as numbers")
         self.padding = padding if isinstance(padding, str) else _tuple(padding, n)
         self.output_padding = _tuple(output_padding, n)
         self.groups = groups
@@ -705,8 +720,11 @@ class _BatchNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):
+        if input._data.dtype.kind not in "fc":
+            raise DTypeNotImplemented(f"{type(self).__name__}: batch_norm is not implemented "
+                                      f"for {input.dtype} input; convert it with .float()")
         if input.ndim not in self._ndims or input.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}({self.num_features}): expected an input of "
+            raise ShapeError(f"{type(self).__name__}({self.num_features}): expected an input of "
                              f"{' or '.join(str(d) for d in self._ndims)} dimensions with "
                              f"{self.num_features} channels on axis 1, got shape "
                              f"{list(input.shape)}")
@@ -869,8 +887,8 @@ class MultiheadAttention(Module):
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False):
         super().__init__()
         if embed_dim % num_heads:
-            raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible by "
-                             f"num_heads ({num_heads})")
+            raise AssertedArgument(f"MultiheadAttention: embed_dim ({embed_dim}) must be "
+                                   f"divisible by num_heads ({num_heads})")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.head_dim = embed_dim // num_heads
         self.kdim = embed_dim if kdim is None else kdim
@@ -926,11 +944,28 @@ class MultiheadAttention(Module):
                 key_padding_mask = key_padding_mask.unsqueeze(0)
         elif self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        self._check_inputs(query, key, key_padding_mask, attn_mask)
         out, weights = self._attend(query, key, value, key_padding_mask, need_weights,
                                     attn_mask, average_attn_weights)
         if not batched:
             return out.squeeze(1), None if weights is None else weights.squeeze(0)
         return (out.transpose(0, 1) if self.batch_first else out), weights
+
+    def _check_inputs(self, query, key, key_padding_mask, attn_mask):
+        """PyTorch's asserts on the (batched, [L, N, E]) inputs, with the shapes named."""
+        if query.shape[-1] != self.embed_dim:
+            raise AssertedArgument(f"MultiheadAttention: was expecting embedding dimension of "
+                                   f"{self.embed_dim}, but got query of shape "
+                                   f"{list(query.shape)}")
+        for name, mask in (("attn_mask", attn_mask), ("key_padding_mask", key_padding_mask)):
+            if mask is not None and mask._data.dtype.kind not in "bf":
+                raise AssertedArgument(f"MultiheadAttention: only bool and floating types of "
+                                       f"{name} are supported, got {mask.dtype}")
+        expected = (key.shape[1], key.shape[0])
+        if key_padding_mask is not None and tuple(key_padding_mask.shape) != expected:
+            raise AssertedArgument(f"MultiheadAttention: expected key_padding_mask of shape "
+                                   f"[batch, source length] = {list(expected)}, got "
+                                   f"{list(key_padding_mask.shape)}")
 
     def _projections(self, query, key, value):
         e = self.embed_dim

@@ -387,6 +387,11 @@ class Module:
                 extra_states.append((self.get_submodule(path), value))
                 continue
             array = value._data if isinstance(value, Tensor) else np.asarray(value)
+            if array.dtype.kind not in "biufc" or isinstance(value, (list, tuple)):
+                errors.append(f'While copying the parameter named "{key}", expected a tensor '
+                              f"from checkpoint but received {type(value).__name__} (of "
+                              f"{array.dtype}); store tensors (or arrays of numbers)")
+                continue
             if array.shape != target._data.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape "
                               f"{list(array.shape)} from checkpoint, the shape in current model "

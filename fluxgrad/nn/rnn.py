@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import ops as _ops
 from .._core import dtypes
-from .._core.errors import ShapeError
+from .._core.errors import InputDTypeMismatch, ShapeError, ShapeIndexError
 from .._core.tensor import Tensor
 from ..creation import zeros
 from . import functional as F
@@ -120,6 +120,9 @@ class _RNNBase(Module):
                  dropout=0.0, bidirectional=False, nonlinearity="tanh", proj_size=0):
         super().__init__()
         if self._mode.startswith("RNN"):
+            if nonlinearity not in ("tanh", "relu"):
+                raise ValueError(f"{type(self).__name__}: unknown nonlinearity "
+                                 f"{nonlinearity!r}; select from 'tanh' or 'relu'")
             self._mode = "RNN_" + nonlinearity.upper()
         if proj_size and self._mode != "LSTM":
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
@@ -180,6 +183,16 @@ class _RNNBase(Module):
             raise ShapeError(f"{type(self).__name__}: expected input [seq, batch, "
                              f"{self.input_size}] (batch first if batch_first=True), got shape "
                              f"{list(x.shape)}")
+        weight = getattr(self, "weight_ih_l0", None)
+        if isinstance(weight, Tensor) and x.dtype != weight.dtype:
+            raise InputDTypeMismatch(f"{type(self).__name__}: input dtype ({x.dtype}) does not "
+                                     f"match weight dtype ({weight.dtype}); convert the input: "
+                                     f"input.to({weight.dtype})")
+        if self._mode == "LSTM" and hx is not None and (
+                not isinstance(hx, (tuple, list)) or len(hx) != 2):
+            raise ShapeIndexError(f"LSTM: hx must be a pair (h_0, c_0) of tensors, got "
+                                  f"{type(hx).__name__}" + (f" of shape {list(hx.shape)}"
+                                                            if isinstance(hx, Tensor) else ""))
         if unbatched:
             x = _ops.unsqueeze(x, 1)
         elif batch_first:

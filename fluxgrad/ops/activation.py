@@ -126,6 +126,9 @@ def leaky_relu(x, negative_slope=0.01, inplace=False):
     """x for x > 0, negative_slope * x otherwise."""
     if inplace:
         return _apply_inplace(x, leaky_relu, negative_slope)
+    if isinstance(negative_slope, (str, bytes)) or negative_slope is None:
+        raise TypeError(f"leaky_relu(): negative_slope must be a number, got "
+                        f"{type(negative_slope).__name__} {negative_slope!r}")
     return apply(leaky_relu_p, float_result(x), slope=float(negative_slope))
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._core import devices, dtypes
 from .._core.dispatch import apply
 from .._core.errors import (ArgumentError, DTypeError, DTypeNotImplemented,
-                            IntegerDivisionByZero)
+                            IntegerDivisionByZero, ShapeError, UnknownDTypeName)
 from .._core.primitive import Primitive
 from .._core.tensor import Tensor, is_scalar, tensor_method
 from ..creation import zeros_like
@@ -81,7 +81,11 @@ def to(x, *args, dtype=None, device=None, copy=False, non_blocking=False, memory
             devices.check_device(arg, "Tensor.to")
         else:
             dtype = arg
-    out = x if dtype is None else cast(x, dtype)
+    try:
+        out = x if dtype is None else cast(x, dtype)
+    except UnknownDTypeName as err:
+        raise UnknownDTypeName(f"Tensor.to: {err}; nor is it a device (fluxgrad runs on "
+                               "'cpu')") from None
     out = out.clone() if copy and out is x else out
     if memory_format is None or memory_format is preserve_format:
         return out
@@ -939,6 +943,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     if rtol < 0 or atol < 0:
         raise ArgumentError(f"isclose: rtol and atol must be non-negative, got rtol={rtol}, "
                          f"atol={atol}")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype:
+        raise DTypeError(f"isclose: the tensors must have the same dtype, as in PyTorch, got "
+                         f"{a.dtype} and {b.dtype}; convert one first (e.g. b.to(a.dtype))")
     return apply(isclose_p, *promote(a, b), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
@@ -953,15 +960,20 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     except ValueError as err:
         if "broadcast" not in str(err):
             raise
-        raise ValueError(f"allclose: shapes {list(np.shape(getattr(a, '_data', a)))} and "
-                         f"{list(np.shape(getattr(b, '_data', b)))} don't broadcast") from None
+        raise ShapeError(f"allclose: shapes {list(np.shape(getattr(a, '_data', a)))} and "
+                         f"{list(np.shape(getattr(b, '_data', b)))} don't broadcast; compare "
+                         "tensors of one shape (or shapes that broadcast)") from None
 
 
 @tensor_method("equal")
 def equal(input, other):
     """Whether the two tensors have the same shape and elements, as a Python bool (PyTorch's
     `torch.equal`; the elementwise comparison is `eq`, or `==`)."""
-    a, b = (x._data if isinstance(x, Tensor) else np.asarray(x) for x in (input, other))
+    for name, x in (("input", input), ("other", other)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"equal(): argument '{name}' must be Tensor, not {type(x).__name__}; "
+                            "compare two tensors (or use eq for a tensor and a number)")
+    a, b = input._data, other._data
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 

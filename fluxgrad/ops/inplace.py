@@ -12,6 +12,7 @@ The one primitive here, `fill`, gives x's shape and dtype filled with a value
 import numpy as np
 
 from .._core.dispatch import apply, refresh_view
+from .._core.errors import ShapeError
 from .._core.grad_mode import state as _grad_state
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor
@@ -212,6 +213,14 @@ def _zero(x):
     return fill(x, 0)
 
 
+def _fill_one(x, value):
+    if isinstance(value, Tensor) and value.ndim:
+        raise ShapeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                         f"{value.ndim} dimensions (shape {list(value.shape)}); pass a number "
+                         "or a 0-d tensor (copy_ writes a tensor of values)")
+    return fill(x, value)
+
+
 def _copy(x, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = Tensor(np.asarray(src))
@@ -239,7 +248,7 @@ _OPS = {
     "lerp_": elementwise.lerp, "addcmul_": elementwise.addcmul,
     "addcdiv_": elementwise.addcdiv, "remainder_": elementwise.remainder,
     "fmod_": elementwise.fmod, "relu_": activation.relu, "sigmoid_": activation.sigmoid,
-    "logit_": activation.logit, "fill_": fill, "zero_": _zero, "copy_": _copy,
+    "logit_": activation.logit, "fill_": _fill_one, "zero_": _zero, "copy_": _copy,
 }
 
 for _name, _op in _OPS.items():

@@ -20,7 +20,8 @@ from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ._batch import aligned, along_axes, front
 from ._conj import conj_rule
-from ._family import float_result, linear, promote, promote_all, refuse_kinds
+from ._family import (float_result, linear, promote, promote_all, refuse_kinds,
+                      refuse_python_value)
 from .elementwise import where
 from .linalg_errors import (INVERSE_SINGULAR, NOT_POSITIVE_DEFINITE, SOLVE_SINGULAR,
                             blame, cholesky_info, guarded, lu_info)
@@ -568,6 +569,7 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
 def diag(x, diagonal=0, *, offset=None, padding_value=0):
     """1-D -> a square matrix with `x` on the given diagonal (others `padding_value`);
     2-D -> that diagonal as a 1-D tensor."""
+    refuse_python_value(x, "diag")
     t = _as_tensor(x)
     k = int(diagonal if offset is None else offset)
     if t.ndim == 1:
@@ -841,6 +843,7 @@ def tensordot(a, b, dims=2):
     (the last n of `a` with the first n of `b`) or a pair of lists ([dims of a], [dims of b]).
     The result holds a's free dimensions, then b's."""
     a, b = _as_tensor(a), _as_tensor(b)
+    require_same_float_dtype("tensordot", a, b, ("a", "b"))
     if isinstance(dims, (int, np.integer)):
         n = int(dims)
         if not 0 <= n <= min(a.ndim, b.ndim):
@@ -878,7 +881,10 @@ def tensordot(a, b, dims=2):
 def cross(input, other, dim=None, *, axis=None):
     """Cross product of 3-vectors along `dim` (input and other broadcast); by default, as
     torch.cross, the first dimension of size 3."""
-    a, b = broadcast_tensors(*promote(_as_tensor(input), _as_tensor(other)))
+    a, b = _as_tensor(input), _as_tensor(other)
+    require_same_float_dtype("cross", a, b, ("input", "other"))
+    refuse_kinds(a, "b", "cross")
+    a, b = broadcast_tensors(*promote(a, b))
     dim = axis if dim is None else dim
     if dim is None:
         dim = next((i for i, n in enumerate(a.shape) if n == 3), None)

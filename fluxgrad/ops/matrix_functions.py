@@ -143,6 +143,10 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, p=None, axis=None)
                              f"1-D or 2-D, got shape {list(x.shape)}; pass dim")
         dim = tuple(range(x.ndim))
     dim = tuple(dim)
+    if len(dim) == 1 and isinstance(ord, str):
+        raise ArgumentError(f"linalg.norm: ord={ord!r} names a matrix norm, which needs a 2-D "
+                            f"input or a 2-tuple dim; got dim={dim!r} of shape "
+                            f"{list(x.shape)}: pass a number as ord for a vector norm")
     if len(dim) == 1:
         return vector_norm(x, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     if len(dim) == 2:

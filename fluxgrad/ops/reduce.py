@@ -17,7 +17,7 @@ import numpy as np
 
 from .._core import dtypes
 from .._core.dispatch import apply
-from .._core.errors import DTypeError, ShapeError, ShapeIndexError
+from .._core.errors import ArgumentError, DTypeError, ShapeError, ShapeIndexError
 from .._core.primitive import REGISTRY, Primitive
 from .._core.tensor import Tensor, tensor_method
 from ..creation import arange, ones_like, zeros_like
@@ -499,7 +499,7 @@ def norm(x, p="fro", axis=None, keepdim=False, *, dim=None, keepdims=False, dtyp
         return matrix_norm(x, "nuc", (-2, -1) if dims is None else dims,
                            bool(keepdim or keepdims), dtype=dtype)
     elif isinstance(p, str):
-        raise ValueError(f"norm: p={p!r} is not a norm fluxgrad knows; use p='fro', 'nuc' or "
+        raise ArgumentError(f"norm: p={p!r} is not a norm fluxgrad knows; use p='fro', 'nuc' or "
                          "a number")
     if dtype is None:
         _check_floating(x, "norm", " or pass a floating dtype=")

@@ -35,6 +35,9 @@ __all__ = ["reshape", "view_as", "reshape_as", "broadcast_to", "sum_to", "expand
 def _dim(d, ndim, op, extra=0):
     """One axis, negative counting from the end, checked against `ndim + extra` dimensions."""
     n = ndim + extra
+    if isinstance(d, (float, str)):
+        raise TypeError(f"{op}: dim must be an int (a dimension's position), got "
+                        f"{type(d).__name__} {d!r}")
     d = int(d)
     if not -max(n, 1) <= d < max(n, 1):
         raise IndexError(f"{op}: dimension {d} is out of range for a tensor of {ndim} "
@@ -46,6 +49,8 @@ def _sizes(args):
     """`f(x, 2, 3)` and `f(x, (2, 3))` alike, as a tuple of ints."""
     if len(args) == 1 and isinstance(args[0], (tuple, list, Tensor)):
         args = args[0].tolist() if isinstance(args[0], Tensor) else args[0]
+    if any(isinstance(a, (float, str)) for a in args):
+        raise TypeError(f"sizes must be ints, got {tuple(args)!r}; convert them with int()")
     return tuple(map(int, args))
 
 
@@ -333,6 +338,9 @@ def expand(x, *sizes, shape=None):
     if any(s == -1 for s in sizes[:lead]):
         raise ShapeError(f"expand: -1 is not allowed for the new leading dimensions in "
                          f"{list(sizes)}")
+    if any(s < -1 for s in sizes):
+        raise ShapeError(f"expand: sizes {list(sizes)} must be non-negative, or -1 to keep a "
+                         "dimension's size")
     return broadcast_to(x, sizes[:lead] + tuple(
         old if s == -1 else s for s, old in zip(sizes[lead:], x.shape)))
 

@@ -63,6 +63,9 @@ def argsort(x, dim=-1, descending=False, stable=False, *, axis=None):
 @tensor_method("sort")
 def sort(x, dim=-1, descending=False, stable=False, *, axis=None):
     """(values, indices) of `x` sorted along `dim`; ties keep their order."""
+    if stable is not None and not isinstance(stable, bool):
+        raise TypeError(f"sort(): stable must be a bool (or None), got "
+                        f"{type(stable).__name__} {stable!r}")
     refuse_complex(x, "sort", DTypeError)
     dim = _dim(x, dim if axis is None else axis, "sort")
     indices = argsort(x, dim, descending)

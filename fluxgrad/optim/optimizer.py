@@ -17,6 +17,7 @@ import warnings
 
 import numpy as np
 
+from .._core.errors import ShapeError
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import param_attr as _param_attr
@@ -55,6 +56,7 @@ class Optimizer:
 
     _state_tensors = None
     _state_numbers = ()
+    _optional_state = {}  # a state tensor made only under an option: {its name: the option}
     _torch_keys = ()  # the order of PyTorch's defaults (and so of a state_dict's param_groups)
 
     def __init__(self, params, defaults, grad_clip=None):
@@ -184,12 +186,19 @@ class Optimizer:
         raise NotImplementedError
 
     def _check_grads(self):
-        """Refuse a step that would fail or broadcast on some parameter, before any update."""
+        """Refuse a step that would fail or broadcast on some parameter, before any update:
+        every group's options (they may have been set after construction), every gradient,
+        and the state each update will read."""
         for i, group in enumerate(self.param_groups):
+            _check_options(group, f"{type(self).__name__}.step: parameter group {i}: ",
+                           values=False)
             for j, p in enumerate(group["params"]):
                 g = p.grad
                 if g is None:
                     continue
+                state = self.state.get(p)
+                if state and self._state_tensors is not None:
+                    self._check_state(state, p, group, i, j)
                 if not isinstance(g, Tensor):
                     raise TypeError(f"{self._where(i, j)} is a {type(g).__name__}, not a "
                                     "Tensor; nothing was updated")
@@ -198,6 +207,23 @@ class Optimizer:
                                      f"{g.dtype}, the parameter has shape {list(p.shape)} and "
                                      f"dtype {p.dtype}; nothing was updated. Set .grad to a "
                                      "tensor like the parameter, or to None")
+
+    def _check_state(self, state, p, group, i, j):
+        """The state of parameter j of group i holds, shaped like the parameter, the tensors
+        that the group's options make the update read."""
+        for key in self._state_tensors:
+            value = state.get(key)
+            option = self._optional_state.get(key)
+            if value is None and option is not None and group.get(option):
+                raise KeyError(f"{type(self).__name__}.step: parameter {j} in group {i} has no "
+                               f"{key!r} state, which {option}={group[option]!r} needs (was "
+                               f"{option} set after the first step?); nothing was updated. "
+                               f"Set {option} back, or make a new optimizer")
+            if isinstance(value, Tensor) and value._data.shape != p._data.shape:
+                raise ShapeError(f"{type(self).__name__}.step: the state {key!r} of parameter "
+                                 f"{j} in group {i} has shape {list(value.shape)}, the parameter "
+                                 f"{list(p.shape)}; nothing was updated. Give it the "
+                                 "parameter's shape (or load a matching state_dict)")
 
     def _where(self, group, index):
         return f"{type(self).__name__}.step: the gradient of parameter {index} in group {group}"
@@ -311,9 +337,11 @@ _NON_NEGATIVE = {"lr": "learning rate", "momentum": "momentum value",
                  "initial_accumulator_value": "initial_accumulator_value value"}
 
 
-def _check_options(group, owner, prefix_values=False):
+def _check_options(group, owner, prefix_values=False, values=True):
     """PyTorch's checks of optimizer options (ValueError in PyTorch's words), NaN refused too.
-    `owner` starts the TypeError messages (and the ValueError ones if `prefix_values`)."""
+    `owner` starts the TypeError messages (and the ValueError ones if `prefix_values`). With
+    values=False only what would make an update fail is checked (a step's check: PyTorch
+    checks the values when an optimizer is made, not when it steps)."""
     prefix = owner if prefix_values else ""
     for key, what in _NON_NEGATIVE.items():
         value = group.get(key)
@@ -321,15 +349,25 @@ def _check_options(group, owner, prefix_values=False):
             continue
         if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
             raise TypeError(f"{owner}{key} must be a number, got {type(value).__name__}")
-        if value is not None and not value >= 0:
+        if values and value is not None and not value >= 0:
             raise ValueError(f"{prefix}Invalid {what}: {value}")
+    for key in ("etas", "step_sizes"):
+        if group.get(key) is not None:
+            _check_pair(group[key], key, owner, prefix)
     betas = group.get("betas")
     if betas is not None:
-        if len(betas) != 2:
-            raise ValueError(f"{prefix}betas must be a pair (beta1, beta2), got {betas}")
+        _check_pair(betas, "betas", owner, prefix)
         for i, beta in enumerate(betas):
-            if not 0 <= beta < 1:
+            if values and not 0 <= beta < 1:
                 raise ValueError(f"{prefix}Invalid beta parameter at index {i}: {beta}")
+
+
+def _check_pair(pair, key, owner, prefix):
+    if len(pair) != 2:
+        raise ValueError(f"{prefix}{key} must be a pair of numbers, got {pair}")
+    for i, value in enumerate(pair):
+        if isinstance(value, bool) or not isinstance(value, (numbers.Real, Tensor)):
+            raise TypeError(f"{owner}{key}[{i}] must be a number, got {type(value).__name__}")
 
 
 def _index(key):
@@ -423,6 +461,7 @@ class Adam(Optimizer):
 
     _state_tensors = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     _state_numbers = ("step",)
+    _optional_state = {"max_exp_avg_sq": "amsgrad"}
 
     def __init__(self, params=None, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
@@ -482,6 +521,7 @@ class RMSprop(Optimizer):
                    'foreach', 'maximize', 'differentiable')
     _state_tensors = ("square_avg", "momentum_buffer", "grad_avg")
     _state_numbers = ("step",)
+    _optional_state = {"momentum_buffer": "momentum", "grad_avg": "centered"}
 
     def __init__(self, params=None, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0,
                  momentum=0.0, centered=False, *, capturable=False, foreach=None,
