@@ -1,0 +1,83 @@
+"""Disagreements with PyTorch that round 8's random programs (the soak of the linalg, module and
+optimizer generators, complex programs and whole training runs) found, each with the program
+that showed it and the expected numbers from PyTorch or a closed form."""
+import numpy as np
+import pytest
+
+import fluxgrad as fg
+
+torch = pytest.importorskip("torch")
+
+
+def _complex_program(m, z):
+    w = m.fft.fft(z * z.conj() + m.exp(z))
+    return (w.real * 2 + w.imag).sum()
+
+
+def test_a_compiled_call_carries_gradients_to_complex_arguments():
+    # (the compiled call counted only float arguments and results as differentiable: a complex
+    # argument got no gradient, and a loss of it alone could not be backpropagated)
+    a = np.array([1 + 2j, 3 - 1j, -0.5 + 0.25j])
+    want = torch.tensor(a, requires_grad=True)
+    _complex_program(torch, want).backward()
+    compiled = fg.compile(_complex_program_fg, fullgraph=True)
+    for _ in range(2):  # the trace, then the generated code
+        z = fg.tensor(a, requires_grad=True)
+        loss = compiled(z)
+        loss.backward()
+        np.testing.assert_allclose(z.grad.numpy(), want.grad.numpy(), rtol=1e-12)
+
+
+def _complex_program_fg(z):
+    return _complex_program(fg, z)
+
+
+def test_a_compiled_call_with_a_complex_result_is_differentiable():
+    a = np.array([[1 + 2j, 3 - 1j], [0.5j, -1.0 + 0j]])
+    compiled = fg.compile(lambda z: fg.exp(z) @ z, fullgraph=True)
+    z, t = fg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    (torch.exp(t) @ t).abs().sum().backward()
+    out = compiled(z)
+    assert out.requires_grad and out.dtype is fg.complex128
+    out.abs().sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def _doubling(m):
+    class Doubling(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, z):
+            return z * 2
+
+        @staticmethod
+        def backward(ctx, out_bar):
+            return out_bar * 2
+
+        @staticmethod
+        def jvp(ctx, z_dot):
+            return z_dot * 2
+    return Doubling
+
+
+def test_a_custom_function_with_a_complex_result_is_differentiable_as_in_torch():
+    a = np.array([1 + 2j, -0.5 + 0.25j])
+    grads = []
+    for m in (fg, torch):
+        z = m.tensor(a, requires_grad=True)
+        out = _doubling(m).apply(z)
+        assert out.requires_grad
+        (out * out).real.sum().backward()
+        grads.append(z.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_a_custom_function_pushes_a_complex_tangent_as_in_torch():
+    import fluxgrad.autograd.forward_ad as ffwd
+    import torch.autograd.forward_ad as tfwd
+    a, t = np.array([1 + 2j, -0.5j]), np.array([0.5 - 1j, 2 + 0j])
+    tangents = []
+    for m, fwd in ((fg, ffwd), (torch, tfwd)):
+        with fwd.dual_level():
+            out = _doubling(m).apply(fwd.make_dual(m.tensor(a), m.tensor(t)))
+            tangents.append(fwd.unpack_dual(out).tangent.numpy())
+    np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-12)
