@@ -81,3 +81,27 @@ def test_a_custom_function_pushes_a_complex_tangent_as_in_torch():
             out = _doubling(m).apply(fwd.make_dual(m.tensor(a), m.tensor(t)))
             tangents.append(fwd.unpack_dual(out).tangent.numpy())
     np.testing.assert_allclose(tangents[0], tangents[1], rtol=1e-12)
+
+
+def _lp_pool_of_zeros(m):
+    # (a ReLU RNN's zeros, pooled: LP pooling is (sign(s) relu(|s|) k)^(1/p), whose power has
+    # an infinite derivative at 0 that relu's backward stops)
+    x = m.tensor([[[0.0, 1.0, -1.0, 0.0]]], dtype=m.float64, requires_grad=True)
+    m.nn.functional.lp_pool1d(x, 2.0, 1, stride=1).sum().backward()
+    return x.grad.numpy()
+
+
+def test_lp_pool_of_zeros_has_torchs_zero_gradient_not_nan():
+    np.testing.assert_array_equal(_lp_pool_of_zeros(fg), _lp_pool_of_zeros(torch))
+    np.testing.assert_array_equal(_lp_pool_of_zeros(fg), [[[0.0, 1.0, -1.0, 0.0]]])
+
+
+@pytest.mark.parametrize("upstream", [np.inf, -np.inf, np.nan])
+def test_relu_backward_stops_a_non_finite_gradient_where_the_output_is_0(upstream):
+    # PyTorch's threshold_backward is a select: 0 where the output is 0, not inf * 0 = NaN
+    want = np.array([0.0, upstream, 0.0], np.float32)
+    x = fg.tensor([0.0, 2.0, -1.0], requires_grad=True)
+    fg.relu(x).backward(fg.tensor([upstream] * 3, dtype=fg.float32))
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+    (g,) = fg.grad(fg.relu(x), x, fg.tensor([upstream] * 3), create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), want)
