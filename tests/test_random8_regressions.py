@@ -105,3 +105,11 @@ def test_relu_backward_stops_a_non_finite_gradient_where_the_output_is_0(upstrea
     np.testing.assert_array_equal(x.grad.numpy(), want)
     (g,) = fg.grad(fg.relu(x), x, fg.tensor([upstream] * 3), create_graph=True)
     np.testing.assert_array_equal(g.detach().numpy(), want)
+
+
+def test_compiled_relu_backward_stops_a_non_finite_gradient_where_the_output_is_0():
+    compiled = fg.compile(lambda x: (fg.relu(x) ** 0.5).sum(), fullgraph=True)
+    for _ in range(2):  # the trace, then the generated code
+        x = fg.tensor([0.0, 1.0, -1.0], requires_grad=True)
+        compiled(x).backward()
+        np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.5, 0.0])
