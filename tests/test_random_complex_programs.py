@@ -13,7 +13,7 @@ from complex_programs import Program
 
 torch = pytest.importorskip("torch")
 
-SEEDS = range(40)
+SEEDS = range(25)
 
 
 def _array(t, like=None):
