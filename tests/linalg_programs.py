@@ -7,7 +7,8 @@ slogdet, cholesky, qr, svdvals, eigvalsh, matrix and vector norms of every order
 lstsq, matrix_power, matrix_exp, multi_dot, triangular solves, each on a well-conditioned
 matrix made from the value (`_spd`: A Aᵀ + 2I; `_shifted`: A + 3I), and elementwise or shape
 steps between them. Steps are drawn against PyTorch itself: a step torch refuses (or whose
-result is not finite) is drawn again. `run(m, xs)` replays the chain with library `m`;
+result is not finite, or whose value or gradient is 100 times as sensitive as its input) is drawn
+again. `run(m, xs)` replays the chain with library `m`;
 `loss(m, out)` is the scalar whose derivatives are compared.
 """
 import numpy as np
@@ -21,7 +22,9 @@ def _eye(m, a):
 
 
 def _spd(m, a):
-    return a @ a.mT / a.shape[-1] + 2 * _eye(m, a)
+    # (I of a's row count: with one column, I of its column count would broadcast 2 over
+    # a rank-one matrix, singular)
+    return a @ a.mT / a.shape[-1] + 2 * m.eye(a.shape[-2], dtype=a.dtype)
 
 
 def _shifted(m, a):
@@ -99,6 +102,28 @@ def _tall(m, a):
     return m.cat([a, a.mT @ a / a.shape[-1] + 2 * _eye(m, a)], -2)
 
 
+def _ill_conditioned(name, a, b, out):
+    """Whether a step magnifies a small relative change of its input, in its value or in its
+    gradient, 100 times (then the libraries' rounding differences, magnified so, would exceed
+    the comparisons' tolerances: near-singular or near-degenerate matrices)."""
+    rng = np.random.default_rng(0)
+    w = torch.tensor(rng.uniform(-1, 1, tuple(out.shape)))
+    delta = 1e-8 * float(a.abs().max()) * torch.tensor(rng.uniform(-1, 1, tuple(a.shape)))
+    try:
+        (value, grad), (moved, moved_grad) = [_response(name, x, b, w) for x in (a, a + delta)]
+    except REFUSALS:
+        return True
+    return any(float((y - x).abs().max()) > 1e2 * 1e-8 * max(float(x.abs().max()), 1e-3)
+               for x, y in ((value, moved), (grad, moved_grad)))
+
+
+def _response(name, a, b, w):
+    a = a.detach().requires_grad_()
+    out = STEPS[name](torch, a, b)
+    (grad,) = torch.autograd.grad((out * w).sum(), a, allow_unused=True)
+    return out.detach(), torch.zeros_like(a) if grad is None else grad
+
+
 class Program:
     """Inputs and a chain of steps drawn for `seed`."""
 
@@ -119,7 +144,7 @@ class Program:
                 except REFUSALS:
                     continue
                 if out.ndim < 2 or out.numel() > 400 or not bool(torch.isfinite(out).all()) \
-                        or out.abs().max() > 1e3:
+                        or out.abs().max() > 1e3 or _ill_conditioned(name, h, values[1], out):
                     continue
                 self.steps.append(name)
                 h = out

@@ -358,7 +358,7 @@ def _record(cls, ctx, args, primals, results):
     node.out_version = None
     stopped = {id(t) for t in ctx._non_differentiable}
     for i, o in enumerate(outs):
-        if o._data.dtype.kind == "f" and id(o) not in stopped:
+        if o._data.dtype.kind in "fc" and id(o) not in stopped:
             o._grad_fn, o._out_index, o._requires_grad = node, i, True
     if len(outs) == 1:
         node.out_ref, node.out_data = weakref.ref(outs[0]), outs[0]._data
@@ -409,7 +409,7 @@ def _push_tangents(cls, ctx, tangents, outs):
         raise RuntimeError(f"{cls.__name__}.jvp returned {len(out_dots)} tangents for "
                            f"{len(outs)} outputs; return one per output")
     for i, (o, o_dot) in enumerate(zip(outs, out_dots)):
-        if o_dot is None or not isinstance(o, Tensor) or o._data.dtype.kind != "f":
+        if o_dot is None or not isinstance(o, Tensor) or o._data.dtype.kind not in "fc":
             continue
         if not isinstance(o_dot, Tensor):
             o_dot = Tensor(np.asarray(o_dot, dtype=o._data.dtype))

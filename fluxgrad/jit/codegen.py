@@ -438,8 +438,13 @@ buffers.PRODUCTS.add(_MATMUL_T.name)
 
 
 def _relu_backward_into(g, y, out=None):
-    # as `ops.activation`'s impl, g * (y != 0), into `out` when given (always an array)
-    return np.asarray(np.multiply(g, y != 0, out=out))
+    # as `ops.activation`'s impl, g * (y != 0) with an inf or NaN of g stopped where y is 0,
+    # into `out` when given (always an array)
+    mask = y != 0
+    x_bar = np.asarray(np.multiply(g, mask, out=out))
+    if np.isnan(np.sum(x_bar)):
+        np.copyto(x_bar, 0, where=~mask)
+    return x_bar
 
 
 _RELU_BACKWARD_INTO = _Emitted("relu_backward", _relu_backward_into, writes_out=True)

@@ -316,9 +316,9 @@ class Compiled:
         entry.source, entry.forward = codegen.generate(traced, entry.name, wrapped,
                                                             self.backend)
         entry.grad_in = [i for i, t in enumerate(tensors)
-                         if t.requires_grad and t._data.dtype.kind == "f"]
+                         if t.requires_grad and t._data.dtype.kind in "fc"]
         entry.diff_out = [i for i, o in enumerate(traced.outputs[:traced.n_results])
-                          if isinstance(o, Variable) and o._data.dtype.kind == "f"]
+                          if isinstance(o, Variable) and o._data.dtype.kind in "fc"]
         if not entry.diff_out or traced.arg_writes:  # (then no result depends on grad_in)
             entry.grad_in = []
         entry.vjp = entry.joint = None

@@ -153,7 +153,7 @@ def _refuse_differentiable_results(fn, tensors, outputs):
     """A call that writes state runs outside the eager graph: its results can't carry
     gradients back to arguments that require grad."""
     if any(t._requires_grad for t in tensors) and any(
-            isinstance(o, Variable) and o._data.dtype.kind == "f" for o in outputs):
+            isinstance(o, Variable) and o._data.dtype.kind in "fc" for o in outputs):
         raise NotImplementedError(
             f"fluxgrad.compile({_name(fn)}): it writes eager state (e.g. batch-norm running "
             "statistics) and returns results that need gradients for its arguments; compiled "
