@@ -6,6 +6,9 @@ import torch
 
 import fluxgrad as fg
 
+# torch warns where no stft window is given (fluxgrad's default is the same rectangular one)
+pytestmark = pytest.mark.filterwarnings("ignore:A window was not provided")
+
 
 def _close(ours, theirs, tol=1e-10):
     ours = ours.detach().numpy() if isinstance(ours, fg.Tensor) else ours
@@ -104,3 +107,105 @@ def test_cholesky_inverse_of_a_singular_factor_raises_as_torch(factor):
     with pytest.raises(fg.linalg.LinAlgError) as ours:
         fg.cholesky_inverse(fg.tensor(factor))
     assert str(ours.value) == str(theirs.value)
+
+
+# --- stft / istft, hfft2 / hfftn / ihfft2 / ihfftn ---------------------------------------
+def _signal(*shape, seed=6):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+def test_stft_without_return_complex_refuses_a_real_signal_as_torch():
+    x = _signal(40)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.stft(torch.tensor(x), 8)
+    with pytest.raises(RuntimeError) as ours:
+        fg.stft(fg.tensor(x), 8)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_stft_of_a_complex_signal_defaults_to_a_two_sided_complex_spectrum():
+    z = _signal(30) + 1j * _signal(30, seed=7)
+    ours, theirs = fg.stft(fg.tensor(z), 8), torch.stft(torch.tensor(z), 8)
+    assert ours.shape == theirs.shape == (8, 16)
+    _close(ours, theirs)
+
+
+def test_stft_return_complex_false_gives_the_real_view():
+    x = _signal(2, 30)
+    window = np.hanning(9)[:-1]
+    ours = fg.stft(fg.tensor(x), 8, window=fg.tensor(window), return_complex=False)
+    with pytest.warns(UserWarning):
+        theirs = torch.stft(torch.tensor(x), 8, window=torch.tensor(window),
+                            return_complex=False)
+    assert ours.dtype == fg.float64 and ours.shape == theirs.shape
+    _close(ours, theirs)
+
+
+@pytest.mark.parametrize("kwargs, shape, message", [
+    ({"hop_length": 0}, (40,), "hop_length > 0"),
+    ({"win_length": 9}, (40,), "win_length <= n_fft"),
+    ({}, (2, 2, 40), "1D or 2D"),
+    ({"center": False}, (6,), "n_fft"),
+    ({"window": np.ones(7)}, (40,), "window"),
+    ({"onesided": True, "window": np.ones(8, complex)}, (40,), "onesided"),
+])
+def test_stft_refuses_what_torch_refuses(kwargs, shape, message):
+    x = _signal(*shape)
+    window = kwargs.pop("window", None)
+    with pytest.raises(RuntimeError):
+        torch.stft(torch.tensor(x), 8, window=None if window is None else torch.tensor(window),
+                   return_complex=True, **kwargs)
+    with pytest.raises(RuntimeError, match=message):
+        fg.stft(fg.tensor(x), 8, window=None if window is None else fg.tensor(window),
+                return_complex=True, **kwargs)
+
+
+def test_istft_inverts_stft_and_its_gradient_matches_torch():
+    x = _signal(2, 50)
+    window = np.hanning(13)[:-1]
+    (a, ta), (w, tw) = _pair(x), _pair(window)
+    outs = []
+    for mod, signal, win in ((fg, a, w), (torch, ta, tw)):
+        spectrum = mod.stft(signal, 12, hop_length=3, window=win, return_complex=True)
+        back = mod.istft(spectrum * 1.5, 12, hop_length=3, window=win, length=50)
+        (back ** 3).sum().backward()
+        outs.append(back)
+    _close(outs[0], 1.5 * x)
+    _close(outs[0], outs[1])
+    _close(a.grad, ta.grad)
+    _close(w.grad, tw.grad)
+
+
+def test_istft_refuses_a_real_spectrum_and_a_window_that_leaves_gaps_as_torch():
+    with pytest.raises(RuntimeError, match="complex-valued input"):
+        fg.istft(fg.tensor(_signal(5, 4)), 8)
+    spectrum = torch.stft(torch.tensor(_signal(40)), 8, window=torch.hann_window(8).double(),
+                          center=False, return_complex=True)
+    with pytest.raises(RuntimeError, match="window overlap add min"):
+        torch.istft(spectrum, 8, window=torch.hann_window(8).double(), center=False)
+    with pytest.raises(RuntimeError, match="window overlap add min"):
+        fg.istft(fg.tensor(spectrum.numpy()), 8, window=fg.tensor(np.hanning(9)[:-1]),
+                 center=False)
+
+
+def test_istft_checks_the_frequency_count_against_n_fft():
+    spectrum = fg.stft(fg.tensor(_signal(40)), 8, return_complex=True)
+    with pytest.raises(RuntimeError, match="match n_fft when onesided=False"):
+        fg.istft(spectrum, 8, onesided=False)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("hfft2", {}), ("hfftn", {"s": (3, 6), "dim": (0, 2), "norm": "ortho"}),
+    ("ihfft2", {"norm": "forward"}), ("ihfftn", {}),
+])
+def test_hermitian_transforms_in_several_dimensions_match_torch(name, kwargs):
+    x = _signal(3, 4, 5)
+    if name.startswith("hfft"):
+        x = x + 1j * _signal(3, 4, 5, seed=8)
+    a, ta = _pair(x)
+    ours, theirs = getattr(fg.fft, name)(a, **kwargs), getattr(torch.fft, name)(ta, **kwargs)
+    assert ours.shape == theirs.shape and ours.dtype.is_complex == theirs.is_complex()
+    _close(ours, theirs)
+    ours.abs().sum().backward()
+    theirs.abs().sum().backward()
+    _close(a.grad, ta.grad)
