@@ -209,3 +209,39 @@ def test_hermitian_transforms_in_several_dimensions_match_torch(name, kwargs):
     ours.abs().sum().backward()
     theirs.abs().sum().backward()
     _close(a.grad, ta.grad)
+
+
+# --- interpolate(antialias=True) ----------------------------------------------------------
+@pytest.mark.parametrize("shape, kwargs", [
+    ((1, 2, 16, 12), {"size": (5, 7), "mode": "bilinear"}),
+    ((2, 1, 20, 20), {"scale_factor": 0.3, "mode": "bicubic"}),
+    ((1, 1, 9, 13), {"size": (4, 4), "mode": "bicubic", "align_corners": True}),
+    ((1, 1, 6, 5), {"size": (12, 9), "mode": "bicubic"}),  # upsampling: Keys' a = -0.5
+    ((1, 1, 17, 11), {"scale_factor": (0.45, 0.7), "mode": "bilinear"}),
+])
+def test_antialiased_interpolate_matches_torch(shape, kwargs):
+    x, tx = _pair(_signal(*shape))
+    ours = fg.nn.functional.interpolate(x, antialias=True, **kwargs)
+    theirs = torch.nn.functional.interpolate(tx, antialias=True, **kwargs)
+    _close(ours, theirs)
+    (ours ** 2).sum().backward()
+    (theirs ** 2).sum().backward()
+    _close(x.grad, tx.grad)
+
+
+def test_antialiased_halving_weighs_by_the_stretched_triangle():
+    # output 0 is centred at 1.0 in input coordinates; the triangle of half-width 2 weighs
+    # inputs 0, 1, 2 (centres 0.5, 1.5, 2.5) by 0.75, 0.75, 0.25, normalised: 3/7, 3/7, 1/7
+    x = np.array([1.0, 2.0, 4.0, 8.0]).reshape(1, 1, 1, 4)
+    out = fg.nn.functional.interpolate(fg.tensor(x), size=(1, 2), mode="bilinear",
+                                       antialias=True)
+    np.testing.assert_allclose(out.numpy().ravel(), [(3 + 6 + 4) / 7, (2 + 12 + 24) / 7])
+
+
+def test_antialias_refuses_other_modes_as_torch():
+    with pytest.raises(ValueError, match="Anti-alias"):
+        torch.nn.functional.interpolate(torch.ones(1, 1, 4, 4), size=2, mode="nearest",
+                                        antialias=True)
+    with pytest.raises(ValueError, match="Anti-alias"):
+        fg.nn.functional.interpolate(fg.ones(1, 1, 4, 4), size=2, mode="nearest",
+                                     antialias=True)
