@@ -245,3 +245,100 @@ def test_antialias_refuses_other_modes_as_torch():
     with pytest.raises(ValueError, match="Anti-alias"):
         fg.nn.functional.interpolate(fg.ones(1, 1, 4, 4), size=2, mode="nearest",
                                      antialias=True)
+
+
+# --- LR schedulers' state_dict ------------------------------------------------------------
+def _schedulers(L):
+    """(name, factory of a scheduler given an optimizer) for every torch.optim.lr_scheduler
+    class."""
+    return [
+        ("StepLR", lambda o: L.StepLR(o, 3)),
+        ("MultiStepLR", lambda o: L.MultiStepLR(o, [2, 5, 2])),
+        ("ExponentialLR", lambda o: L.ExponentialLR(o, 0.9)),
+        ("CosineAnnealingLR", lambda o: L.CosineAnnealingLR(o, 10)),
+        ("LambdaLR", lambda o: L.LambdaLR(o, lambda e: 0.9 ** e)),
+        ("MultiplicativeLR", lambda o: L.MultiplicativeLR(o, lambda e: 0.9)),
+        ("LinearLR", lambda o: L.LinearLR(o)),
+        ("ConstantLR", lambda o: L.ConstantLR(o)),
+        ("PolynomialLR", lambda o: L.PolynomialLR(o, power=2.0)),
+        ("CosineAnnealingWarmRestarts", lambda o: L.CosineAnnealingWarmRestarts(o, 3, 2)),
+        ("CyclicLR", lambda o: L.CyclicLR(o, 0.01, 0.1, step_size_up=3)),
+        ("CyclicLR-exp_range", lambda o: L.CyclicLR(o, 0.01, 0.1, cycle_momentum=False,
+                                                    mode="exp_range", gamma=0.9)),
+        ("OneCycleLR", lambda o: L.OneCycleLR(o, 0.1, total_steps=10)),
+        ("OneCycleLR-three_phase", lambda o: L.OneCycleLR(o, 0.1, total_steps=10,
+                                                          three_phase=True,
+                                                          anneal_strategy="linear")),
+        ("SequentialLR", lambda o: L.SequentialLR(o, [L.ConstantLR(o), L.ExponentialLR(o, 0.9)],
+                                                  [2])),
+        ("ChainedScheduler", lambda o: L.ChainedScheduler([L.ConstantLR(o),
+                                                           L.ExponentialLR(o, 0.9)])),
+        ("ReduceLROnPlateau", lambda o: L.ReduceLROnPlateau(o, patience=1)),
+    ]
+
+
+_SCHEDULER_NAMES = [name for name, _ in _schedulers(torch.optim.lr_scheduler)]
+
+
+def _stepped(mod, k, steps=4):
+    p = mod.nn.Parameter(mod.zeros(2))
+    optimizer = mod.optim.SGD([p], lr=0.1, momentum=0.9)
+    name, make = _schedulers(mod.optim.lr_scheduler)[k]
+    scheduler = make(optimizer)
+    for _ in range(steps):
+        optimizer.step()
+        scheduler.step(1.0) if name == "ReduceLROnPlateau" else scheduler.step()
+    return scheduler, optimizer
+
+
+def _same_state(ours, theirs, where="state"):
+    """Equal keys in the same order and equal values (floats to rounding: fluxgrad's closed
+    forms and torch's recursive ones differ in the last bits)."""
+    if isinstance(theirs, dict):
+        assert list(ours) == list(theirs), where
+        assert type(ours) is type(theirs) or isinstance(theirs, type(ours)), where
+        for key in theirs:
+            _same_state(ours[key], theirs[key], f"{where}[{key!r}]")
+    elif isinstance(theirs, (list, tuple)):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs), where
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            _same_state(a, b, f"{where}[{i}]")
+    elif isinstance(theirs, float):
+        assert type(ours) is float and ours == pytest.approx(theirs, rel=1e-12), where
+    else:
+        assert type(ours) is type(theirs) and ours == theirs, where
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("k", range(len(_SCHEDULER_NAMES)), ids=_SCHEDULER_NAMES)
+def test_scheduler_state_dict_reads_as_torch(k):
+    ours, our_optimizer = _stepped(fg, k)
+    theirs, their_optimizer = _stepped(torch, k)
+    _same_state(ours.state_dict(), theirs.state_dict())
+    group = {key: v for key, v in their_optimizer.param_groups[0].items() if key != "params"}
+    for key in ("lr", "momentum", "initial_lr", "max_lr", "min_lr", "max_momentum",
+                "base_momentum"):
+        if key in group:
+            assert our_optimizer.param_groups[0][key] == pytest.approx(group[key], rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("k", range(len(_SCHEDULER_NAMES)), ids=_SCHEDULER_NAMES)
+def test_scheduler_loads_torch_state_dict_and_continues_as_torch(k):
+    theirs, their_optimizer = _stepped(torch, k, steps=3)
+    ours, our_optimizer = _stepped(fg, k, steps=0)
+    for key, value in their_optimizer.param_groups[0].items():  # (the optimizer's state too)
+        if key != "params":
+            our_optimizer.param_groups[0][key] = value
+    ours.load_state_dict(theirs.state_dict())
+    for _ in range(3):
+        for scheduler, optimizer in ((ours, our_optimizer), (theirs, their_optimizer)):
+            optimizer.step()
+            if isinstance(scheduler, (fg.optim.lr_scheduler.ReduceLROnPlateau,
+                                      torch.optim.lr_scheduler.ReduceLROnPlateau)):
+                scheduler.step(1.0)
+            else:
+                scheduler.step()
+        assert our_optimizer.param_groups[0]["lr"] == pytest.approx(
+            their_optimizer.param_groups[0]["lr"], rel=1e-12)
+    _same_state(ours.state_dict(), theirs.state_dict())
