@@ -342,3 +342,70 @@ def test_scheduler_loads_torch_state_dict_and_continues_as_torch(k):
         assert our_optimizer.param_groups[0]["lr"] == pytest.approx(
             their_optimizer.param_groups[0]["lr"], rel=1e-12)
     _same_state(ours.state_dict(), theirs.state_dict())
+
+
+# --- vmap's randomness for draws with tensor inputs -------------------------------------
+def _rows_equal(t):
+    t = np.asarray(t) if isinstance(t, np.ndarray) else t.numpy()
+    return all(np.array_equal(t[0], row) for row in t[1:])
+
+
+def test_vmap_same_bernoulli_of_an_input_copied_across_the_batch_draws_once():
+    probs = fg.full((32,), 0.5).expand(4, 32)
+    assert _rows_equal(fg.func.vmap(fg.bernoulli, randomness="same")(probs))
+
+
+def test_vmap_same_bernoulli_compares_one_draw_with_each_examples_probabilities():
+    probs = fg.tensor([[0.0] * 16 + [1.0] * 16, [1.0] * 16 + [0.0] * 16])
+    out = fg.func.vmap(fg.bernoulli, randomness="same")(probs).numpy()
+    np.testing.assert_array_equal(out, probs.numpy())  # (0 and 1 need no luck)
+
+
+def test_vmap_same_dropout_draws_one_mask_as_torch():
+    def drop(mod):
+        return mod.func.vmap(lambda x: mod.nn.functional.dropout(x, 0.5),
+                             randomness="same")(mod.ones(4, 32))
+    assert _rows_equal(drop(torch)) and _rows_equal(drop(fg))
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_vmap_different_bernoulli_draws_per_example_as_torch(batched):
+    def run(mod):
+        if batched:
+            return mod.func.vmap(mod.bernoulli, randomness="different")(mod.full((4, 32), 0.5))
+        return mod.func.vmap(lambda x: x + mod.bernoulli(mod.full((32,), 0.5)),
+                             randomness="different")(mod.zeros(4, 32))
+    assert not _rows_equal(run(torch)) and not _rows_equal(run(fg))
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_vmap_error_refuses_a_bernoulli_as_torch(batched):
+    for mod in (torch, fg):
+        if batched:
+            call = lambda: mod.func.vmap(mod.bernoulli)(mod.full((4, 8), 0.5))  # noqa: E731
+        else:
+            call = lambda: mod.func.vmap(  # noqa: E731
+                lambda x: x + mod.bernoulli(mod.full((8,), 0.5)))(mod.zeros(4, 8))
+        with pytest.raises(RuntimeError, match="randomness"):
+            call()
+
+
+@pytest.mark.parametrize("draw", ["normal", "poisson"])
+def test_vmap_same_refuses_other_draws_of_inputs_that_differ_as_torch(draw):
+    for mod in (torch, fg):
+        fn = (lambda x: mod.normal(x, 1.0)) if draw == "normal" else mod.poisson
+        with pytest.raises(RuntimeError, match="same randomness with a batched tensor input"):
+            mod.func.vmap(fn, randomness="same")(mod.rand(4, 8) + 1)
+
+
+def test_vmap_nested_levels_keep_their_own_randomness():
+    inner = fg.func.vmap(fg.bernoulli, randomness="same")
+    out = fg.func.vmap(inner, randomness="different")(fg.full((2, 3, 32), 0.5)).numpy()
+    assert _rows_equal(out[0]) and _rows_equal(out[1])  # the same within an outer example
+    assert not np.array_equal(out[0], out[1])  # different between them
+
+
+def test_vmap_refuses_an_unknown_randomness_as_torch():
+    for mod in (torch, fg):
+        with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
+            mod.func.vmap(lambda x: x, randomness="sometimes")(mod.zeros(2))
