@@ -409,3 +409,38 @@ def test_vmap_refuses_an_unknown_randomness_as_torch():
     for mod in (torch, fg):
         with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
             mod.func.vmap(lambda x: x, randomness="sometimes")(mod.zeros(2))
+
+
+# --- lazy layers' UninitializedParameter ----------------------------------------------------
+@pytest.mark.parametrize("name, args", [
+    ("LazyLinear", (3,)), ("LazyConv2d", (3, 1)), ("LazyConvTranspose1d", (2, 2)),
+    ("LazyBatchNorm1d", ()), ("LazyInstanceNorm2d", ())])
+def test_lazy_layer_before_its_first_call_prints_as_torch(name, args):
+    ours, theirs = getattr(fg.nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(ours.state_dict()) == repr(theirs.state_dict())
+    assert repr(list(ours.named_parameters())) == repr(list(theirs.named_parameters()))
+    assert repr(list(ours.named_buffers())) == repr(list(theirs.named_buffers()))
+    assert ours.has_uninitialized_params() and theirs.has_uninitialized_params()
+
+
+def test_uninitialized_parameter_is_a_parameter_without_a_shape_as_torch():
+    for mod in (torch, fg):
+        layer = mod.nn.LazyLinear(3)
+        assert isinstance(layer.weight, mod.nn.parameter.UninitializedParameter)
+        assert isinstance(layer.weight, mod.nn.Parameter) and layer.weight.requires_grad
+        assert mod.nn.parameter.is_lazy(layer.weight)
+        with pytest.raises(RuntimeError, match="Can't access the shape"):
+            layer.weight.shape
+        layer(mod.ones(2, 5))
+        assert type(layer.weight) is mod.nn.Parameter and tuple(layer.weight.shape) == (3, 5)
+        assert not mod.nn.parameter.is_lazy(layer.weight)
+
+
+def test_uninitialized_parameter_materializes_into_a_parameter_as_torch():
+    for mod in (torch, fg):
+        param = mod.nn.parameter.UninitializedParameter(dtype=mod.float64)
+        assert repr(param) == "<UninitializedParameter>"
+        param.materialize((2, 3))
+        assert type(param) is mod.nn.Parameter and tuple(param.shape) == (2, 3)
+        assert param.dtype == mod.float64 and param.requires_grad
+    assert repr(fg.nn.parameter.UninitializedBuffer()) == "<UninitializedBuffer>"
