@@ -58,6 +58,7 @@ from .windows import *  # noqa: F401,F403
 from .ops.torch_misc import *  # noqa: F401,F403
 from .ops.native_norms import *  # noqa: F401,F403
 from .ops.householder import *  # noqa: F401,F403
+from .ops.stft import istft, stft
 from .nn.functional import cosine_similarity
 from .nn.functional import channel_shuffle, pairwise_distance, pixel_shuffle, pixel_unshuffle
 

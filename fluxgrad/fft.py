@@ -1,9 +1,9 @@
 """`fluxgrad.fft`, PyTorch's `torch.fft`: the discrete Fourier transforms and their helpers.
 
 fft / ifft / fft2 / ifft2 / fftn / ifftn (complex to complex), rfft / rfft2 / rfftn (real to
-the onesided spectrum), irfft / irfft2 / irfftn (back to real), hfft / ihfft (a Hermitian
-signal's spectrum and back), fftfreq / rfftfreq (the sample frequencies), fftshift /
-ifftshift (the zero frequency to the middle and back: `roll`).
+the onesided spectrum), irfft / irfft2 / irfftn (back to real), hfft / hfft2 / hfftn and
+ihfft / ihfft2 / ihfftn (a Hermitian signal's spectrum and back), fftfreq / rfftfreq (the
+sample frequencies), fftshift / ifftshift (the zero frequency to the middle and back: `roll`).
 
 As in PyTorch: `n` (one dimension) or `s` (several) crops or zero-pads the input along
 `dim` first (irfft: the output's length, 2 * (m - 1) by default for m input entries);
@@ -25,7 +25,8 @@ from .ops.fft import DUAL, fft_c2c_p, fft_c2r_p, fft_r2c_p
 from .ops.shape import narrow, pad_p, roll
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
-           "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "hfftn", "ihfft2", "ihfftn", "fftfreq",
+           "rfftfreq", "fftshift", "ifftshift"]
 
 
 # --- arguments ---------------------------------------------------------------------------
@@ -188,16 +189,47 @@ def irfftn(input, s=None, dim=None, norm=None):
     return _complex_to_real(input, s, dim, norm, "irfftn")
 
 
+def _hermitian_to_real(input, s, dim, norm, op):
+    # the forward transform of a Hermitian signal is the inverse one of its conjugate, with
+    # the dual scaling (over several dims too: the conjugate of a Hermitian signal is one)
+    return _complex_to_real(conj(tensor_input(input, op)), s, dim, DUAL[_norm(norm)], op)
+
+
+def _real_to_hermitian(input, s, dim, norm, op):
+    x = _as_real(tensor_input(input, op), op)
+    return conj(_real_to_complex(x, s, dim, DUAL[_norm(norm)], op))
+
+
 def hfft(input, n=None, dim=-1, norm=None):
     """The (real) transform of a signal with Hermitian symmetry, given by its first half."""
-    x = conj(tensor_input(input, "hfft"))
-    return _complex_to_real(x, _one(n), dim, DUAL[_norm(norm)], "hfft")
+    return _hermitian_to_real(input, _one(n), dim, norm, "hfft")
 
 
 def ihfft(input, n=None, dim=-1, norm=None):
     """The inverse of hfft: the first half of a real signal's inverse transform."""
-    x = _as_real(tensor_input(input, "ihfft"), "ihfft")
-    return conj(_real_to_complex(x, _one(n), dim, DUAL[_norm(norm)], "ihfft"))
+    return _real_to_hermitian(input, _one(n), dim, norm, "ihfft")
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None):
+    """hfftn over the last two dimensions by default."""
+    return _hermitian_to_real(input, s, dim, norm, "hfft2")
+
+
+def hfftn(input, s=None, dim=None, norm=None):
+    """The (real) N-dimensional transform of a signal with Hermitian symmetry, given by its
+    first half along the last of `dim` (2 * (m - 1) entries there by default)."""
+    return _hermitian_to_real(input, s, dim, norm, "hfftn")
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None):
+    """ihfftn over the last two dimensions by default."""
+    return _real_to_hermitian(input, s, dim, norm, "ihfft2")
+
+
+def ihfftn(input, s=None, dim=None, norm=None):
+    """The inverse of hfftn: the N-dimensional inverse transform of a real signal, its first
+    half (n // 2 + 1 entries) along the last of `dim`."""
+    return _real_to_hermitian(input, s, dim, norm, "ihfftn")
 
 
 # --- frequencies and shifts --------------------------------------------------------------

@@ -10,6 +10,7 @@ from ._core.errors import ArgumentError
 from .ops.decompositions import (eigh, eigvalsh, matrix_exp, pinv, qr, solve_triangular, svd,
                                  svdvals)
 from .ops.linalg import cholesky, det, inverse, matmul, slogdet, solve
+from .ops.linalg_eig import eig, eigvals
 from .ops.linalg_errors import LinAlgError
 from .ops.linalg_ex import cholesky_ex, inv_ex, solve_ex
 from .ops.lu import lu, lu_factor, lu_factor_ex, lu_solve
@@ -23,7 +24,7 @@ __all__ = ["inv", "det", "slogdet", "solve", "cholesky", "matmul", "diagonal", "
            "norm", "vector_norm", "matrix_norm", "cond", "matrix_rank", "lstsq", "matrix_power",
            "multi_dot", "cholesky_solve", "cross", "triangular_solve", "vecdot", "tensorinv",
            "tensorsolve", "cholesky_ex", "inv_ex", "solve_ex", "lu", "lu_factor", "lu_factor_ex",
-           "lu_solve", "vander", "householder_product"]
+           "lu_solve", "vander", "householder_product", "eig", "eigvals"]
 
 inv = inverse
 

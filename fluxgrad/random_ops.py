@@ -22,12 +22,18 @@ run that make the same draws in the same order.
   dtype; `random_poisson(rates)`; `random_gamma(concentrations)` (standard gamma, rate 1); `random_multinomial(probs, *, num_samples, replacement)`
 
 Under vmap the ops with tensor inputs draw for every example (their batch rules); the ones
-without inputs are never batched: `fluxgrad.random` draws the batch's numbers itself.
+without inputs are never batched: `fluxgrad.random` draws the batch's numbers itself. The
+functions below apply vmap's `randomness` to their tensor inputs as torch.func does: 'error'
+refuses any draw; 'different' spreads an input that is the same in every example, so that
+each example draws its own numbers; 'same' draws once for all examples: a bernoulli of
+probabilities that differ between examples compares one draw of uniform numbers with each
+example's, and the other draws refuse such inputs, as PyTorch.
 """
 import contextlib
 
 import numpy as np
 
+from ._core import batching
 from ._core.dispatch import apply
 from ._core.primitive import REGISTRY, Primitive
 from ._core.tensor import Tensor
@@ -253,7 +259,29 @@ def uniform(shape, dtype, low=0.0, high=1.0, generator=None):
     return apply(uniform_p, **_with_generator(params, generator))
 
 
+def _for_vmap(x, op, same_draw=False):
+    """(x, same): the tensor input `x` of a draw as the open vmaps' `randomness` asks (see
+    the module docstring); `same` says a level with randomness='same' batches x, which only
+    an op with `same_draw` (bernoulli) takes."""
+    if not isinstance(x, Tensor) or not batching.state.randomness:  # (no vmap open)
+        return x, False
+    for level in batching.random_levels():  # (refuses under randomness='error')
+        if not batching.is_batched_at(x, level):
+            x = batching.spread(x, level)
+    same = any(how == "same" and batching.is_batched_at(x, level)
+               for level, how in batching.state.randomness.items())
+    if same and not same_draw:
+        raise RuntimeError(
+            f"vmap: {op} of a tensor that differs between the examples can't draw the same "
+            "numbers for all of them (randomness='same'), as in PyTorch (\"Vmap does not "
+            "currently support same randomness with a batched tensor input\"); use "
+            "randomness='different', or draw outside vmap")
+    return x, same
+
+
 def normal(mean, std, shape, dtype, generator=None):
+    mean, _ = _for_vmap(mean, "normal")
+    std, _ = _for_vmap(std, "normal")
     return apply(normal_p, mean, std, **_with_generator(
         dict(shape=_shape(shape), dtype=np.dtype(dtype)), generator))
 
@@ -274,19 +302,34 @@ def permutation(n, dtype, generator=None):
 
 
 def bernoulli(probs, p=None, generator=None):
+    probs, same = _for_vmap(probs, "bernoulli", same_draw=True)
+    if same:  # one draw of uniform numbers for every example, against each one's probs
+        every = probs
+        while type(every) is batching.BatchedTensor:  # (every example's probabilities)
+            every = every._physical
+        if p is None and type(every) is Tensor:
+            if np.any((every._data < 0) | (every._data > 1)) or np.any(np.isnan(every._data)):
+                raise RuntimeError("bernoulli: every probability must be in [0, 1]")
+        from .random import _draw  # (per example of the levels with randomness='different')
+        draw = _draw(lambda shape: uniform(shape, probs.dtype.np, generator=generator),
+                     probs.shape, False)
+        return (draw < (probs if p is None else float(p))).to(probs.dtype)
     params = {} if p is None else {"p": float(p)}
     return apply(bernoulli_p, probs, **_with_generator(params, generator))
 
 
 def poisson(rates, generator=None):
+    rates, _ = _for_vmap(rates, "poisson")
     return apply(poisson_p, rates, **_with_generator({}, generator))
 
 
 def gamma(concentrations, generator=None):
+    concentrations, _ = _for_vmap(concentrations, "gamma")
     return apply(gamma_p, concentrations, **_with_generator({}, generator))
 
 
 def multinomial(probs, num_samples, replacement, generator=None):
+    probs, _ = _for_vmap(probs, "multinomial")
     return apply(multinomial_p, probs, **_with_generator(
         dict(num_samples=int(num_samples), replacement=bool(replacement)), generator))
 

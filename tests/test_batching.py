@@ -30,6 +30,16 @@ def test_every_registered_op_has_a_batching_rule_tested_here():
     assert not untested, f"registered ops with no vmappable Sample in tests/samples/: {untested}"
 
 
+def randomness(sample):
+    """A sample of a random draw (deterministic: zero std, p of 0 or 1, ...) is vmapped with
+    randomness='different', as torch.func wants for any draw."""
+    return "different" if getattr(REGISTRY[sample.op], "draws", False) else "error"
+
+
+def mapped(sample, **kwargs):
+    return vmap(sample.fn, randomness=randomness(sample), **kwargs)
+
+
 def outputs(out):
     return [o._data for o in (out if isinstance(out, (tuple, list)) else (out,))]
 
@@ -55,7 +65,7 @@ def assert_outputs_match(got, expected):
 def test_vmap_over_the_first_dimension_matches_a_loop(sample):
     per_example = examples(sample)
     batch = [Tensor(np.stack(a)) for a in zip(*per_example)]
-    assert_outputs_match(vmap(sample.fn)(*batch), looped(sample, per_example))
+    assert_outputs_match(mapped(sample)(*batch), looped(sample, per_example))
 
 
 @each_sample
@@ -63,7 +73,7 @@ def test_vmap_over_the_last_dimension_matches_a_loop(sample):
     per_example = examples(sample)
     batch = [Tensor(np.stack(a, axis=-1)) for a in zip(*per_example)]
     in_dims = tuple(np.ndim(a) for a in sample.args)
-    assert_outputs_match(vmap(sample.fn, in_dims=in_dims)(*batch), looped(sample, per_example))
+    assert_outputs_match(mapped(sample, in_dims=in_dims)(*batch), looped(sample, per_example))
 
 
 @each_sample
@@ -73,7 +83,7 @@ def test_vmap_with_only_the_first_argument_batched_matches_a_loop(sample):
     first = Tensor(np.stack([args[0] for args in per_example]))
     rest = [Tensor(a) for a in per_example[0][1:]]
     in_dims = (0,) + (None,) * len(rest)
-    assert_outputs_match(vmap(sample.fn, in_dims=in_dims)(first, *rest),
+    assert_outputs_match(mapped(sample, in_dims=in_dims)(first, *rest),
                          looped(sample, per_example))
 
 
@@ -85,14 +95,15 @@ def test_nested_vmaps_over_different_arguments_match_a_double_loop(sample):
     expected = [np.stack(r) for r in zip(*expected)]
     inner_dims = (None,) + (0,) * len(inner[0])
     outer_dims = (0,) + (None,) * len(inner[0])
-    f = vmap(vmap(sample.fn, in_dims=inner_dims), in_dims=outer_dims)
+    f = vmap(mapped(sample, in_dims=inner_dims), in_dims=outer_dims,
+             randomness=randomness(sample))
     got = f(Tensor(np.stack(outer)), *(Tensor(np.stack(a)) for a in zip(*inner)))
     assert_outputs_match(got, expected)
 
 
 @in_place_with_two_args
 def test_in_place_writes_of_examples_into_a_shared_tensor_are_refused(sample):
-    inner = vmap(sample.fn, in_dims=(None,) + (0,) * (len(sample.args) - 1))
+    inner = mapped(sample, in_dims=(None,) + (0,) * (len(sample.args) - 1))
     batch = [Tensor(np.stack([np.asarray(a, np.float64) * f for f in FACTORS]))
              for a in sample.args[1:]]
     with pytest.raises(RuntimeError, match="in-place op would write values that differ"):

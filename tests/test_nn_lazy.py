@@ -37,9 +37,11 @@ def test_lazy_layer_keeps_its_hooks_and_eval_mode_through_the_first_call():
     assert out.flatten().tolist() == pytest.approx([1.0, 2.0, 3.0, 6.0], abs=1e-4)  # stats 0, 1
 
 
-def test_lazy_layer_has_no_parameters_until_called_and_takes_dtype():
+def test_lazy_layer_has_uninitialized_parameters_until_called_and_takes_dtype():
     layer = nn.LazyConv2d(3, 1, dtype=fg.float64)
-    assert list(layer.parameters()) == [] and layer.has_uninitialized_params()
+    params = list(layer.parameters())
+    assert len(params) == 2 and layer.has_uninitialized_params()
+    assert all(nn.parameter.is_lazy(p) and p.dtype == fg.float64 for p in params)
     layer(fg.ones(1, 2, 3, 3, dtype=fg.float64))
     assert layer.weight.dtype == fg.float64 and layer.weight.shape == (3, 2, 1, 1)
     assert isinstance(layer, nn.Conv2d) and not isinstance(layer, nn.LazyModuleMixin)

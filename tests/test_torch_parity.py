@@ -498,8 +498,8 @@ def test_upsample_modules_match_torch():
 
 
 def test_interpolate_refuses_what_it_cannot_do():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        fg.nn.functional.interpolate(fg.ones(1, 1, 4, 4), size=2, mode="bicubic",
+    with pytest.raises(ValueError, match="Anti-alias"):  # as torch
+        fg.nn.functional.interpolate(fg.ones(1, 1, 4, 4), size=2, mode="nearest",
                                      antialias=True)
     with pytest.raises(NotImplementedError, match="bicubic"):  # as torch
         fg.nn.functional.interpolate(fg.ones(1, 2, 2), scale_factor=2, mode="bicubic")

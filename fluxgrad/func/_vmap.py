@@ -8,6 +8,7 @@ once for the whole batch, and the results get their batch dimension back at
 import functools
 
 from .._core import batching
+from .._core.errors import ArgumentError
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from ..creation import get_rng
@@ -26,8 +27,8 @@ def vmap(f, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     examples run at once.
     """
     if randomness not in ("error", "different", "same"):
-        raise ValueError(f"vmap: randomness must be 'error', 'different' or 'same', "
-                         f"got {randomness!r}")
+        raise ArgumentError(f"vmap: Only allowed values for randomness are 'error', "
+                            f"'different', or 'same'. Got {randomness!r}")
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ValueError(f"vmap: chunk_size must be a positive int or None, got {chunk_size!r}")
 

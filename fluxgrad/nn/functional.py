@@ -575,8 +575,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if align_corners is not None and mode not in _LINEAR_MODES:
         raise ValueError(f"interpolate: align_corners only applies to the linear modes, not "
                          f"{mode!r}")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
+    if antialias and mode not in ("bilinear", "bicubic"):
+        raise ValueError(f"Anti-alias option is restricted to bilinear and bicubic modes and "
+                         f"requires a 4-D tensor as input (interpolate: mode {mode!r}, input "
+                         f"shape {list(x.shape)})")
     sizes, scales = _output_sizes(x.shape[2:], size, scale_factor, recompute_scale_factor)
     if mode == "area":
         pool = {1: adaptive_avg_pool1d, 2: adaptive_avg_pool2d}.get(spatial)
@@ -591,8 +593,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if mode.startswith("nearest"):
             x = index_select(x, axis, _nearest_index(n_in, n_out, scale, mode == "nearest"))
             continue
-        taps = (_cubic_taps if mode == "bicubic" else _linear_taps)(
-            n_in, n_out, scale, bool(align_corners))
+        if antialias:
+            taps = _antialias_taps(n_in, n_out, scale, bool(align_corners), mode == "bicubic")
+        else:
+            taps = (_cubic_taps if mode == "bicubic" else _linear_taps)(
+                n_in, n_out, scale, bool(align_corners))
         trailing = (1,) * (x.ndim - axis - 1)
         terms = [index_select(x, axis, index) * _const(weight.reshape((n_out,) + trailing), x)
                  for index, weight in taps]
@@ -663,6 +668,34 @@ def _cubic_taps(n_in, n_out, scale, align_corners, a=-0.75):
     weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
     return [(np.clip(start.astype(np.int64) + offset, 0, n_in - 1), w)
             for offset, w in zip((-1, 0, 1, 2), weights)]
+
+
+def _antialias_taps(n_in, n_out, scale, align_corners, cubic):
+    """PyTorch's antialiased taps (its separable _upsample_*_aa kernels, as PIL's): each output
+    entry averages the input entries within the filter's support around its center, the
+    filter (a triangle, or Keys' cubic kernel with a = -0.5) stretched by the scale when
+    downsampling, the weights normalised to sum to 1."""
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    support = (2.0 if cubic else 1.0) * max(scale, 1.0)
+    width = int(np.ceil(support)) * 2 + 1
+    inv_scale = 1.0 / scale if scale >= 1.0 else 1.0
+    center = scale * (np.arange(n_out, dtype=np.float64) + 0.5)
+    low = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    count = np.clip(np.minimum((center + support + 0.5).astype(np.int64), n_in) - low, 0, width)
+    offsets = np.arange(width)
+    d = np.abs((low[:, None] + offsets - center[:, None] + 0.5) * inv_scale)
+    if cubic:
+        a = -0.5
+        w = np.where(d < 1, ((a + 2) * d - (a + 3)) * d * d + 1,
+                     np.where(d < 2, ((a * d - 5 * a) * d + 8 * a) * d - 4 * a, 0.0))
+    else:
+        w = np.maximum(1 - d, 0.0)
+    w = np.where(offsets < count[:, None], w, 0.0)
+    total = w.sum(1, keepdims=True)
+    w = np.divide(w, total, out=np.zeros_like(w), where=total != 0)
+    index = np.minimum(low[:, None] + offsets, n_in - 1)
+    return [(index[:, j], w[:, j]) for j in range(width) if w[:, j].any()]
 
 
 # --- attention ------------------------------------------------------------------------------

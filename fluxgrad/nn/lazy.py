@@ -3,14 +3,17 @@
 from its first input. That first call builds the layer, in place, as the class it stands for
 (`LazyConv2d` becomes `Conv2d`), keeping its hooks and train/eval mode, as PyTorch's do; make
 the optimizer after it (or load a state_dict into the layer, which builds it for the
-weights' shapes). Before it the layer holds no parameters or buffers (its sizes and
-options are there, the input size 0)."""
+weights' shapes). Before it the layer's sizes and options are there (the input size 0), and
+its parameters and buffers are `nn.parameter.UninitializedParameter` /
+`UninitializedBuffer` (shapeless, printed `<UninitializedParameter>`), as PyTorch's;
+`num_batches_tracked` is the tensor 0 already."""
 import inspect
 
 from .extra_layers import BatchNorm3d, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .layers import (BatchNorm1d, BatchNorm2d, Conv1d, Conv2d, Conv3d, ConvTranspose1d,
                      ConvTranspose2d, ConvTranspose3d, Linear, _ConvNd)
 from .module import Module
+from .parameter import UninitializedBuffer, UninitializedParameter
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d",
            "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
@@ -33,8 +36,18 @@ class LazyModuleMixin(Module):
                 object.__setattr__(self, name, value)
         self._lazy_arguments = (args, kwargs, dtype)
         self._lazy_repr = placeholder.extra_repr()
+        for name, param in placeholder._parameters.items():
+            if param is not None:
+                setattr(self, name, UninitializedParameter(param.requires_grad, dtype=dtype))
+        for name, buffer in placeholder._buffers.items():
+            if buffer is not None:
+                self.register_buffer(
+                    name, buffer if name == "num_batches_tracked" else
+                    UninitializedBuffer(dtype=dtype), name not in placeholder._non_persistent)
 
     def has_uninitialized_params(self):
+        """Whether the layer still waits for its first input (True until then, as PyTorch's;
+        the layer it becomes has no such method)."""
         return "_lazy_arguments" in self.__dict__
 
     def _input_size(self, input):

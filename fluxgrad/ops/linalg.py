@@ -42,6 +42,11 @@ def _mT(x):
     return apply(permute_p, x, perm=(*range(n - 2), n - 1, n - 2))
 
 
+def _mH(x):
+    """The conjugate transpose of the last two axes (the transpose of a real batch)."""
+    return conj_rule(_mT(x))
+
+
 # --- matmul -----------------------------------------------------------------------------
 def require_same_float_dtype(op, x, y, names=("mat1", "mat2")):
     """Refuse two tensors of different dtypes when one is floating, as PyTorch does for matmul,
@@ -658,7 +663,7 @@ def _trace_of_product(a, b):
 inverse_p = Primitive(
     "inverse", guarded(np.linalg.inv, lambda x: blame(
         "linalg.inv", lu_info(x), INVERSE_SINGULAR, " (linalg.inv_ex returns info instead)")),
-    vjp=(lambda out_bar, out, x: -matmul(_mT(out), matmul(out_bar, _mT(out))),),
+    vjp=(lambda out_bar, out, x: -matmul(_mH(out), matmul(out_bar, _mH(out))),),
     jvp=lambda tangents, out, x: -matmul(out, matmul(tangents[0], out)),
     saves_out=True, batch=_matrix_batch("inverse"))
 
@@ -729,8 +734,8 @@ def slogdet(x):
 
 
 def _solve_vjp(out_bar, out, a, b):
-    b_bar = solve(_mT(a), out_bar)
-    a_bar = -matmul(b_bar, _mT(out)) if a.requires_grad else None
+    b_bar = solve(_mH(a), out_bar)
+    a_bar = -matmul(b_bar, _mH(out)) if a.requires_grad else None
     return [a_bar, b_bar if b.requires_grad else None]
 
 

@@ -68,6 +68,15 @@ def _factors(matrix):
         return False
 
 
+def zero_diagonal_info(a):
+    """The 1-based index of the first zero on the diagonal of each triangular factor in `a`
+    (0 where there is none)."""
+    zeros = np.diagonal(a, axis1=-2, axis2=-1) == 0
+    if not zeros.shape[-1]:  # (empty matrices have nothing to refuse)
+        return np.zeros(zeros.shape[:-1], np.int32)
+    return np.where(zeros.any(-1), zeros.argmax(-1) + 1, 0).astype(np.int32)
+
+
 def cholesky_info(a, upper=False):
     """The order of the first leading minor that is not positive-definite (NaN counts as not
     positive, as in LAPACK), per matrix; 0 where the matrix is positive-definite."""

@@ -20,6 +20,7 @@ from .elementwise import abs as _abs, cast, maximum, where
 from .linalg import _as_tensor, _mT, _square, inverse, matmul
 from .linalg import cross as _cross
 from .linalg_ex import inv_ex
+from .linalg_errors import INVERSE_SINGULAR, failure, zero_diagonal_info
 from .reduce import amax, amin, norm as _norm, sum as _sum
 from .shape import broadcast_to, clone, movedim, reshape, unsqueeze
 
@@ -356,8 +357,13 @@ def vecdot(x, y, *, dim=-1):
 @tensor_method("cholesky_inverse")
 def cholesky_inverse(L, upper=False):
     """The inverse of A = L @ L.T given its Cholesky factor L (upper=True: U with A = U.T @ U),
-    as torch.cholesky_inverse: cholesky_solve of the identity."""
+    as torch.cholesky_inverse: cholesky_solve of the identity. A factor with a zero on its
+    diagonal (a singular A) raises LinAlgError, as PyTorch."""
     factor = _square("cholesky_inverse", L)
+    if type(factor) is Tensor:  # (a traced or batched factor has no values to check)
+        error = failure("cholesky_inverse", zero_diagonal_info(factor._data), INVERSE_SINGULAR)
+        if error is not None:
+            raise error
     identity = broadcast_to(eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
     return cholesky_solve(identity, factor, upper=upper)
 

@@ -151,7 +151,8 @@ SAMPLES += _pool_transpose_samples()
 
 
 def _interpolate_samples():
-    """F.interpolate: gathers (nearest) and blends of two gathers (linear) per dimension."""
+    """F.interpolate: gathers (nearest) and blends of two gathers (linear) per dimension, or
+    of the several that an antialiased filter covers."""
     def both(**kwargs):
         return (lambda x: fg.nn.functional.interpolate(x, **kwargs),
                 lambda x: __import__("torch").nn.functional.interpolate(x, **kwargs))
@@ -160,7 +161,11 @@ def _interpolate_samples():
              ({"size": (4, 5), "mode": "bilinear", "align_corners": True}, (1, 2, 3, 3)),
              ({"size": 6, "mode": "linear"}, (2, 2, 4)),
              ({"scale_factor": 2, "mode": "trilinear"}, (1, 1, 2, 3, 2)),
-             ({"scale_factor": 1.7, "mode": "nearest-exact"}, (1, 1, 3, 5))]
+             ({"scale_factor": 1.7, "mode": "nearest-exact"}, (1, 1, 3, 5)),
+             ({"size": (3, 2), "mode": "bilinear", "antialias": True}, (1, 2, 7, 5)),
+             ({"scale_factor": 0.4, "mode": "bicubic", "antialias": True}, (2, 1, 9, 8)),
+             ({"size": (2, 5), "mode": "bicubic", "antialias": True, "align_corners": True},
+              (1, 1, 6, 4))]
     samples = []
     for kwargs, shape in cases:
         ours, theirs = both(**kwargs)

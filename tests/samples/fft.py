@@ -63,4 +63,8 @@ SAMPLES = [
     _complex_in("fft_c2r", "irfft2", (3, 3), s=(3, 5)),
     _complex_in("fft_c2r", "irfftn", (2, 2, 3)),
     _complex_in("fft_c2r", "hfft", (4,), n=5),
+    _complex_in("fft_c2r", "hfft2", (3, 4)),
+    _complex_in("fft_c2r", "hfftn", (2, 3, 4), s=(3, 6), dim=(0, 2), norm="ortho"),
+    _real_in("fft_r2c", "ihfft2", (3, 4)),
+    _real_in("fft_r2c", "ihfftn", (2, 3, 5), norm="forward"),
 ]
