@@ -20,6 +20,7 @@ import numpy as np
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import param_attr as _param_attr
+from ._scratch import Scratch, subtract_scaled
 from ._state import States, arrays, count, counter, zeros_like
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
@@ -50,6 +51,7 @@ class Optimizer:
         defaults = self.defaults = {**{k: defaults[k] for k in self._torch_keys if k in defaults},
                                    **defaults}
         self.state = States.of(self)  # as PyTorch's defaultdict(dict): self.state[p] starts empty
+        self._scratch = Scratch()
         self.param_groups = []
         self._scheduler = None
         lr = defaults.get("lr")
@@ -389,7 +391,7 @@ class SGD(Optimizer):
                 buf *= momentum
                 buf += (1 - group["dampening"]) * g
             g = g + momentum * buf if group["nesterov"] else buf
-        p -= group["lr"] * g
+        subtract_scaled(p, group["lr"], g, self._scratch)
 
 
 class Adam(Optimizer):
