@@ -356,6 +356,21 @@ def test_sgd_without_momentum_keeps_no_state():
     assert len(opt.state) == 0 and opt.state_dict()["state"] == {}
 
 
+@pytest.mark.parametrize("shape", [(50, 7), (3, 300), (1000,), (2, 3, 500)])
+def test_sgd_update_of_a_parameter_larger_than_the_scratch_buffer_is_done_in_blocks(
+        monkeypatch, shape):
+    from fluxgrad.optim import _scratch
+    monkeypatch.setattr(_scratch, "CHUNK", 64)
+    rng = np.random.default_rng(0)
+    start, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(2))
+    p = nn.Parameter(fg.tensor(start))
+    p.grad = fg.tensor(g)
+    opt = optim.SGD([p], lr=0.1)
+    opt.step()
+    np.testing.assert_array_equal(p.detach().numpy(), start - np.float32(0.1) * g)
+    assert all(buf.size <= 64 for buf in opt._scratch.values())
+
+
 def test_lbfgs_state_holds_tensors_as_pytorchs():
     def run(lib):
         w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)

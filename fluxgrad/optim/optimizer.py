@@ -21,6 +21,7 @@ from .._core.errors import ShapeError
 from .._core.static_mode import state as _static_state
 from .._core.tensor import Tensor
 from .. import param_attr as _param_attr
+from ._scratch import Scratch, subtract_scaled
 from ._state import States, arrays, count, counter, zeros_like
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
@@ -72,6 +73,7 @@ class Optimizer:
         defaults = self.defaults = {**{k: defaults[k] for k in self._torch_keys if k in defaults},
                                    **defaults}
         self.state = States.of(self)  # as PyTorch's defaultdict(dict): self.state[p] starts empty
+        self._scratch = Scratch()
         self.param_groups = []
         self._scheduler = None
         lr = defaults.get("lr")
@@ -450,7 +452,7 @@ class SGD(Optimizer):
                 buf *= momentum
                 buf += (1 - group["dampening"]) * g
             g = g + momentum * buf if group["nesterov"] else buf
-        p -= group["lr"] * g
+        subtract_scaled(p, group["lr"], g, self._scratch)
 
 
 class Adam(Optimizer):
