@@ -17,6 +17,12 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 SIZE = 70_000  # three chunks of fusion's loop, the last one partial
 
 
+@pytest.fixture(autouse=True)
+def _kernel_cache_in_a_temporary_folder(monkeypatch, tmp_path_factory):
+    """Kernels compiled by these tests go to the test session's folder, not the user's cache."""
+    monkeypatch.setenv("FLUXGRAD_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
 def _binary(rng):
     return rng.choice(["add", "sub", "mul", "div", "max", "min", "mask"])
 

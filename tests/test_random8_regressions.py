@@ -113,3 +113,25 @@ def test_compiled_relu_backward_stops_a_non_finite_gradient_where_the_output_is_
         x = fg.tensor([0.0, 1.0, -1.0], requires_grad=True)
         compiled(x).backward()
         np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.5, 0.0])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_relu_backward_has_torchs_sign_of_zero(dtype):
+    # a negative gradient where the output is 0 gives +0, not -0 (g * mask gave -0, printed
+    # "-0.0000" where PyTorch prints "0.0000"); a -0 gradient where the output isn't 0 stays -0
+    x, g = [-1.0, 0.0, 2.0, np.nan], [-3.0, -0.5, -0.0, -0.0]
+
+    def grad_of(m):
+        t = m.tensor(x, dtype=getattr(m, dtype), requires_grad=True)
+        m.relu(t).backward(m.tensor(g, dtype=getattr(m, dtype)))
+        return t.grad.numpy()
+
+    ours, theirs = grad_of(fg), grad_of(torch)
+    np.testing.assert_array_equal(ours, theirs)
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+    np.testing.assert_array_equal(np.signbit(ours), [False, False, True, True])
+    compiled = fg.compile(lambda t: fg.relu(t * 1.0).sum() * -1.0, fullgraph=True)
+    for _ in range(2):  # the trace, then the generated code
+        t = fg.tensor([-1.0, 2.0], dtype=getattr(fg, dtype), requires_grad=True)
+        compiled(t).backward()
+        np.testing.assert_array_equal(np.signbit(t.grad.numpy()), [False, True])

@@ -56,6 +56,7 @@ from .._core.tensor import Tensor
 from ..static import dims as _dims
 from ..static.control_flow import ControlOp
 from ..static.program import Equation, Variable
+from ..ops import activation
 from . import buffers, fusion, kernels, loops, schedule
 
 _ndarray = np.ndarray
@@ -437,17 +438,7 @@ _MATMUL_INTO = _Emitted("matmul_into", _matmul_into)
 buffers.PRODUCTS.add(_MATMUL_T.name)
 
 
-def _relu_backward_into(g, y, out=None):
-    # as `ops.activation`'s impl, g * (y != 0) with an inf or NaN of g stopped where y is 0,
-    # into `out` when given (always an array)
-    mask = y != 0
-    x_bar = np.asarray(np.multiply(g, mask, out=out))
-    if np.isnan(np.sum(x_bar)):
-        np.copyto(x_bar, 0, where=~mask)
-    return x_bar
-
-
-_RELU_BACKWARD_INTO = _Emitted("relu_backward", _relu_backward_into, writes_out=True)
+_RELU_BACKWARD_INTO = _Emitted("relu_backward", activation.relu_backward_into, writes_out=True)
 
 
 def _into_dying_gradients(equations):

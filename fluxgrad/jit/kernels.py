@@ -3,7 +3,7 @@
 
 `group(eq, layout)` -> the steps of an equation a kernel can compute (`_Step`s: a NumPy ufunc,
 its arguments and the dtypes NumPy's loop casts them to), or None: arithmetic, comparisons,
-maximum/minimum (NaN-propagating as NumPy's), abs, sqrt and ReLU's backward on bool, int32,
+maximum/minimum (NaN-propagating as NumPy's), abs and sqrt on bool, int32,
 int64, float32 and float64 values. Transcendental ufuncs (exp, log, tanh, ...) stay NumPy
 calls: numba calls libm's scalar functions, measured here 5x (exp) to 40-100x (tanh) slower
 than NumPy's SIMD float32 ones, and 2-3 ulp apart from them (bench_compile.py
@@ -90,14 +90,9 @@ def group(eq, layout):
     out = layout.get(id(eq.outputs[0]))
     if out is None or eq.params:
         return None
-    if eq.prim.name == "relu_backward" and len(eq.inputs) == 2:  # g * (y != 0)
-        g, y = eq.inputs
-        mask = _step(np.not_equal, (y, 0))
-        steps = None if mask is None else [mask, _step(np.multiply, (g, mask))]
-    elif eq.prim.impl in _ARITHMETIC or eq.prim.impl in _COMPARISONS:
-        steps = [_step(eq.prim.impl, tuple(eq.inputs))]
-    else:
-        return None
+    if eq.prim.impl not in _ARITHMETIC and eq.prim.impl not in _COMPARISONS:
+        return None  # (relu_backward too: a select, which g * (y != 0) is not at -0, inf, NaN)
+    steps = [_step(eq.prim.impl, tuple(eq.inputs))]
     if any(s is None for s in steps) or steps[-1].loop[-1] != out[1]:
         return None
     if any(isinstance(x, Variable) and x._data.dtype not in _VALUES for x in eq.inputs):

@@ -78,17 +78,23 @@ def _relu_impl(x):
 
 
 # The gradient passes where the output isn't 0: where x > 0, and at a NaN, as PyTorch's. One
-# op (like PyTorch's threshold_backward): a product with one comparison, the mask cast inside
-# the product (a bool * float op of fluxgrad would cast it first: one more pass; np.where
-# is 5x slower on a random mask, so it runs only when the product holds a NaN: an inf or NaN
-# of g where y is 0 is stopped there, 0 as PyTorch's, not inf * 0). Linear in g; its
-# derivative in y is 0 wherever it exists.
+# op (like PyTorch's threshold_backward): g's bits and'ed with a mask of all-ones where y isn't
+# 0, which, unlike g * (y != 0) (as fast), gives +0, not -0 or NaN, where g is negative, inf or
+# NaN and y is 0, and keeps g's -0 where y isn't 0, as PyTorch's; np.where is 10x slower on a
+# random mask. Linear in g; its derivative in y is 0 wherever it exists.
+def relu_backward_into(g, y, out=None):
+    """relu_backward's impl, into `out` (an array, possibly g) when given."""
+    g = np.asarray(g)
+    if g.dtype.kind != "f":
+        return np.multiply(g, y != 0, out=out)
+    bits = np.dtype(f"i{g.dtype.itemsize}")
+    ones = np.negative((np.asarray(y) != 0).view(np.int8), dtype=bits)
+    target = ones if out is None else out.view(bits)
+    return np.bitwise_and(g.view(bits), ones, out=target).view(g.dtype)
+
+
 def _relu_backward(g, y):
-    mask = y != 0
-    x_bar = g * mask
-    if np.isnan(np.sum(x_bar)):
-        return np.where(mask, g, np.zeros((), x_bar.dtype))
-    return x_bar
+    return relu_backward_into(g, y)
 
 
 def relu_backward(g, y):
