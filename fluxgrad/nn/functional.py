@@ -24,6 +24,7 @@ from ..ops.activation import (celu, elu, gelu, hardsigmoid, hardswish, hardtanh,
 from ..ops.elementwise import tanh
 from ..ops._out import accepting_torch_keywords
 from ..ops.linalg import require_same_float_dtype
+from ..ops.linear import linear_p
 from ..ops.losses import cross_entropy_p
 from ..ops.matrix_functions import vector_norm
 from ..ops.shape import pad
@@ -74,6 +75,9 @@ def linear(input, weight, bias=None):
                          f"{list(x.shape)}")
     require_same_float_dtype("linear", x, weight, ("input", "weight"))
     require_same_float_dtype("linear", x, bias, ("input", "bias"))
+    if (isinstance(bias, Tensor) and bias.shape == weight.shape[:1] and weight.ndim == 2
+            and x._data.dtype.kind == "f" and bias._data.dtype == x._data.dtype):
+        return apply(linear_p, x, weight, bias)  # one op (see fluxgrad/ops/linear.py)
     y = _ops.matmul(x, weight, transpose_y=True)
     return y if bias is None else y + bias
 

@@ -9,6 +9,7 @@ from . import index_extras, linalg_extras, math_extras, special_functions, tenso
 from . import strided
 from . import complex as _complex_module  # the name `complex` is the function, below
 from . import losses  # noqa: F401  (registers the fused cross-entropy)
+from . import linear  # noqa: F401  (registers the linear layer's primitive)
 from .activation import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
