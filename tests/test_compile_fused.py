@@ -178,7 +178,7 @@ def test_a_bias_is_added_in_place_into_the_product():
     # in place: no separate add of the bias in the program
     lines = compiled.code.splitlines()
     first = next(i for i, line in enumerate(lines) if "_linear(" in line)
-    assert "_linear(x, layer_weight, layer_bias)" in lines[first]
+    assert "_linear(layer_bias, x, layer_weight)" in lines[first]
     forward_and_backward = lines[first + 1:next(i for i, line in enumerate(lines)
                                                  if "opt.step()" in line)]
     assert not any("layer_bias" in line for line in forward_and_backward)

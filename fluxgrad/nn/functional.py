@@ -77,7 +77,7 @@ def linear(input, weight, bias=None):
     require_same_float_dtype("linear", x, bias, ("input", "bias"))
     if (isinstance(bias, Tensor) and bias.shape == weight.shape[:1] and weight.ndim == 2
             and x._data.dtype.kind == "f" and bias._data.dtype == x._data.dtype):
-        return apply(linear_p, x, weight, bias)  # one op (see fluxgrad/ops/linear.py)
+        return apply(linear_p, bias, x, weight)  # one op (see fluxgrad/ops/linear.py)
     y = _ops.matmul(x, weight, transpose_y=True)
     return y if bias is None else y + bias
 

@@ -88,8 +88,11 @@ def relu_backward_into(g, y, out=None):
     if g.dtype.kind != "f":
         return np.multiply(g, y != 0, out=out)
     bits = np.dtype(f"i{g.dtype.itemsize}")
-    ones = np.negative((np.asarray(y) != 0).view(np.int8), dtype=bits)
-    target = ones if out is None else out.view(bits)
+    ones = np.negative(np.asarray(np.asarray(y) != 0).view(np.int8), dtype=bits)
+    if out is not None:
+        target = out.view(bits)
+    else:  # (the mask's array, when it has the result's shape: not a 0-d one, nor a vmap's)
+        target = ones if type(ones) is np.ndarray and ones.shape == g.shape else None
     return np.bitwise_and(g.view(bits), ones, out=target).view(g.dtype)
 
 
