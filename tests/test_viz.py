@@ -141,4 +141,4 @@ def test_command_line_writes_the_example(tmp_path, capsys):
     from fluxgrad.viz.__main__ import main
     main([str(tmp_path / "g.dot"), "--example", "mlp"])
     text = (tmp_path / "g.dot").read_text()
-    assert "hidden.weight" in text and "MatmulBackward" in text
+    assert "hidden.weight" in text and "LinearBackward" in text
