@@ -5,24 +5,18 @@ import numpy as np
 import pytest
 
 import fluxgrad
-import fluxgrad.nn.functional as F
 from fluxgrad import Tensor, nn, optim
+from test_compile_training import _step
 
 STEPS = 20
 
 
-def _run(compiled, exclude=None, always_adapt=False, steps=STEPS, model=None):
+def _run(compiled, exclude=None, always_adapt=False, steps=STEPS):
     fluxgrad.manual_seed(0)
     model = nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 3))
     opt = optim.Lamb(parameters=model.parameters(), lr=0.01, lamb_weight_decay=0.1,
                      exclude_from_weight_decay_fn=exclude, always_adapt=always_adapt)
-
-    def step(x, y):
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
+    step = _step(model, opt)
     fn = fluxgrad.compile(step, fullgraph=True) if compiled else step
     rng = np.random.default_rng(1)
     losses = [fn(Tensor(rng.standard_normal((5, 6)).astype(np.float32)),
