@@ -24,7 +24,7 @@ from ..creation import arange, ones_like, zeros_like
 from ._batch import along_axes, broadcasting, front, shifted_axes
 from ._family import (dtype_of, float_result, linear, ndim_of, normalize_axis, promote_all,
                       refuse_python_value)
-from ._conj import refuse_complex
+from ._conj import conj_rule, refuse_complex
 from .elementwise import (abs, cast, eq, exp, isnan, log, logical_and, logical_or, maximum,
                           minimum, sign, sqrt, where)
 from .shape import broadcast_to, expand_reduced, pad_p, reshape
@@ -69,10 +69,12 @@ def _reduction_batch(name):
 
 def _reduction(name, impl, partials):
     """A reduction stated by `partials(x, out, axis, **params)`: d out / d x, where `out`
-    arrives broadcast back over the reduced axes."""
+    arrives broadcast back over the reduced axes (for complex x, the VJP multiplies by its
+    conjugate, PyTorch's convention)."""
     def vjp(out_bar, out, x, *, axis, keepdims, **params):
         out = expand_reduced(out, x.ndim, axis, keepdims)
-        return expand_reduced(out_bar, x.ndim, axis, keepdims) * partials(x, out, axis, **params)
+        return expand_reduced(out_bar, x.ndim, axis, keepdims) * conj_rule(
+            partials(x, out, axis, **params))
 
     def jvp(tangents, out, x, *, axis, keepdims, **params):
         out = expand_reduced(out, x.ndim, axis, keepdims)
@@ -552,11 +554,13 @@ def _cumprod_parts(x, axis, reverse):
 
 
 def _cumprod_vjp(out_bar, out, x, *, axis, reverse):
+    # (for complex x, the conjugate of the real formula applied to the conjugate of out_bar:
+    # the conjugate Jacobian's transpose, PyTorch's convention)
     zero, first, second, x_nonzero, c, (k0, k1, k2) = _cumprod_parts(x, axis, reverse)
     back = functools.partial(apply, cumsum_p, axis=axis, reverse=not reverse)
-    g = out_bar * c
-    return where(zero, where(first, back(g * k1), where(second, back(g * k2), 0.0)),
-                 back(g * k0) / x_nonzero)
+    g = conj_rule(out_bar) * c
+    return conj_rule(where(zero, where(first, back(g * k1), where(second, back(g * k2), 0.0)),
+                           back(g * k0) / x_nonzero))
 
 
 def _cumprod_jvp(tangents, out, x, *, axis, reverse):
