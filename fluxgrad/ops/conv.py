@@ -24,7 +24,7 @@ from .._core.tensor import Tensor, tensor_method
 from ._family import linear, promote
 from .linalg import require_same_float_dtype
 from .shape import broadcast_to, reshape
-from .winograd import conv3x3, conv3x3_weight, winograd_applies
+from .winograd import conv3x3, conv3x3_weight, image_blocks, winograd_applies
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
            "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
@@ -106,8 +106,7 @@ _BLOCK_BYTES = 1 << 20
 
 def _image_blocks(n, image_bytes):
     """Slices of the N images whose columns take about `_BLOCK_BYTES` each (at least one image)."""
-    step = max(1, min(n, _BLOCK_BYTES // max(1, image_bytes)))
-    return [slice(start, min(n, start + step)) for start in range(0, n, step)]
+    return image_blocks(n, image_bytes, _BLOCK_BYTES)[1]
 
 
 def _conv_impl(x, w, *, stride, pads, dilation, groups):

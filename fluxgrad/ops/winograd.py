@@ -47,8 +47,10 @@ def _tiles(size):
     return -(-size // 2)
 
 
-def _blocks(n, image_bytes):
-    step = max(1, min(n, _BLOCK_BYTES // max(1, image_bytes)))
+def image_blocks(n, image_bytes, budget):
+    """Slices of n images, each block taking about `budget` bytes (at least one image), and
+    the images in a full block (im2col's blocks in conv.py too)."""
+    step = max(1, min(n, budget // max(1, image_bytes)))
     return step, [slice(start, min(n, start + step)) for start in range(0, n, step)]
 
 
@@ -99,7 +101,7 @@ def conv3x3(x, w, pads):
     x = x.astype(dtype, copy=False)
     w9 = w.astype(dtype, copy=False).transpose(2, 3, 1, 0).reshape(9, c * co)
     u = (_G2.astype(dtype) @ w9).reshape(4, 4, c, co)  # G g G^T
-    step, blocks = _blocks(n, 16 * ty * tx * max(c, co) * x.itemsize)
+    step, blocks = image_blocks(n, 16 * ty * tx * max(c, co) * x.itemsize, _BLOCK_BYTES)
     buffers = _tile_buffers(x, ty, tx, step)
     products = np.empty((4, 4, step * ty * tx, co), dtype)
     s = np.empty((2, 4, step, ty, tx, co), dtype)
@@ -137,7 +139,7 @@ def conv3x3_weight(x, g, pads):
     ty, tx = _tiles(ho), _tiles(wo)
     dtype = np.result_type(x, g)
     x = x.astype(dtype, copy=False)
-    step, blocks = _blocks(n, 16 * ty * tx * max(c, co) * x.itemsize)
+    step, blocks = image_blocks(n, 16 * ty * tx * max(c, co) * x.itemsize, _BLOCK_BYTES)
     buffers = _tile_buffers(x, ty, tx, step)
     gt = g.transpose(0, 2, 3, 1)
     if (2 * ty, 2 * tx) != (ho, wo):  # the outputs past the edge get a zero cotangent
